@@ -1,0 +1,37 @@
+"""The one error type bad input may raise, and the findings collected while loading."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class InputError(Exception):
+    """Bad input: names the file (and line) and says what was expected.
+
+    The CLI prints ``Error: <str(e)>`` and exits 2; nothing else may escape a loader.
+    """
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None) -> None:
+        self.path = str(path)
+        self.message = message
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem in the input that still lets an honest report be built (shown as a warning)."""
+
+    path: str
+    message: str
+    line: int | None = None
+    engine: str | None = None
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.message}"

@@ -1,0 +1,315 @@
+"""Parse and validate ``round.toml`` into a plain, frozen ``Manifest``.
+
+Every problem is an ``InputError`` naming the file, the TOML key and what was expected, so a
+typo in the manifest never surfaces as a KeyError three stages later.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reportgen.errors import InputError
+
+LANGS = ("zh", "en")
+ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
+ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
+
+_KNOWN: dict[str, set[str]] = {
+    "": {"round", "hardware", "workload", "model", "engines", "analysis"},
+    "round": {"title", "subtitle", "default_language", "date", "series", "client"},
+    "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count"},
+    "workload": {"input_tokens", "output_tokens", "dataset", "ignore_eos"},
+    "model": {"name", "kv_bytes_per_token", "params"},
+    "engines": {
+        "id", "label", "dir", "kind", "weight_bytes_per_step", "weight_bytes_source",
+        "log_segments", "kv_bytes_per_token", "version", "notes",
+    },
+    "log_segments": {"warmup", "tiers"},
+    "analysis": {"exclude_from_conclusions", "exclude_reason"},
+}
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string in both report languages."""
+
+    zh: str
+    en: str
+
+    def get(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+@dataclass(frozen=True)
+class LogSegments:
+    """How many print_timing blocks belong to warm-up and to each tier, in log order."""
+
+    warmup: int
+    tiers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    id: str
+    label: Text
+    dir: str
+    kind: str | None = None
+    weight_bytes_per_step: float = math.nan
+    weight_bytes_source: Text | None = None
+    kv_bytes_per_token: float = math.nan
+    log_segments: LogSegments | None = None
+    version: str | None = None
+    notes: Text | None = None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    title: Text
+    default_language: str
+    date: str
+    gpu: str
+    bandwidth_gb_s: float
+    memory_gib: float
+    input_tokens: int
+    output_tokens: int
+    model_name: str
+    kv_bytes_per_token: float
+    engines: tuple[EngineSpec, ...]
+    exclude_from_conclusions: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    exclude_reason: Text | None = None
+    subtitle: Text | None = None
+    series: Text | None = None
+    client: str = "vllm bench serve"
+    gpu_count: int = 1
+
+    def engine(self, engine_id: str) -> EngineSpec:
+        for spec in self.engines:
+            if spec.id == engine_id:
+                return spec
+        raise KeyError(engine_id)
+
+    def is_excluded(self, engine_id: str, concurrency: float) -> bool:
+        return concurrency in self.exclude_from_conclusions.get(engine_id, ())
+
+
+class _Reader:
+    """Typed access to the parsed TOML with errors that name the key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, expected: str, got: Any = None) -> InputError:
+        shown = "" if got is None else f", got {got!r}"
+        return InputError(self.path, f"[{key}]: expected {expected}{shown}")
+
+    def check_keys(self, table: dict[str, Any], kind: str, where: str) -> None:
+        for key in table:
+            if key not in _KNOWN[kind]:
+                near = difflib.get_close_matches(key, sorted(_KNOWN[kind]), n=1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                raise InputError(self.path, f"unknown key '{key}' in [{where or 'top level'}]{hint}")
+
+    def table(self, data: dict[str, Any], key: str, required: bool = True) -> dict[str, Any]:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise InputError(self.path, f"missing table [{key}]")
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(key, "a table", value)
+        return value
+
+    def string(self, data: dict[str, Any], key: str, where: str, default: str | None = None) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(f"{where}.{key}", "a non-empty string", value)
+        return value
+
+    def number(
+        self, data: dict[str, Any], key: str, where: str, *, required: bool = True,
+        integer: bool = False, positive: bool = True,
+    ) -> float:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise InputError(self.path, f"[{where}]: missing key '{key}'")
+            return math.nan
+        ok_type = isinstance(value, int) if integer else isinstance(value, int | float)
+        if isinstance(value, bool) or not ok_type or not math.isfinite(value):
+            kind = "an integer" if integer else "a number"
+            raise self.fail(f"{where}.{key}", kind, value)
+        if positive and value <= 0:
+            raise self.fail(f"{where}.{key}", "a value > 0", value)
+        return value
+
+    def text(self, data: dict[str, Any], key: str, where: str, required: bool = True) -> Text | None:
+        value = data.get(key)
+        if value is None:
+            if required:
+                raise InputError(self.path, f"[{where}]: missing key '{key}'")
+            return None
+        if isinstance(value, str) and value.strip():
+            return Text(value, value)
+        if isinstance(value, dict) and set(value) <= set(LANGS) and value:
+            for lang in LANGS:
+                if lang in value and not isinstance(value[lang], str):
+                    raise self.fail(f"{where}.{key}.{lang}", "a string", value[lang])
+            zh = value.get("zh", value.get("en"))
+            en = value.get("en", value.get("zh"))
+            return Text(zh, en)
+        raise self.fail(f"{where}.{key}", 'a string or { zh = "...", en = "..." }', value)
+
+
+def _segments(r: _Reader, value: Any, where: str) -> LogSegments:
+    if not isinstance(value, dict):
+        raise r.fail(where, "a table { warmup = N, tiers = [...] }", value)
+    r.check_keys(value, "log_segments", where)
+    warmup = value.get("warmup", 0)
+    tiers = value.get("tiers")
+    if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
+        raise r.fail(f"{where}.warmup", "an integer >= 0", warmup)
+    if (
+        not isinstance(tiers, list)
+        or not tiers
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in tiers)
+    ):
+        raise r.fail(f"{where}.tiers", "a non-empty list of block counts > 0", tiers)
+    return LogSegments(warmup, tuple(tiers))
+
+
+def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
+    where = f"engines[{index}]"
+    if not isinstance(raw, dict):
+        raise r.fail(where, "a table", raw)
+    r.check_keys(raw, "engines", where)
+    engine_id = r.string(raw, "id", where)
+    if not ENGINE_ID.match(engine_id):
+        raise r.fail(f"{where}.id", "an id made of [a-z0-9_-]", engine_id)
+    directory = r.string(raw, "dir", where, default=engine_id)
+    resolved = (root / directory).resolve()
+    if root.resolve() not in resolved.parents:
+        raise r.fail(f"{where}.dir", "a folder inside the round directory", directory)
+    kind = raw.get("kind")
+    if kind is not None and kind not in ENGINE_KINDS:
+        raise r.fail(f"{where}.kind", f"one of {', '.join(ENGINE_KINDS)}", kind)
+    segments = raw.get("log_segments")
+    return EngineSpec(
+        id=engine_id,
+        label=r.text(raw, "label", where, required=False) or Text(engine_id, engine_id),
+        dir=directory,
+        kind=kind,
+        weight_bytes_per_step=r.number(raw, "weight_bytes_per_step", where, required=False),
+        weight_bytes_source=r.text(raw, "weight_bytes_source", where, required=False),
+        kv_bytes_per_token=r.number(raw, "kv_bytes_per_token", where, required=False),
+        log_segments=None if segments is None else _segments(r, segments, f"{where}.log_segments"),
+        version=None if raw.get("version") is None else r.string(raw, "version", where),
+        notes=r.text(raw, "notes", where, required=False),
+    )
+
+
+def _exclusions(r: _Reader, raw: Any, engine_ids: set[str]) -> dict[str, tuple[int, ...]]:
+    where = "analysis.exclude_from_conclusions"
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise r.fail(where, "a table { engine_id = [concurrency, ...] }", raw)
+    out: dict[str, tuple[int, ...]] = {}
+    for engine_id, tiers in raw.items():
+        if engine_id not in engine_ids:
+            raise r.fail(where, f"an engine id from [[engines]] ({', '.join(sorted(engine_ids))})",
+                          engine_id)
+        if not isinstance(tiers, list) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in tiers
+        ):
+            raise r.fail(f"{where}.{engine_id}", "a list of concurrency values", tiers)
+        out[engine_id] = tuple(sorted(tiers))
+    return out
+
+
+def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
+    """Read ``round.toml``. ``gpu_lookup(name) -> (bandwidth_gb_s, memory_gib) | None`` fills
+    hardware values the manifest leaves out (the built-in GPU table)."""
+    r = _Reader(path)
+    try:
+        raw_bytes = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, "round.toml not found (every round directory needs one)") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw_bytes.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        msg = getattr(exc, "msg", str(exc))
+        raise InputError(path, f"invalid TOML: {msg}", line) from None
+
+    r.check_keys(data, "", "")
+    rnd = r.table(data, "round")
+    r.check_keys(rnd, "round", "round")
+    hw = r.table(data, "hardware")
+    r.check_keys(hw, "hardware", "hardware")
+    wl = r.table(data, "workload")
+    r.check_keys(wl, "workload", "workload")
+    model = r.table(data, "model")
+    r.check_keys(model, "model", "model")
+    analysis = r.table(data, "analysis", required=False)
+    r.check_keys(analysis, "analysis", "analysis")
+
+    lang = rnd.get("default_language", "zh")
+    if lang not in LANGS:
+        raise r.fail("round.default_language", '"zh" or "en"', lang)
+    date = rnd.get("date", "")
+    if not isinstance(date, str):
+        date = str(date)  # TOML dates parse to datetime.date; keep ISO text
+
+    gpu = r.string(hw, "gpu", "hardware")
+    known = gpu_lookup(gpu) if gpu_lookup else None
+    bandwidth = r.number(hw, "bandwidth_gb_s", "hardware", required=known is None)
+    memory = r.number(hw, "memory_gib", "hardware", required=known is None)
+    if known is not None:
+        bandwidth = known[0] if math.isnan(bandwidth) else bandwidth
+        memory = known[1] if math.isnan(memory) else memory
+
+    raw_engines = data.get("engines")
+    if not isinstance(raw_engines, list) or not raw_engines:
+        raise InputError(path, "expected at least one [[engines]] table")
+    root = path.parent
+    engines = tuple(_engine(r, raw, i, root) for i, raw in enumerate(raw_engines))
+    ids = [e.id for e in engines]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise r.fail("engines", "unique engine ids", dupes[0])
+
+    count = hw.get("count", 1)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise r.fail("hardware.count", "an integer >= 1", count)
+
+    return Manifest(
+        path=path,
+        title=r.text(rnd, "title", "round"),
+        subtitle=r.text(rnd, "subtitle", "round", required=False),
+        series=r.text(rnd, "series", "round", required=False),
+        default_language=lang,
+        date=date,
+        client=rnd.get("client", "vllm bench serve"),
+        gpu=gpu,
+        gpu_count=count,
+        bandwidth_gb_s=float(bandwidth),
+        memory_gib=float(memory),
+        input_tokens=int(r.number(wl, "input_tokens", "workload", integer=True)),
+        output_tokens=int(r.number(wl, "output_tokens", "workload", integer=True)),
+        model_name=r.string(model, "name", "model"),
+        kv_bytes_per_token=r.number(model, "kv_bytes_per_token", "model", required=False),
+        engines=engines,
+        exclude_from_conclusions=_exclusions(r, analysis.get("exclude_from_conclusions"), set(ids)),
+        exclude_reason=r.text(analysis, "exclude_reason", "analysis", required=False),
+    )
