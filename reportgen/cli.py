@@ -1,0 +1,151 @@
+"""Command line: thin click commands over the pipeline. The only module that imports click.
+
+Heavy imports (pandas, plotly) happen inside the commands so `reportgen --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from reportgen import __version__
+from reportgen.errors import InputError
+
+EXIT_INPUT = 2
+EXIT_CHECK_FAILED = 1
+
+
+@contextmanager
+def _input_errors() -> Iterator[None]:
+    """Bad input → `Error: <file>[:line]: ...` on stderr and exit 2, never a traceback."""
+    try:
+        yield
+    except InputError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
+
+
+def _round_arg(value: str | None) -> Path:
+    if value is None:
+        from reportgen.resources import sample_round_dir
+
+        return sample_round_dir()
+    path = Path(value)
+    if not path.is_dir():
+        if path.is_file() and path.name == "round.toml":
+            return path.parent
+        raise InputError(path, "not a round directory (expected a folder holding round.toml)")
+    return path
+
+
+def _progress(quiet: bool) -> Callable[[str], None]:
+    start = time.perf_counter()
+
+    def report(stage: str) -> None:
+        if not quiet:
+            click.echo(f"[{time.perf_counter() - start:6.2f}s] {stage}", err=True)
+
+    return report
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="reportgen")
+def main() -> None:
+    """Turn a benchmark round directory into one offline, bilingual HTML report."""
+
+
+@main.command()
+@click.argument("round_dir", required=False, metavar="[ROUND]")
+@click.option("-o", "--output", default="report.html", show_default=True,
+              type=click.Path(dir_okay=False), help="Where to write the HTML file.")
+@click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
+              help="Language the page opens in (default: round.toml default_language).")
+@click.option("--previous", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="The last published report.html: adds a 'revisions' section listing changes.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
+def build(round_dir: str | None, output: str, lang: str | None, previous: str | None,
+          quiet: bool) -> None:
+    """Build the report for ROUND (default: the bundled Round 2 sample)."""
+    from reportgen.build import build_report
+
+    with _input_errors():
+        kwargs: dict[str, Any] = {"progress": _progress(quiet)}
+        if previous is not None:
+            kwargs["previous"] = Path(previous)
+        out = build_report(_round_arg(round_dir), Path(output), lang, **kwargs)
+    size = out.stat().st_size
+    click.echo(f"wrote {out} ({size / 1e6:.2f} MB)")
+
+
+@main.command()
+@click.argument("round_dir", metavar="ROUND")
+def check(round_dir: str) -> None:
+    """Load ROUND, print its tiers and self-checks; exit 1 if a check fails."""
+    from reportgen.analyze.run import analyze
+    from reportgen.load.round import load_round
+    from reportgen.console import checks_text, tiers_text
+
+    with _input_errors():
+        loaded = load_round(_round_arg(round_dir))
+        analysis = analyze(loaded)
+    click.echo(tiers_text(analysis))
+    if loaded.findings:
+        click.echo("\ninput warnings:")
+        for finding in loaded.findings:
+            click.echo(f"  warn  {finding}")
+    click.echo("")
+    click.echo(checks_text(analysis))
+    failed = (analysis.checks["status"] == "fail").sum() if len(analysis.checks) else 0
+    if failed:
+        click.echo(f"\n{failed} check(s) failed", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+@main.command()
+@click.argument("round_dir", metavar="ROUND")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
+              show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to a file (atomically) instead of stdout.")
+def tables(round_dir: str, fmt: str, output: str | None) -> None:
+    """Print every derived table of ROUND (schema reportgen.tables/1)."""
+    from reportgen import tables as tbl
+    from reportgen.analyze.run import analyze
+    from reportgen.load.round import load_round
+
+    with _input_errors():
+        analysis = analyze(load_round(_round_arg(round_dir)))
+    text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
+    if output is None:
+        click.echo(text, nl=not text.endswith("\n"))
+    else:
+        from reportgen.write import write_atomic
+
+        write_atomic(Path(output), text.encode("utf-8"))
+
+
+@main.command()
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True)
+def diff(old: str, new: str, fmt: str) -> None:
+    """List every headline figure and table cell that changed from OLD to NEW.
+
+    OLD and NEW are report.html files or round directories, in any mix.
+    """
+    from reportgen.diff import diff_sources, format_changes
+
+    with _input_errors():
+        changes = diff_sources(Path(old), Path(new))
+    click.echo(format_changes(changes, fmt))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,68 @@
+"""Plain-text views of an Analysis for the terminal (`reportgen check`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+_TIER_COLUMNS = (
+    ("engine", "engine", "{}"),
+    ("concurrency", "C", "{:.0f}"),
+    ("requests", "requests", "{:.0f}"),
+    ("completed", "done", "{:.0f}"),
+    ("failed", "failed", "{:.0f}"),
+    ("duration_s", "dur s", "{:.2f}"),
+    ("output_tok_s", "out tok/s", "{:.1f}"),
+    ("ttft_p50_ms", "TTFT p50", "{:.0f}"),
+    ("itl_p50_ms", "ITL p50", "{:.2f}"),
+    ("itl_p99_ms", "ITL p99", "{:.1f}"),
+    ("excluded", "excl", "{}"),
+)
+
+
+def _cell(value: Any, fmt: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    return fmt.format(value)
+
+
+def table_text(rows: list[list[str]], header: list[str], right: set[int]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        ).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def tiers_text(analysis: Any) -> str:
+    tiers: pd.DataFrame = analysis.tiers
+    cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
+    rows = [[_cell(rec[key], fmt) for key, _, fmt in cols] for rec in tiers.to_dict("records")]
+    right = {i for i, (key, _, _) in enumerate(cols) if key not in ("engine", "excluded")}
+    return table_text(rows, [title for _, title, _ in cols], right)
+
+
+def checks_text(analysis: Any, lang: str = "en") -> str:
+    checks: pd.DataFrame = analysis.checks
+    if not len(checks):
+        return "no self-checks"
+    rows = []
+    for rec in checks.to_dict("records"):
+        message = rec["message"]
+        text = message.get(lang, "") if isinstance(message, dict) else str(message)
+        where = " ".join(
+            part for part in (
+                rec.get("engine") or "",
+                "" if _cell(rec.get("concurrency"), "{:.0f}") == "–"
+                else f"C={rec['concurrency']:.0f}",
+            ) if part
+        )
+        rows.append([rec["status"], rec["id"], where, text])
+    return table_text(rows, ["status", "check", "where", "message"], set())
