@@ -88,8 +88,8 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
 def check(round_dir: str) -> None:
     """Load ROUND, print its tiers and self-checks; exit 1 if a check fails."""
     from reportgen.analyze.run import analyze
-    from reportgen.load.round import load_round
     from reportgen.console import checks_text, tiers_text
+    from reportgen.load.round import load_round
 
     with _input_errors():
         loaded = load_round(_round_arg(round_dir))

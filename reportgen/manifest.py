@@ -114,7 +114,8 @@ class _Reader:
             if key not in _KNOWN[kind]:
                 near = difflib.get_close_matches(key, sorted(_KNOWN[kind]), n=1)
                 hint = f"; did you mean '{near[0]}'?" if near else ""
-                raise InputError(self.path, f"unknown key '{key}' in [{where or 'top level'}]{hint}")
+                place = where or "top level"
+                raise InputError(self.path, f"unknown key '{key}' in [{place}]{hint}")
 
     def table(self, data: dict[str, Any], key: str, required: bool = True) -> dict[str, Any]:
         value = data.get(key)
@@ -149,7 +150,9 @@ class _Reader:
             raise self.fail(f"{where}.{key}", "a value > 0", value)
         return value
 
-    def text(self, data: dict[str, Any], key: str, where: str, required: bool = True) -> Text | None:
+    def text(
+        self, data: dict[str, Any], key: str, where: str, required: bool = True
+    ) -> Text | None:
         value = data.get(key)
         if value is None:
             if required:
@@ -248,9 +251,12 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        msg = getattr(exc, "msg", str(exc))
-        raise InputError(path, f"invalid TOML: {msg}", line) from None
+        # Python 3.11's tomllib only puts the position in the message: "... (at line 3, column 8)"
+        found = re.search(r"^(.*?) \(at line (\d+), column (\d+)\)$", str(exc))
+        if found:
+            msg = f"invalid TOML: {found[1]} (column {found[3]})"
+            raise InputError(path, msg, int(found[2])) from None
+        raise InputError(path, f"invalid TOML: {exc}") from None
 
     r.check_keys(data, "", "")
     rnd = r.table(data, "round")

@@ -1,0 +1,103 @@
+"""round.toml parsing: the sample parses; every mistake names the file and the key."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from reportgen.errors import InputError
+from reportgen.gpu_table import lookup_gpu
+from reportgen.manifest import parse_manifest
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090" / "round.toml"
+
+MINIMAL = """
+[round]
+title = "t"
+[hardware]
+gpu = "RTX 4090"
+[workload]
+input_tokens = 1024
+output_tokens = 256
+[model]
+name = "m"
+[[engines]]
+id = "a"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "round.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_sample_manifest() -> None:
+    m = parse_manifest(SAMPLE, lookup_gpu)
+    assert [e.id for e in m.engines] == ["vllm", "llamacpp"]
+    assert m.bandwidth_gb_s == 1008
+    assert m.kv_bytes_per_token == 57344
+    assert m.engine("llamacpp").log_segments.warmup == 31
+    assert sum(m.engine("llamacpp").log_segments.tiers) == 1328
+    assert m.is_excluded("llamacpp", 32) and not m.is_excluded("vllm", 32)
+    assert m.title.get("en").startswith("vLLM BF16 vs")
+
+
+def test_minimal_fills_gpu_from_table_and_defaults(tmp_path: Path) -> None:
+    m = parse_manifest(write(tmp_path, MINIMAL), lookup_gpu)
+    assert (m.bandwidth_gb_s, m.memory_gib) == (1008.0, 24.0)
+    assert m.default_language == "zh"
+    assert m.engines[0].dir == "a" and m.engines[0].label.en == "a"
+    assert math.isnan(m.kv_bytes_per_token) and math.isnan(m.engines[0].weight_bytes_per_step)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda t: t.replace('gpu = "RTX 4090"', 'gpu = "Mystery 9000"'),
+         "[hardware]: missing key 'bandwidth_gb_s'"),
+        (lambda t: t.replace("input_tokens = 1024", 'input_tokens = "1024"'),
+         "[workload.input_tokens]: expected an integer, got '1024'"),
+        (lambda t: t.replace("output_tokens = 256", "output_tokens = -1"),
+         "[workload.output_tokens]: expected a value > 0"),
+        (lambda t: t.replace('gpu = "RTX 4090"', 'gpu = "RTX 4090"\nbandwith_gb_s = 1'),
+         "unknown key 'bandwith_gb_s' in [hardware]; did you mean 'bandwidth_gb_s'?"),
+        (lambda t: t.replace('id = "a"', 'id = "A b"'), "[engines[0].id]: expected an id"),
+        (lambda t: t.replace('id = "a"', 'id = "a"\ndir = "../elsewhere"'),
+         "expected a folder inside the round directory"),
+        (lambda t: t + '[[engines]]\nid = "a"\n', "expected unique engine ids"),
+        (lambda t: t + "[analysis]\nexclude_from_conclusions = { b = [32] }\n",
+         "an engine id from [[engines]] (a), got 'b'"),
+        (lambda t: t + 'log_segments = { warmup = 1, tiers = [] }\n',
+         "[engines[0].log_segments.tiers]: expected a non-empty list"),
+        (lambda t: t.replace('title = "t"', 'title = "t"\ndefault_language = "fr"'),
+         "[round.default_language]: expected \"zh\" or \"en\""),
+        (lambda t: t.replace("[[engines]]\nid = \"a\"\n", ""), "expected at least one [[engines]]"),
+        (lambda t: t.replace("[model]\nname = \"m\"\n", ""), "missing table [model]"),
+    ],
+)
+def test_bad_manifest_names_key(tmp_path: Path, edit, expected: str) -> None:
+    path = write(tmp_path, edit(MINIMAL))
+    with pytest.raises(InputError) as info:
+        parse_manifest(path, lookup_gpu)
+    assert str(info.value).startswith(str(path))
+    assert expected in str(info.value)
+
+
+def test_toml_syntax_error_has_line(tmp_path: Path) -> None:
+    path = write(tmp_path, MINIMAL.replace('name = "m"', "name = "))
+    with pytest.raises(InputError) as info:
+        parse_manifest(path, lookup_gpu)
+    assert info.value.line == 10
+    assert "invalid TOML" in str(info.value)
+
+
+def test_not_utf8_and_missing(tmp_path: Path) -> None:
+    path = tmp_path / "round.toml"
+    path.write_bytes(b'[round]\ntitle = "\xff"\n')
+    with pytest.raises(InputError, match="not UTF-8"):
+        parse_manifest(path, lookup_gpu)
+    with pytest.raises(InputError, match=r"round\.toml not found"):
+        parse_manifest(tmp_path / "nope" / "round.toml", lookup_gpu)
