@@ -1,0 +1,2 @@
+"""Performance benchmarks: the synthetic-round generator (make_round.py) and the timing run
+(run.py)."""

@@ -1,0 +1,435 @@
+"""Time reportgen against floors measured in the same run, on this machine.
+
+    python benchmarks/run.py [--quick] [--results PATH]
+
+Every target is a ratio to something measured here and now (importing the libraries, plain
+json.load, grep) or an absolute budget (memory, page size, time to draw). The large synthetic
+round is generated once into benchmarks/_generated/ and reused while its parameters match.
+Prints a table and writes benchmarks/results.json (quick runs: _generated/results-quick.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks` and `reportgen` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import make_round
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+GENERATED = HERE / "_generated"
+IMPORT_FLOOR = "import pandas, plotly, jinja2, markdown_it, click"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+MAX_POINTS_PER_TRACE = 1000
+SCALES = {  # itl_samples, log_mb, repeats
+    "full": (10_000_000, 1024.0, 5),
+    "quick": (200_000, 40.0, 3),
+}
+
+
+@dataclass
+class Row:
+    measure: str
+    value: float | None
+    unit: str
+    floor: float | None = None
+    ratio: float | None = None
+    target: str = ""
+    ok: bool | None = None  # None: informational
+    note: str = ""
+
+
+@dataclass
+class Report:
+    mode: str
+    machine: dict[str, Any]
+    generated: dict[str, Any] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    stages: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- timing helpers
+
+def wall(cmd: list[str], **kwargs: Any) -> float:
+    began = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   **kwargs)
+    return time.perf_counter() - began
+
+
+def interleaved_medians(cmds: dict[str, list[str]], repeats: int) -> dict[str, float]:
+    """Median wall time of each command, runs interleaved (A B A B …) so drift hits all alike;
+    one unmeasured run of each first warms the page cache and the .pyc files."""
+    for cmd in cmds.values():
+        wall(cmd)
+    times: dict[str, list[float]] = {name: [] for name in cmds}
+    for _ in range(repeats):
+        for name, cmd in cmds.items():
+            times[name].append(wall(cmd))
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def median_time(fn: Callable[[], Any], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def run_child(args: list[str]) -> tuple[dict[str, Any], float, float]:
+    """Run ``run.py --child …`` in a fresh interpreter: (its JSON answer, wall s, peak RSS GB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        began = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", *args],
+                                stdout=out, stderr=err, cwd=REPO)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - began
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise RuntimeError(f"child {args} failed ({proc.returncode}):\n"
+                               f"{err.read().decode(errors='replace')[-4000:]}")
+        return json.loads(out.read()), elapsed, usage.ru_maxrss * 1024 / 1e9  # KiB on Linux
+
+
+# ---------------------------------------------------------------- child work (fresh process)
+
+def child_build(round_dir: str, output: str) -> dict[str, Any]:
+    """Full build through reportgen.build.build_report; stage times from its progress calls."""
+    from reportgen.build import build_report
+
+    began = time.perf_counter()
+    marks: list[tuple[str, float]] = []
+    build_report(Path(round_dir), Path(output), None,
+                 progress=lambda stage: marks.append((stage, time.perf_counter() - began)))
+    total = time.perf_counter() - began
+    stages: dict[str, float] = {}
+    # Each progress message announces the stage that starts; it lasts until the next one.
+    for (name, start), (_, stop) in zip(marks, [*marks[1:], ("end", total)], strict=True):
+        key = name.split()[0]  # "load <dir>", "write <file>" → "load", "write"
+        stages[key] = stages.get(key, 0.0) + stop - start
+    return {"total_s": total, "stages": stages, "html_bytes": Path(output).stat().st_size}
+
+
+def child_pipeline(round_dir: str) -> dict[str, Any]:
+    """load → analyze timed explicitly (the two stages that see the raw data)."""
+    from reportgen.analyze.run import analyze
+    from reportgen.load.round import load_round
+
+    began = time.perf_counter()
+    loaded = load_round(Path(round_dir))
+    t_load = time.perf_counter() - began
+    analyze(loaded)
+    return {"load_s": t_load, "analyze_s": time.perf_counter() - began - t_load,
+            "itl_values": len(loaded.itls)}
+
+
+def child_json(files_list: str, no_orjson: str) -> dict[str, Any]:
+    if no_orjson == "1":
+        sys.modules["orjson"] = None  # type: ignore[assignment]  # import now fails
+    from reportgen.load import bench_json
+
+    files = [Path(p) for p in Path(files_list).read_text().splitlines()]
+    t = median_time(lambda: [bench_json.load_bench_file(f) for f in files], 3)
+    return {"load_s": t, "orjson": bench_json.orjson is not None}
+
+
+CHILDREN: dict[str, Callable[..., dict[str, Any]]] = {
+    "build": child_build, "pipeline": child_pipeline, "json": child_json,
+}
+
+
+# ---------------------------------------------------------------- measures
+
+def ensure_round(mode: str) -> tuple[Path, dict[str, Any]]:
+    itl_samples, log_mb, _ = SCALES[mode]
+    out = GENERATED / ("round" if mode == "full" else "round-quick")
+    params = {"itl_samples": itl_samples, "log_mb": log_mb, "seed": 0,
+              "generator": _generator_fingerprint()}
+    marker = out / ".params.json"
+    if marker.exists() and json.loads(marker.read_text()) == params:
+        say(f"reusing {out}")
+        return out, {**params, "generate_s": None}
+    say(f"generating {out} …")
+    began = time.perf_counter()
+    make_round.generate(out, itl_samples, log_mb, seed=0, jobs=min(2, os.cpu_count() or 1))
+    elapsed = time.perf_counter() - began
+    marker.write_text(json.dumps(params))
+    return out, {**params, "generate_s": elapsed}
+
+
+def _generator_fingerprint() -> str:
+    # Regenerate when the generator's code changes.
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in ("make_round.py", "synth.py", "llama_synth.py", "linefmt.py"):
+        digest.update((HERE / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def measure_sample_build(report: Report, repeats: int, work: Path) -> Path:
+    html = work / "sample.html"
+    cmds = {
+        "import": [sys.executable, "-c", IMPORT_FLOOR],
+        "build": [sys.executable, "-m", "reportgen", "build", "-o", str(html), "-q"],
+    }
+    say(f"sample build vs import floor, {repeats} interleaved runs each …")
+    med = interleaved_medians(cmds, repeats)
+    ratio = med["build"] / med["import"]
+    report.rows.append(Row("sample build (CLI, wall)", med["build"], "s", med["import"], ratio,
+                           "≤ 1.3 × import floor", ratio <= 1.3,
+                           f"floor: python -c '{IMPORT_FLOOR}'"))
+    size = html.stat().st_size
+    report.rows.append(Row("sample report size", size / 1e6, "MB", None, None, "≤ 1 MB",
+                           size <= 1_000_000))
+    return html
+
+
+def measure_json(report: Report, round_dir: Path, repeats: int, work: Path) -> None:
+    files = sorted(round_dir.glob("*/bench/*.json"))
+    total = sum(f.stat().st_size for f in files)
+    listing = work / "bench-files.txt"
+    listing.write_text("\n".join(str(f) for f in files))
+
+    def plain() -> None:
+        for f in files:
+            with f.open() as fh:
+                json.load(fh)
+
+    say(f"JSON: {len(files)} files, {total / 1e6:.0f} MB: plain json.load …")
+    floor = median_time(plain, repeats)
+    say("JSON: reportgen.load.bench_json.load_bench_file …")
+    fast, _, _ = run_child(["json", str(listing), "0"])
+    ratio = fast["load_s"] / floor
+    report.rows.append(Row("detailed JSON load", fast["load_s"], "s", floor, ratio,
+                           "≤ 1.2 × json.load", ratio <= 1.2,
+                           f"{len(files)} files, {total / 1e6:.0f} MB; orjson "
+                           f"{'used' if fast['orjson'] else 'absent'}"))
+    if fast["orjson"]:
+        slow, _, _ = run_child(["json", str(listing), "1"])
+        ratio = slow["load_s"] / floor
+        report.rows.append(Row("detailed JSON load, no orjson", slow["load_s"], "s", floor, ratio,
+                               "≤ 1.2 × json.load", ratio <= 1.2,
+                               "orjson is not a declared dependency: a fresh install gets this"))
+
+
+def measure_log(report: Report, round_dir: Path, repeats: int) -> None:
+    from reportgen.load.llama_log import parse_llama_log
+
+    log = round_dir / "llamacpp-q4" / "server.log"
+    size = log.stat().st_size
+    say(f"llama-server log: {size / 1e6:.0f} MB: grep -c print_timing …")
+    grep = interleaved_medians({"grep": ["grep", "-c", "print_timing", str(log)]}, repeats)["grep"]
+    say("llama-server log: parse_llama_log …")
+    parse = median_time(lambda: parse_llama_log(log), max(1, repeats // 2))
+    mb_s = size / 1e6 / parse
+    report.rows.append(Row("llama log parse throughput", mb_s, "MB/s", None, None, "≥ 200 MB/s",
+                           mb_s >= 200, f"{size / 1e6:.0f} MB in {parse:.2f} s"))
+    ratio = parse / grep
+    report.rows.append(Row("llama log parse time vs grep", parse, "s", grep, ratio,
+                           "≤ 3 × grep -c print_timing", ratio <= 3))
+
+
+def measure_large_build(report: Report, round_dir: Path, work: Path) -> Path:
+    html = work / "large.html"
+    say("large round: full build in a child process (peak RSS) …")
+    answer, elapsed, peak_gb = run_child(["build", str(round_dir), str(html)])
+    report.stages["large build"] = answer["stages"]
+    report.rows.append(Row("large round build (wall)", elapsed, "s", note="informational"))
+    report.rows.append(Row("large round build peak RSS", peak_gb, "GB", None, None, "< 2 GB",
+                           peak_gb < 2.0))
+    return html
+
+
+def trace_points(html: Path) -> tuple[int, str]:
+    """Largest number of points in any trace of the embedded figures, and which trace."""
+    text = html.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="report-figs">(.*?)</script>', text,
+                      re.S)
+    if not found:
+        raise RuntimeError(f"{html}: no report-figs JSON")
+    figs = json.loads(found.group(1))["figs"]
+    widest, where = 0, ""
+    for fig in figs:
+        for i, trace in enumerate(fig["fig"]["data"]):
+            for axis in ("x", "y"):
+                n = _length(trace.get(axis))
+                if n > widest:
+                    widest, where = n, f"{fig['id']} trace {i} ({trace.get('type', 'scatter')})"
+    return widest, where
+
+
+def _length(values: Any) -> int:
+    if isinstance(values, list):
+        return len(values)
+    if isinstance(values, dict) and "bdata" in values:
+        itemsize = int(re.sub(r"\D", "", values["dtype"]) or 1)
+        return len(base64.b64decode(values["bdata"])) // itemsize
+    return 0
+
+
+def check_large_html(report: Report, html: Path, round_dir: Path) -> None:
+    size = html.stat().st_size
+    raw = sum(f.stat().st_size for f in round_dir.glob("*/bench/*.json"))
+    points, where = trace_points(html)
+    # A raw per-request value printed by the bench file must not be copied into the page.
+    sample = json.loads(next(round_dir.glob("llamacpp-q4/bench/*concurrency1-*.json")).read_text())
+    page = html.read_text(encoding="utf-8")
+    leaked = any(repr(v) in page for v in sample["itls"][0][:20])
+    report.rows.append(Row("large report size", size / 1e6, "MB", raw / 1e6, size / raw,
+                           "≤ 2 MB, no raw arrays", size <= 2_000_000 and not leaked,
+                           "floor column: raw bench JSON MB" + ("; RAW ITL VALUE FOUND" * leaked)))
+    report.rows.append(Row("largest trace in large report", points, "points", None, None,
+                           f"≤ {MAX_POINTS_PER_TRACE} per tier trace",
+                           points <= MAX_POINTS_PER_TRACE, where))
+
+
+def measure_browser(report: Report, html: Path, repeats: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    say(f"browser: {repeats} loads of the sample report in headless chromium …")
+    times: list[float] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for i in range(repeats + 1):  # the first load warms chromium's caches; not counted
+                page = browser.new_page()
+                page.goto(html.resolve().as_uri(), wait_until="load")
+                page.wait_for_function(
+                    "() => ['true', 'error'].includes(document.documentElement.dataset.rendered)",
+                    polling=10, timeout=60_000)
+                state = page.evaluate("document.documentElement.dataset.rendered")
+                if state != "true":
+                    raise RuntimeError(f"{html}: figures failed to render (data-rendered={state})")
+                drawn = page.evaluate(
+                    "[...document.querySelectorAll('.js-plotly-plot')]"
+                    ".every(g => g.querySelector('.main-svg') && g._fullLayout)")
+                at = page.evaluate("window.__allRenderedAt")
+                page.close()
+                if not drawn or at is None:
+                    raise RuntimeError(f"{html}: a figure has no drawn SVG")
+                if i:
+                    times.append(at / 1000)
+        finally:
+            browser.close()
+    t = statistics.median(times)
+    report.rows.append(Row("sample: all figures drawn (chromium)", t, "s", None, None, "≤ 1.5 s",
+                           t <= 1.5, f"median of {repeats}; window.__allRenderedAt"))
+
+
+def measure_stages(report: Report, round_dir: Path, sample: bool, work: Path) -> None:
+    """load/analyze timed explicitly, plus the build's own per-stage split (sample round)."""
+    name = "sample" if sample else "large"
+    say(f"{name} round: load + analyze in a child process …")
+    args = ["pipeline", str(round_dir)]
+    answer, _, peak = run_child(args)
+    report.stages[f"{name} load+analyze"] = {
+        "load_s": answer["load_s"], "analyze_s": answer["analyze_s"], "peak_rss_gb": peak}
+    if sample:
+        built, _, _ = run_child(["build", str(round_dir), str(work / "sample-stages.html")])
+        report.stages["sample build"] = built["stages"]
+
+
+# ---------------------------------------------------------------- output
+
+def fmt(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def table(rows: list[Row]) -> str:
+    head = ("measure", "value", "floor", "ratio", "target", "result")
+    body = [(r.measure, f"{fmt(r.value)} {r.unit}", fmt(r.floor), fmt(r.ratio), r.target,
+             "—" if r.ok is None else ("PASS" if r.ok else "MISS")) for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    out = [line.format(*head), line.format(*("-" * w for w in widths))]
+    out += [line.format(*b) for b in body]
+    notes = [f"  {r.measure}: {r.note}" for r in rows if r.note]
+    return "\n".join(out + (["", "notes:", *notes] if notes else []))
+
+
+def stages_text(stages: dict[str, dict[str, float]]) -> str:
+    lines = []
+    for name, parts in stages.items():
+        shown = ", ".join(f"{k} {v:.2f}" for k, v in parts.items())
+        lines.append(f"  {name}: {shown}")
+    return "stage times (s):\n" + "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        print(json.dumps(CHILDREN[argv[1]](*argv[2:])))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small scale smoke run (< 1 min)")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="JSON output (default benchmarks/results.json, quick: "
+                             "benchmarks/_generated/results-quick.json)")
+    args = parser.parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    results = args.results or (HERE / "results.json" if mode == "full"
+                               else GENERATED / "results-quick.json")
+    _, _, repeats = SCALES[mode]
+    report = Report(mode, {"cpus": os.cpu_count(), "python": platform.python_version(),
+                           "platform": platform.platform()})
+    began = time.perf_counter()
+    GENERATED.mkdir(exist_ok=True)
+    round_dir, report.generated = ensure_round(mode)
+    if report.generated["generate_s"] is not None:
+        report.rows.append(Row("generate synthetic round", report.generated["generate_s"], "s",
+                               note="informational; benchmarks/make_round.py"))
+    with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
+        work = Path(tmp)
+        sample_html = measure_sample_build(report, repeats, work)
+        from reportgen.resources import sample_round_dir
+
+        measure_stages(report, sample_round_dir(), True, work)
+        measure_json(report, round_dir, 3, work)
+        measure_log(report, round_dir, 3)
+        measure_stages(report, round_dir, False, work)
+        large_html = measure_large_build(report, round_dir, work)
+        check_large_html(report, large_html, round_dir)
+        measure_browser(report, sample_html, repeats)
+    print(table(report.rows))
+    print()
+    print(stages_text(report.stages))
+    results.write_text(json.dumps(asdict(report), indent=2, ensure_ascii=False) + "\n")
+    misses = [r.measure for r in report.rows if r.ok is False]
+    print(f"\n{len(misses)} target(s) missed; {time.perf_counter() - began:.0f} s; "
+          f"results in {results}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""Where two engines' output-throughput curves cross.
+
+Throughput grows roughly as a power of concurrency, so curves are compared in log–log space:
+between adjacent common tiers where log(thr_a / thr_b) changes sign, the crossing is found by
+linear interpolation in (log C, log ratio).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from reportgen.analyze.tiers import usable
+
+CROSSOVER_COLUMNS = ("engine_a", "engine_b", "concurrency", "lower_tier", "upper_tier",
+                     "ratio_lower", "ratio_upper")
+
+
+def pair_ratios(tiers: pd.DataFrame, a: str, b: str, column: str = "output_tok_s") -> pd.DataFrame:
+    """Common usable tiers of a and b, sorted by concurrency, with ratio = a / b.
+
+    A tier is common when both engines ran it, neither excludes it, and both throughputs are
+    finite and > 0 (a NaN tier is dropped, so the curve is interpolated across it).
+    """
+    rows = usable(tiers)
+    left = rows[rows["engine"] == a].set_index("concurrency")[column]
+    right = rows[rows["engine"] == b].set_index("concurrency")[column]
+    both = pd.concat({"a": left, "b": right}, axis=1, join="inner").astype(float)
+    both = both[np.isfinite(both["a"]) & np.isfinite(both["b"]) & (both["a"] > 0) & (both["b"] > 0)]
+    both = both.sort_index()
+    return pd.DataFrame({"concurrency": both.index.to_numpy(dtype=float),
+                         "ratio": (both["a"] / both["b"]).to_numpy()})
+
+
+def crossings(concurrency: Sequence[float], ratio: Sequence[float]) -> list[dict[str, float]]:
+    """Sign changes of log(ratio) along ascending concurrency.
+
+    Between two tiers with opposite signs the crossing is interpolated in log–log space. A tier
+    at exact parity (ratio == 1) is itself the crossing when the nearest tiers on either side lie
+    on opposite sides of 1; parity that is only touched (same side before and after, or at an end
+    of the range) is not a crossing.
+    """
+    points = [(float(c), float(r)) for c, r in zip(concurrency, ratio, strict=True)
+              if c > 0 and r > 0 and math.isfinite(c) and math.isfinite(r)]
+    points.sort()
+    out: list[dict[str, float]] = []
+    prev: tuple[float, float] | None = None  # last tier with ratio != 1
+    parity: tuple[float, float] | None = None  # first parity tier since prev
+    for c, r in points:
+        y = math.log(r)
+        if y == 0.0:
+            if parity is None:
+                parity = (c, r)
+            continue
+        if prev is not None and (math.log(prev[1]) > 0) != (y > 0):
+            if parity is not None:
+                pc = parity[0]
+                out.append({"concurrency": pc, "lower_tier": pc, "upper_tier": pc,
+                            "ratio_lower": 1.0, "ratio_upper": 1.0})
+            else:
+                x0, y0 = math.log(prev[0]), math.log(prev[1])
+                x1 = math.log(c)
+                x = x0 + (0.0 - y0) * (x1 - x0) / (y - y0)
+                out.append({"concurrency": math.exp(x), "lower_tier": prev[0], "upper_tier": c,
+                            "ratio_lower": prev[1], "ratio_upper": r})
+        prev, parity = (c, r), None
+    return out
+
+
+def crossover_table(tiers: pd.DataFrame, engine_order: Sequence[str],
+                    column: str = "output_tok_s") -> pd.DataFrame:
+    """Every crossing for every engine pair (a before b in manifest order), ratio = a / b."""
+    rows = []
+    for i, a in enumerate(engine_order):
+        for b in engine_order[i + 1:]:
+            ratios = pair_ratios(tiers, a, b, column)
+            for hit in crossings(ratios["concurrency"], ratios["ratio"]):
+                rows.append({"engine_a": a, "engine_b": b, **hit})
+    if not rows:
+        return pd.DataFrame({name: pd.Series(dtype=str if name.startswith("engine") else float)
+                             for name in CROSSOVER_COLUMNS})
+    return pd.DataFrame(rows, columns=list(CROSSOVER_COLUMNS))
+
+
+def primary_pair(tiers: pd.DataFrame, engine_order: Sequence[str],
+                 column: str = "output_tok_s") -> tuple[str, str] | None:
+    """The headline pair: the first two manifest engines, oriented so that ``a`` is the engine
+    ahead at their lowest common usable tier (ties keep manifest order). Then every headline ratio
+    a/b starts above 1 and the crossover reads "a leads below C*, b above"."""
+    if len(engine_order) < 2:
+        return None
+    a, b = engine_order[0], engine_order[1]
+    ratios = pair_ratios(tiers, a, b, column)
+    if not ratios.empty and ratios["ratio"].iloc[0] < 1.0:
+        a, b = b, a
+    return a, b

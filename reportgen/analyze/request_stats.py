@@ -1,0 +1,70 @@
+"""Recompute the client's summary statistics from `--save-detailed` per-request arrays.
+
+Mirrors vLLM's calculate_metrics: only successful requests count; TPOT per request is
+(latency − ttft) / (output_tokens − 1) for output_tokens > 1; ITL is pooled over all requests'
+gaps; percentiles use numpy's linear interpolation. Arrays are seconds, results ms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+STATS = ("mean", "median", "p99")
+KEYS = ["source", "record"]
+
+
+def _stats(values: np.ndarray, metric: str) -> dict[str, float]:
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return {f"{metric}_{s}_ms": np.nan for s in STATS}
+    ms = values * 1000.0
+    return {f"{metric}_mean_ms": float(ms.mean()), f"{metric}_median_ms": float(np.median(ms)),
+            f"{metric}_p99_ms": float(np.percentile(ms, 99))}
+
+
+def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
+    """One row per (source, record) that has per-request rows, with `{metric}_{stat}_ms` columns
+    named like the bench summary (ttft, tpot, itl, e2el × mean, median, p99)."""
+    columns = [*KEYS, *(f"{m}_{s}_ms" for m in ("ttft", "tpot", "itl", "e2el") for s in STATS)]
+    if requests.empty:
+        return pd.DataFrame(columns=columns)
+    ok = requests[requests["success"].astype(bool)]
+    # pooled ITL gaps of successful requests only, per (source, record)
+    gaps_by_key: dict[tuple, np.ndarray] = {}
+    if len(itls):
+        gaps = itls.merge(ok[[*KEYS, "request"]], on=[*KEYS, "request"])
+        gaps_by_key = {key: g["itl_s"].to_numpy(float) for key, g in gaps.groupby(KEYS)}
+    rows = []
+    for key, group in requests.groupby(KEYS, sort=True):
+        good = group[group["success"].astype(bool)]
+        ttft = good["ttft_s"].to_numpy(float)
+        latency = good["latency_s"].to_numpy(float)
+        n = good["output_tokens"].to_numpy(float)
+        multi = n > 1
+        tpot = (latency[multi] - ttft[multi]) / (n[multi] - 1)
+        row = {"source": key[0], "record": key[1]}
+        row |= _stats(ttft, "ttft") | _stats(tpot, "tpot")
+        row |= _stats(gaps_by_key.get(key, np.array([], dtype=float)), "itl")
+        row |= _stats(latency, "e2el")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
+def fill_missing_stats(summary: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFrame:
+    """Fill summary stats the file did not carry (e.g. no e2el keys without
+    --percentile-metrics e2el) from the recomputed ones; present keys are never overwritten."""
+    if recomputed.empty or summary.empty:
+        return summary
+    out = summary.copy()
+    merged = out[KEYS].merge(recomputed, on=KEYS, how="left")
+    for column in recomputed.columns:
+        if column in KEYS:
+            continue
+        filler = merged[column].to_numpy(float)
+        if column in out.columns:
+            current = pd.to_numeric(out[column], errors="coerce").to_numpy(float)
+            out[column] = np.where(np.isnan(current), filler, current)
+        else:
+            out[column] = filler
+    return out

@@ -1,0 +1,118 @@
+"""Decode-step byte accounting: the bandwidth roofline floor and what each engine attains.
+
+A decode step must stream every weight once plus the KV cache of every sequence in the batch.
+With a fixed-length workload a sequence holds on average in + out/2 tokens over its decode, so
+
+    floor_ms(C) = (weight_bytes_per_step + C × (in + out/2) × kv_bytes_per_token) / bandwidth.
+
+GB here is 1e9 bytes (the unit GPU bandwidth is quoted in).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reportgen.analyze.tiers import usable
+
+GB = 1e9
+
+
+def kv_tokens_per_slot(input_tokens: float, output_tokens: float) -> float:
+    """Mean KV tokens one sequence holds during its decode: all of the prompt, half the output."""
+    return input_tokens + output_tokens / 2.0
+
+
+def step_bytes(concurrency, weight_bytes: float, kv_bytes_per_token: float,
+               tokens_per_slot: float):
+    """Bytes one decode step reads at concurrency C (scalar or array)."""
+    slots = np.asarray(concurrency, dtype=float)
+    return weight_bytes + slots * tokens_per_slot * kv_bytes_per_token
+
+
+def floor_ms(concurrency, weight_bytes: float, kv_bytes_per_token: float, tokens_per_slot: float,
+             bandwidth_gb_s: float):
+    """Shortest possible decode step (ms) if the GPU streamed at its full bandwidth."""
+    return step_bytes(concurrency, weight_bytes, kv_bytes_per_token, tokens_per_slot) / (
+        bandwidth_gb_s * GB) * 1000.0
+
+
+def add_floor(tiers: pd.DataFrame, params: pd.DataFrame) -> pd.DataFrame:
+    """Add floor_ms and roofline_attainment (= floor / ITL p50) to each tier.
+
+    ``params`` is indexed by engine id with weight_bytes_per_step, kv_bytes_per_token,
+    tokens_per_slot and bandwidth_gb_s (NaN when unknown → NaN floor).
+    """
+    out = tiers.copy()
+    p = params.reindex(out["engine"])
+    out["floor_ms"] = floor_ms(
+        out["concurrency"].to_numpy(float), p["weight_bytes_per_step"].to_numpy(float),
+        p["kv_bytes_per_token"].to_numpy(float), p["tokens_per_slot"].to_numpy(float),
+        p["bandwidth_gb_s"].to_numpy(float),
+    )
+    out["roofline_attainment"] = out["floor_ms"] / out["itl_p50_ms"].where(out["itl_p50_ms"] > 0)
+    return out
+
+
+def _endpoints(tiers: pd.DataFrame, engine: str) -> tuple[pd.Series | None, pd.Series | None]:
+    """Smallest and largest usable tier with a measured ITL p50."""
+    rows = usable(tiers)
+    rows = rows[(rows["engine"] == engine) & np.isfinite(rows["itl_p50_ms"])]
+    if rows.empty:
+        return None, None
+    rows = rows.sort_values("concurrency")
+    return rows.iloc[0], rows.iloc[-1]
+
+
+def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame) -> pd.DataFrame:
+    """Per-engine byte accounting at the low tier (c1, normally C=1) and the marginal cost per
+    extra slot between the lowest and highest usable tiers (excluded tiers never used).
+
+    ``tiers`` must already carry floor_ms and roofline_attainment (see add_floor).
+    """
+    rows = []
+    for engine, p in params.iterrows():
+        low, high = _endpoints(tiers, str(engine))
+        w, kv = p["weight_bytes_per_step"], p["kv_bytes_per_token"]
+        tok, bw = p["tokens_per_slot"], p["bandwidth_gb_s"]
+        c1 = float(low["concurrency"]) if low is not None else np.nan
+        cmax = float(high["concurrency"]) if high is not None else np.nan
+        itl_c1 = float(low["itl_p50_ms"]) if low is not None else np.nan
+        itl_cmax = float(high["itl_p50_ms"]) if high is not None else np.nan
+        bytes_c1 = float(step_bytes(c1, w, kv, tok))
+        effective = bytes_c1 / (itl_c1 / 1000.0) / GB if itl_c1 > 0 else np.nan
+        slot_ms = (itl_cmax - itl_c1) / (cmax - c1) if cmax > c1 else np.nan
+        floor_slot = tok * kv / (bw * GB) * 1000.0
+        rows.append({
+            "id": str(engine),
+            "bandwidth_gb_s": bw,
+            "kv_bytes_per_token": kv,
+            "weight_bytes_per_step": w,
+            "tokens_per_slot": tok,
+            "c1": c1,
+            "cmax": cmax,
+            "itl_p50_c1_ms": itl_c1,
+            "itl_p50_cmax_ms": itl_cmax,
+            "step_bytes_c1": bytes_c1,
+            "effective_gb_s_c1": effective,
+            "mbu_c1": effective / bw,
+            "ms_per_slot": slot_ms,
+            "floor_ms_per_slot": floor_slot,
+            "slope_vs_floor": slot_ms / floor_slot,
+            "floor_ms_cmax": float(high["floor_ms"]) if high is not None else np.nan,
+            "efficiency_cmax": float(high["roofline_attainment"]) if high is not None else np.nan,
+        })
+    return pd.DataFrame(rows)
+
+
+def step_ratio(engines: pd.DataFrame, a: str, b: str) -> dict[str, float]:
+    """Single-stream step of b relative to a: bytes predict it, ITL p50 at c1 measures it.
+
+    attained = measured / predicted (1.0 = the lighter engine converts every byte saved into time).
+    """
+    ea = engines.set_index("id").loc[a]
+    eb = engines.set_index("id").loc[b]
+    predicted = eb["step_bytes_c1"] / ea["step_bytes_c1"]
+    measured = eb["itl_p50_c1_ms"] / ea["itl_p50_c1_ms"]
+    return {"predicted": float(predicted), "measured": float(measured),
+            "attained": float(measured / predicted)}

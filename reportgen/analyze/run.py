@@ -1,0 +1,624 @@
+"""Orchestrator: LoadedRound → Analysis. The only analysis module that knows the load objects;
+everything it calls takes plain frames and scalars."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.analyze import checks as chk
+from reportgen.analyze.crossover import crossings, crossover_table, pair_ratios, primary_pair
+from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
+from reportgen.analyze.memory import (
+    GIB,
+    kv_capacity_ratio,
+    kv_pool_gib,
+    measured_used_mib,
+    memory_row,
+    memory_table,
+)
+from reportgen.analyze.prefill import (
+    VLLM_PREFILL,
+    llama_prefill,
+    prefill_table,
+    relative_gap,
+    vllm_prefill,
+)
+from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
+from reportgen.analyze.result import Analysis, Constant
+from reportgen.analyze.roofline import (
+    GB,
+    add_floor,
+    engine_roofline,
+    kv_tokens_per_slot,
+    step_ratio,
+)
+from reportgen.analyze.tiers import latency_shape, mark_excluded, tier_stats
+from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
+from reportgen.analyze.waves import add_waves
+from reportgen.load.prometheus import counter_delta
+from reportgen.manifest import Manifest, Text
+
+__all__ = ["Analysis", "Constant", "analyze"]
+
+TIER_COLUMNS = (
+    "engine", "concurrency", "requests", "completed", "failed", "duration_s",
+    "total_input_tokens", "total_output_tokens", "output_tok_s", "total_tok_s",
+    "ttft_p50_ms", "ttft_p99_ms", "ttft_mean_ms", "itl_p50_ms", "itl_mean_ms", "itl_p99_ms",
+    "tpot_p50_ms", "tpot_mean_ms", "e2el_p50_ms", "e2el_mean_ms", "mean_output_tokens",
+    "wait_ratio", "itl_mean_over_p50", "per_slot_tok_s", "floor_ms", "roofline_attainment",
+    "waves", "duration_per_wave_s", "wave_gap", "excluded",
+)
+ENGINE_COLUMNS = (
+    "id", "label_zh", "label_en", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
+    "step_bytes_c1", "effective_gb_s_c1", "mbu_c1", "ms_per_slot", "floor_ms_per_slot",
+    "slope_vs_floor", "tokens_per_slot", "c1", "cmax", "itl_p50_c1_ms", "itl_p50_cmax_ms",
+    "floor_ms_cmax", "efficiency_cmax",
+)
+LLAMA_N_DECODE = "llamacpp:n_decode_total"
+VLLM_PREEMPTIONS = "vllm:num_preemptions_total"
+# bytes per weight for unquantized checkpoints (vLLM's --dtype); quantized formats have no single
+# figure, so they get none
+DTYPE_BYTES = {"bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2, "float32": 4,
+               "fp32": 4, "float": 4}
+QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d(?:_[A-Z0-9]+)*|BF16|F16|F32)(?![A-Za-z0-9])",
+                   re.IGNORECASE)
+
+
+# ----------------------------------------------------------------------------- small accessors
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """Attribute or key, so facts may be dataclasses or dicts."""
+    if obj is None:
+        return default
+    if isinstance(obj, Mapping):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _num(value: Any) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return out
+
+
+def _where(obj: Any, field: str) -> str:
+    """`file:line` a startup fact came from, or ''."""
+    provenance = _get(obj, "provenance") or {}
+    return str(provenance.get(field, "")) if isinstance(provenance, Mapping) else ""
+
+
+def _text(zh: str, en: str) -> Text:
+    return Text(zh, en)
+
+
+def _bilingual(text: Text | None) -> dict[str, str] | None:
+    return None if text is None else {"zh": text.zh, "en": text.en}
+
+
+def _manifest_declares(manifest: Manifest, table: str, key: str) -> bool:
+    """Whether round.toml itself sets [table].key (vs. a value filled from the GPU table)."""
+    try:
+        data = tomllib.loads(Path(manifest.path).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return True
+    return key in (data.get(table) or {})
+
+
+# ----------------------------------------------------------------------------- engine constants
+
+def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
+                   constants: list[Constant]) -> pd.DataFrame:
+    """Per-engine bandwidth, KV bytes/token, weight bytes/step and tokens/slot, recording the
+    provenance of each in `constants`."""
+    tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
+    rows = []
+    for spec in manifest.engines:
+        data = engines.get(spec.id)
+        llama = _get(data, "llama_log")
+        facts = _get(llama, "facts")
+        vlog = _get(data, "vllm_log")
+
+        kv, kv_from = spec.kv_bytes_per_token, _text(
+            f"round.toml [[engines]] {spec.id}.kv_bytes_per_token",
+            f"round.toml [[engines]] {spec.id}.kv_bytes_per_token")
+        if not np.isfinite(kv):
+            kv, kv_from = manifest.kv_bytes_per_token, _text(
+                "round.toml [model].kv_bytes_per_token", "round.toml [model].kv_bytes_per_token")
+        if not np.isfinite(kv):
+            kv = _num(_get(facts, "kv_bytes_per_token"))
+            if not np.isfinite(kv):
+                mib, cells = _num(_get(facts, "kv_cache_mib")), _num(_get(facts, "kv_cells"))
+                kv = mib * 2**20 / cells if cells > 0 else math.nan
+            where = _where(facts, "kv_bytes_per_token") or _where(facts, "kv_cache_mib")
+            kv_from = _text(f"llama-server 日志 KV 大小 ÷ cells({where})",
+                            f"llama-server log KV size ÷ cells ({where})")
+        if not np.isfinite(kv):
+            gib, cap = _num(_get(vlog, "kv_cache_gib")), _num(_get(vlog, "kv_cache_tokens"))
+            if cap > 0:
+                kv = gib * GIB / cap
+                where = _where(vlog, "kv_cache_tokens")
+                kv_from = _text(f"vLLM 日志 KV 显存 ÷ token 容量,近似({where})",
+                                f"vLLM log KV memory ÷ token capacity, approximate ({where})")
+
+        weight = spec.weight_bytes_per_step
+        source = spec.weight_bytes_source
+        weight_from = _text(
+            f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
+            + (f":{source.zh}" if source else ""),
+            f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
+            + (f": {source.en}" if source else ""))
+        if not np.isfinite(weight):
+            mib = _num(_get(facts, "model_buffer_mib"))
+            gib = _num(_get(vlog, "weights_gib"))
+            if np.isfinite(mib):
+                weight = mib * 2**20
+                where = _where(facts, "model_buffer_mib")
+                weight_from = _text(f"llama-server 日志 GPU 模型缓冲区({where})",
+                                    f"llama-server log GPU model buffer ({where})")
+            elif np.isfinite(gib):
+                weight = gib * GIB
+                where = _where(vlog, "weights_gib")
+                weight_from = _text(f"vLLM 日志权重加载大小({where})",
+                                    f"vLLM log weight loading size ({where})")
+
+        constants.append(Constant(f"{spec.id}.kv_bytes_per_token", scalar(kv), "B", kv_from))
+        constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
+                                  weight_from))
+        rows.append({"id": spec.id, "bandwidth_gb_s": manifest.bandwidth_gb_s,
+                     "kv_bytes_per_token": kv, "weight_bytes_per_step": weight,
+                     "tokens_per_slot": tokens})
+    return pd.DataFrame(rows).set_index("id")
+
+
+# ----------------------------------------------------------------------------- engine facts
+
+def _prompt_cache(args: Mapping[str, Any] | None) -> str | None:
+    """'off' when llama-server ran with --cache-ram 0 (cache size 0), 'on' for a non-zero size,
+    None when the log does not say."""
+    if not args:
+        return None
+    for key, value in args.items():
+        name = str(key).lstrip("-").replace("_", "-")
+        if name == "prompt-cache":
+            return "off" if str(value).lower() in ("off", "disabled", "0", "false") else "on"
+        if name.startswith("cache-ram"):
+            return "off" if _num(value) == 0 else "on"
+    return None
+
+
+def _arg(args: Mapping[str, Any] | None, *names: str) -> Any:
+    if not args:
+        return None
+    wanted = {n.lstrip("-") for n in names}
+    for key, value in args.items():
+        if str(key).lstrip("-") in wanted:
+            return value
+    return None
+
+
+def _engine_facts(spec: Any, data: Any) -> dict[str, Any]:
+    """Version, build, dtype/quant, slots … for the setup card (None when unknown)."""
+    llama, vlog, fp = _get(data, "llama_log"), _get(data, "vllm_log"), _get(data, "fingerprint")
+    facts = _get(llama, "facts")
+    args = _get(facts, "args")
+    model_path = _get(facts, "model_path")
+    model_file = Path(str(model_path)).name if model_path else None
+    quant = None
+    if model_file:
+        found = QUANT.search(model_file)
+        quant = found.group(1).upper() if found else None
+    slots = _get(facts, "n_slots")
+    if slots is None:
+        slots = _arg(args, "np", "parallel")
+    context = _get(facts, "n_ctx")
+    if context is None:
+        context = _arg(args, "c", "ctx-size")
+    return {
+        "id": spec.id,
+        "label": _bilingual(spec.label),
+        "kind": spec.kind,
+        "version": spec.version or _get(vlog, "version") or _get(facts, "build"),
+        "dtype": _get(vlog, "dtype"),
+        "bytes_per_param": DTYPE_BYTES.get(str(_get(vlog, "dtype")).lower()),
+        "build": _get(facts, "build"),
+        "commit": _get(facts, "commit"),
+        "quant": quant,
+        "model_file": model_file,
+        "model": _get(vlog, "model"),
+        "slots": None if slots is None else int(_num(slots)),
+        "context": None if context is None else int(_num(context)),
+        "prompt_cache": _prompt_cache(args),
+        "driver": _get(fp, "driver_version"),
+        "cuda": _get(fp, "cuda_version"),
+        "gpu_name": _get(fp, "gpu_name"),
+    }
+
+
+def _same(per_engine: pd.Series) -> int | None:
+    """The common value when every engine ran the same number (the seed's "1 / 1332")."""
+    distinct = set(per_engine.dropna())
+    return int(distinct.pop()) if len(distinct) == 1 else None
+
+
+def _joined(values: list[Any]) -> str | None:
+    seen = [str(v) for v in dict.fromkeys(v for v in values if v)]
+    return " / ".join(seen) if seen else None
+
+
+# ----------------------------------------------------------------------------- stages
+
+def _metrics(data: Any) -> dict[int, tuple[pd.DataFrame, pd.DataFrame]]:
+    return dict(_get(data, "metrics") or {})
+
+
+def _counter_by_tier(data: Any, name: str) -> dict[int, float]:
+    out = {}
+    for conc, (before, after) in _metrics(data).items():
+        delta = counter_delta(before, after, name)
+        if np.isfinite(delta):
+            out[int(conc)] = delta
+    return out
+
+
+def _has_metric(data: Any, name: str) -> bool:
+    return any((after["name"] == name).any() for _, after in _metrics(data).values())
+
+
+def _graph_reuse(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame,
+                 constants: list[Constant]) -> tuple[pd.DataFrame, dict[str, dict], list[dict]]:
+    frames, info, check_rows = [], {}, []
+    for spec in manifest.engines:
+        llama = _get(engines.get(spec.id), "llama_log")
+        timings = _get(llama, "timings")
+        if spec.log_segments is None or timings is None:
+            continue
+        seg = spec.log_segments
+        own = tiers[tiers["engine"] == spec.id]
+        frame = graph_reuse_table(
+            timings, seg.warmup, seg.tiers, list(own["concurrency"]), manifest.output_tokens,
+            _counter_by_tier(engines.get(spec.id), LLAMA_N_DECODE))
+        joined = own.set_index("concurrency")
+        frame.insert(0, "engine", spec.id)
+        frame["itl_p50_ms"] = frame["concurrency"].map(joined["itl_p50_ms"])
+        frame["roofline_attainment"] = frame["concurrency"].map(joined["roofline_attainment"])
+        frame["excluded"] = frame["concurrency"].map(joined["excluded"]).fillna(False).astype(bool)
+        frames.append(frame)
+        info[spec.id] = {"warmup_blocks": seg.warmup, "blocks_in_log": len(timings),
+                         "blocks_expected": seg.warmup + sum(seg.tiers)}
+        check_rows += chk.segment_checks(spec.id, len(timings), seg.warmup, seg.tiers, frame, own)
+        constants.append(Constant(
+            f"{spec.id}.log_segments", f"{seg.warmup} + {list(seg.tiers)}", "blocks",
+            _text("round.toml [[engines]] log_segments:warm-up 与各档的 print_timing 块数",
+                  "round.toml [[engines]] log_segments: print_timing blocks of warm-up and "
+                  "each tier")))
+    if not frames:
+        return pd.DataFrame(columns=["engine", "concurrency"]), info, check_rows
+    return pd.concat(frames, ignore_index=True), info, check_rows
+
+
+def _prefill(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame) -> pd.DataFrame:
+    server: dict[str, tuple[pd.DataFrame, str]] = {}
+    for spec in manifest.engines:
+        data = engines.get(spec.id)
+        timings = _get(_get(data, "llama_log"), "timings")
+        own = tiers[tiers["engine"] == spec.id]
+        if spec.log_segments is not None and timings is not None:
+            seg = spec.log_segments
+            frame = llama_prefill(timings, seg.warmup, seg.tiers, list(own["concurrency"]))
+            server[spec.id] = (frame, "llama-server prompt eval time (median per tier segment)")
+        elif _has_metric(data, f"{VLLM_PREFILL}_count"):
+            server[spec.id] = (vllm_prefill(_metrics(data)),
+                               "vllm:request_prefill_time_seconds (Δsum / Δcount per tier)")
+    return prefill_table(server, tiers, [e.id for e in manifest.engines])
+
+
+def _memory(manifest: Manifest, engines: Mapping[str, Any], params: pd.DataFrame,
+            constants: list[Constant]) -> pd.DataFrame:
+    rows = []
+    for spec in manifest.engines:
+        data = engines.get(spec.id)
+        llama, vlog, fp = (_get(data, "llama_log"), _get(data, "vllm_log"),
+                           _get(data, "fingerprint"))
+        facts = _get(llama, "facts")
+        sources: dict[str, str] = {}
+        if vlog is not None and _get(vlog, "weights_gib") is not None:
+            weights = _num(_get(vlog, "weights_gib"))
+            kv_gib = _num(_get(vlog, "kv_cache_gib"))
+            kv_tokens = _num(_get(vlog, "kv_cache_tokens"))
+            sources = {"weights": _where(vlog, "weights_gib"),
+                       "kv_pool": _where(vlog, "kv_cache_gib"),
+                       "kv_pool_tokens": _where(vlog, "kv_cache_tokens")}
+        elif facts is not None and _get(facts, "model_buffer_mib") is not None:
+            weights = _num(_get(facts, "model_buffer_mib")) / 1024.0
+            kv_tokens = _num(_get(facts, "kv_cells"))
+            kv_gib = kv_pool_gib(kv_tokens, params.loc[spec.id, "kv_bytes_per_token"],
+                                 _num(_get(facts, "kv_cache_mib")))
+            sources = {"weights": _where(facts, "model_buffer_mib"),
+                       "kv_pool": f"kv_cells × kv_bytes_per_token ({_where(facts, 'kv_cells')})",
+                       "kv_pool_tokens": _where(facts, "kv_cells")}
+        else:
+            continue
+        used_mib, which = measured_used_mib(_get(fp, "memory_used_mib"), _get(data, "gpu"))
+        if which == "fingerprint":
+            sources["measured"] = _where(fp, "memory_used_mib") or f"{spec.dir}/fingerprint.txt"
+        elif which:
+            sources["measured"] = f"{spec.dir}/gpu.csv (max memory.used)"
+        gpu_gib = manifest.memory_gib
+        sources["gpu_memory"] = "round.toml [hardware].memory_gib"
+        rows.append(memory_row(spec.id, weights_gib=weights, kv_pool_gib=kv_gib,
+                               kv_pool_tokens=kv_tokens, measured_total_gib=used_mib / 1024.0,
+                               gpu_memory_gib=gpu_gib, sources=sources))
+        for key, unit, value in (("weights", "GiB", weights), ("kv_pool", "GiB", kv_gib),
+                                 ("kv_pool_tokens", "tokens", kv_tokens),
+                                 ("measured", "MiB", used_mib)):
+            if sources.get(key):
+                constants.append(Constant(f"{spec.id}.memory.{key}", scalar(value), unit,
+                                          _text(sources[key], sources[key])))
+    return memory_table(rows)
+
+
+def _temperatures(manifest: Manifest, engines: Mapping[str, Any]) -> dict[str, float]:
+    out = {}
+    for spec in manifest.engines:
+        data = engines.get(spec.id)
+        readings = [_num(_get(_get(data, "fingerprint"), "temperature_c"))]
+        gpu = _get(data, "gpu")
+        if gpu is not None and "temperature_gpu_c" in gpu.columns:
+            readings.append(_num(pd.to_numeric(gpu["temperature_gpu_c"], errors="coerce").max()))
+        finite = [r for r in readings if np.isfinite(r)]
+        out[spec.id] = max(finite) if finite else math.nan
+    return out
+
+
+# ----------------------------------------------------------------------------- values
+
+def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFrame,
+                 memory: pd.DataFrame, pair: tuple[str, str] | None,
+                 labels: Mapping[str, Any]) -> dict[str, Any]:
+    if pair is None:
+        return {}
+    a, b = pair
+    out: dict[str, Any] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
+                           "pair.b_label": labels.get(b)}
+    ratios = pair_ratios(tiers, a, b)
+    for _, r in ratios.iterrows():
+        out[f"crossover.ratio.{tier_key(r['concurrency'])}"] = float(r["ratio"])
+    hits = crossings(ratios["concurrency"], ratios["ratio"])
+    out["crossover.count"] = len(hits)
+    first = hits[0] if hits else {}
+    for key in ("concurrency", "lower_tier", "upper_tier", "ratio_lower", "ratio_upper"):
+        out[f"crossover.{key}"] = float(first.get(key, math.nan))
+
+    ea, eb = engines.set_index("id").loc[a], engines.set_index("id").loc[b]
+    for key, value in step_ratio(engines, a, b).items():
+        out[f"step_ratio.{key}"] = value
+    out["batching.efficiency_ratio"] = float(eb["efficiency_cmax"] / ea["efficiency_cmax"])
+    out["batching.slope_difference_ms"] = float(ea["ms_per_slot"] - eb["ms_per_slot"])
+    floors = engines["floor_ms_per_slot"].to_numpy(float)
+    same = bool(np.allclose(floors, floors[0], equal_nan=False))
+    out["batching.floor_ms_per_slot"] = float(floors[0]) if same else math.nan
+    gb = (engines["tokens_per_slot"] * engines["kv_bytes_per_token"] / GB).to_numpy(float)
+    out["batching.floor_gb_per_slot"] = float(gb[0]) if np.allclose(gb, gb[0]) else math.nan
+
+    # prefill: the lowest common usable tier where both servers reported a prefill time
+    rows = prefill[~prefill["excluded"] & np.isfinite(prefill["server_prefill_ms"])]
+    pa = rows[rows["engine"] == a].set_index("concurrency")
+    pb = rows[rows["engine"] == b].set_index("concurrency")
+    common = sorted(set(pa.index) & set(pb.index))
+    conc = common[0] if common else math.nan
+    out["prefill.concurrency"] = float(conc)
+    if common:
+        out["prefill.server_side_gap"] = relative_gap(pa.loc[conc, "server_prefill_ms"],
+                                                      pb.loc[conc, "server_prefill_ms"])
+        out["prefill.client_side_gap"] = relative_gap(pa.loc[conc, "ttft_p50_ms"],
+                                                      pb.loc[conc, "ttft_p50_ms"])
+    else:
+        out["prefill.server_side_gap"] = out["prefill.client_side_gap"] = math.nan
+    out["memory.kv_capacity_ratio"] = kv_capacity_ratio(memory, a, b)
+    return out
+
+
+def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
+    """The first tier where an engine's output throughput falls below the previous tier."""
+    out: dict[str, Any] = {}
+    for engine in order:
+        drops, _ = chk.throughput_drops(tiers, engine)
+        if not drops:
+            continue
+        prev, cur = drops[0]
+        later = tiers[(tiers["engine"] == engine) & (tiers["concurrency"] > cur["concurrency"])]
+        later = later.sort_values("concurrency")["output_tok_s"]
+        base = f"throughput_drop.{engine}"
+        out[f"{base}.concurrency"] = float(cur["concurrency"])
+        out[f"{base}.previous_concurrency"] = float(prev["concurrency"])
+        out[f"{base}.ratio_to_previous"] = float(cur["output_tok_s"] / prev["output_tok_s"])
+        out[f"{base}.next_over_this"] = (
+            float(later.iloc[0] / cur["output_tok_s"]) if len(later) else math.nan)
+    return out
+
+
+def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFrame,
+            graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict], prefill: pd.DataFrame,
+            memory: pd.DataFrame, parity: pd.DataFrame, temps: Mapping[str, float],
+            checks: pd.DataFrame, pair: tuple[str, str] | None,
+            output_tokens: float) -> dict[str, Any]:
+    v: dict[str, Any] = {}
+    for key in ("gpu", "gpu_count", "memory_gib", "bandwidth_gb_s", "input_tokens",
+                "output_tokens", "kv_tokens_per_slot", "model", "client", "date", "driver",
+                "cuda", "requests_total", "requests_per_engine", "completed_total", "failed_total"):
+        v[f"setup.{key}"] = scalar(round_info.get(key))
+    v["setup.title"] = round_info["title"]
+    v["setup.concurrency"] = " · ".join(str(c) for c in round_info["concurrency"])
+    v["setup.tier_count"] = len(round_info["concurrency"])
+
+    labels = {}
+    for facts in round_info["engines"]:
+        labels[facts["id"]] = facts["label"]
+        for key, value in facts.items():
+            if key != "id":
+                v[f"engines.{facts['id']}.{key}"] = scalar(value)
+    v |= flatten_rows(engines, "engines", "id", numeric_columns(engines), per_tier=False)
+    for _, e in engines.iterrows():
+        base = f"engines.{e['id']}"
+        v[f"{base}.weight_gb"] = float(e["weight_bytes_per_step"] / GB)
+        per_param = v.get(f"{base}.bytes_per_param")
+        v[f"{base}.matmul_params"] = (float(e["weight_bytes_per_step"] / per_param)
+                                      if per_param else math.nan)
+        v[f"{base}.kv_gb_c1"] = float(e["c1"] * e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
+        v[f"{base}.step_gb_c1"] = float(e["step_bytes_c1"] / GB)
+        v[f"{base}.floor_gb_per_slot"] = float(e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
+
+    v |= flatten_rows(tiers, "tiers", "engine", numeric_columns(tiers, skip=("concurrency",)))
+    waves = tiers.assign(gap=tiers["wave_gap"], e2el_p50_s=tiers["e2el_p50_ms"] / 1000.0)
+    v |= flatten_rows(waves, "waves", "engine", ("waves", "duration_per_wave_s", "e2el_p50_s",
+                                                 "gap"))
+    v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
+    v |= _first_drop_values(tiers, list(engines["id"]))
+
+    for engine, info in reuse_info.items():
+        for key, value in info.items():
+            v[f"graph_reuse.{engine}.{key}"] = value
+        v[f"graph_reuse.{engine}.decode_steps_per_request"] = scalar(output_tokens)
+        v[f"graph_reuse.{engine}.theoretical_max_reuse"] = theoretical_max_reuse(output_tokens)
+    if len(graph_reuse):
+        v |= flatten_rows(graph_reuse, "graph_reuse", "engine",
+                          numeric_columns(graph_reuse, skip=("concurrency", "expected_lines")))
+
+    renamed = prefill.rename(columns={"server_prefill_ms": "server_ms"})
+    v |= flatten_rows(renamed, "prefill", "engine",
+                      ("server_ms", "server_samples", "ttft_p50_ms", "client_overhead_ms"))
+    v |= flatten_rows(memory, "memory", "engine", numeric_columns(memory), per_tier=False)
+    for _, m in memory.iterrows():
+        v[f"memory.{m['engine']}.measured_total_mib"] = float(m["measured_total_gib"] * 1024.0)
+    v |= flatten_rows(parity, "output_tokens", "engine", numeric_columns(parity), per_tier=False)
+
+    finite = [t for t in temps.values() if np.isfinite(t)]
+    v["gpu.max_temperature_c"] = max(finite) if finite else math.nan
+    for engine, t in temps.items():
+        v[f"gpu.{engine}.max_temperature_c"] = t
+    for status in ("pass", "warn", "fail"):
+        v[f"checks.{status}"] = int((checks["status"] == status).sum())
+    return dict(sorted(v.items()))
+
+
+# ----------------------------------------------------------------------------- entry point
+
+def analyze(loaded: Any) -> Analysis:
+    """Compute every table and figure of the report from a LoadedRound."""
+    manifest: Manifest = loaded.manifest
+    engines: Mapping[str, Any] = loaded.engines or {}
+    order = [e.id for e in manifest.engines]
+    constants: list[Constant] = []
+
+    bandwidth_from = (
+        _text("round.toml [hardware].bandwidth_gb_s", "round.toml [hardware].bandwidth_gb_s")
+        if _manifest_declares(manifest, "hardware", "bandwidth_gb_s")
+        else _text(f"内置 GPU 表({manifest.gpu})", f"built-in GPU table ({manifest.gpu})"))
+    constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
+    tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
+    constants.append(Constant(
+        "kv_tokens_per_slot", tokens, "tokens",
+        _text(f"输入 {manifest.input_tokens} + 输出 {manifest.output_tokens}/2"
+              "(round.toml [workload])",
+              f"input {manifest.input_tokens} + output {manifest.output_tokens}/2 "
+              "(round.toml [workload])")))
+
+    requests = getattr(loaded, "requests", None)
+    itls = getattr(loaded, "itls", None)
+    recomputed = recompute_stats(requests if requests is not None else pd.DataFrame(),
+                                 itls if itls is not None else pd.DataFrame())
+    summary = fill_missing_stats(loaded.summary, recomputed)
+
+    params = _engine_params(manifest, engines, constants)
+    tiers = tier_stats(summary, order)
+    tiers = latency_shape(tiers)
+    tiers = add_floor(tiers, params)
+    tiers = add_waves(tiers)
+    tiers = mark_excluded(tiers, manifest.exclude_from_conclusions)
+    tiers = tiers[list(TIER_COLUMNS)]
+
+    roof = engine_roofline(params, tiers)
+    labels = {e.id: e.label for e in manifest.engines}
+    roof["label_zh"] = [labels[i].zh for i in roof["id"]]
+    roof["label_en"] = [labels[i].en for i in roof["id"]]
+    engines_frame = roof[list(ENGINE_COLUMNS)]
+
+    crossovers = crossover_table(tiers, order)
+    pair = primary_pair(tiers, order)
+    graph_reuse, reuse_info, segment_rows = _graph_reuse(manifest, engines, tiers, constants)
+    prefill = _prefill(manifest, engines, tiers)
+    memory = _memory(manifest, engines, params, constants)
+    parity = chk.output_token_parity(tiers, order, manifest.output_tokens)
+    temps = _temperatures(manifest, engines)
+
+    reason = manifest.exclude_reason
+    check_rows = [
+        *chk.finding_checks(getattr(loaded, "findings", []) or []),
+        *chk.duplicate_tiers(loaded.summary),
+        *chk.failed_requests(tiers, order),
+        *chk.monotonic_throughput(tiers, order),
+        *chk.output_token_checks(parity),
+        *chk.identity_checks(tiers, order),
+        *chk.arrays_vs_summary(loaded.summary, recomputed),
+        *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
+        *segment_rows,
+        *chk.temperature_check(temps),
+    ]
+    for spec in manifest.engines:
+        preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
+        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt,
+                                                 "抢占次数", "preemptions")
+    checks = chk.checks_frame(check_rows)
+
+    facts = [_engine_facts(spec, engines.get(spec.id)) for spec in manifest.engines]
+    concurrency = sorted({int(c) for c in tiers["concurrency"]})
+    round_info: dict[str, Any] = {
+        "title": _bilingual(manifest.title),
+        "subtitle": _bilingual(manifest.subtitle),
+        "series": _bilingual(manifest.series),
+        "date": manifest.date,
+        "default_language": manifest.default_language,
+        "gpu": manifest.gpu,
+        "gpu_count": manifest.gpu_count,
+        "memory_gib": manifest.memory_gib,
+        "bandwidth_gb_s": manifest.bandwidth_gb_s,
+        "bandwidth_source": _bilingual(bandwidth_from),
+        "input_tokens": manifest.input_tokens,
+        "output_tokens": manifest.output_tokens,
+        "kv_tokens_per_slot": tokens,
+        "model": manifest.model_name,
+        "client": manifest.client,
+        "concurrency": concurrency,
+        "requests_total": int(tiers["requests"].sum()),
+        "requests_per_engine": _same(tiers.groupby("engine")["requests"].sum()),
+        "completed_total": int(tiers["completed"].sum()),
+        "failed_total": int(tiers["failed"].sum()),
+        "driver": _joined([f["driver"] for f in facts]),
+        "cuda": _joined([f["cuda"] for f in facts]),
+        "engines": facts,
+        "primary_pair": list(pair) if pair else None,
+        "excluded": {k: list(v) for k, v in manifest.exclude_from_conclusions.items()},
+        "exclude_reason": _bilingual(reason),
+    }
+    if manifest.exclude_from_conclusions:
+        listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
+                           for k, v in manifest.exclude_from_conclusions.items())
+        constants.append(Constant("exclude_from_conclusions", listed, "",
+                                  _text("round.toml [analysis].exclude_from_conclusions",
+                                        "round.toml [analysis].exclude_from_conclusions")))
+
+    values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
+                     memory, parity, temps, checks, pair, manifest.output_tokens)
+    return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
+                    graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
+                    values=values, constants=constants)

@@ -1,0 +1,125 @@
+"""Per-tier table: one row per engine × concurrency from the bench summary rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+# bench summary column -> tiers column (SPEC §3 names: p50 = the client's "median")
+STAT_COLUMNS: dict[str, str] = {
+    "ttft_median_ms": "ttft_p50_ms",
+    "ttft_p99_ms": "ttft_p99_ms",
+    "ttft_mean_ms": "ttft_mean_ms",
+    "itl_median_ms": "itl_p50_ms",
+    "itl_mean_ms": "itl_mean_ms",
+    "itl_p99_ms": "itl_p99_ms",
+    "tpot_median_ms": "tpot_p50_ms",
+    "tpot_mean_ms": "tpot_mean_ms",
+    "e2el_median_ms": "e2el_p50_ms",
+    "e2el_mean_ms": "e2el_mean_ms",
+}
+
+BASE_COLUMNS: tuple[str, ...] = (
+    "engine", "concurrency", "requests", "completed", "failed", "duration_s",
+    "total_input_tokens", "total_output_tokens", "output_tok_s", "total_tok_s",
+    *STAT_COLUMNS.values(), "mean_output_tokens",
+)
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    """A float column, all-NaN when the input never had it (old clients omit keys)."""
+    if name in frame.columns:
+        return pd.to_numeric(frame[name], errors="coerce").astype(float)
+    return pd.Series(np.nan, index=frame.index, dtype=float)
+
+
+def _per_second(amount: pd.Series, duration_s: pd.Series) -> pd.Series:
+    ok = duration_s > 0
+    return (amount / duration_s).where(ok)
+
+
+def empty_tiers() -> pd.DataFrame:
+    frame = pd.DataFrame({name: pd.Series(dtype=float) for name in BASE_COLUMNS})
+    frame["engine"] = frame["engine"].astype(str)
+    frame["concurrency"] = frame["concurrency"].astype("int64")
+    return frame
+
+
+def select_tier_rows(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFrame:
+    """Rows that sit on the concurrency axis: known engine, finite concurrency; the last record
+    wins when a tier was run twice (checks.duplicate_tiers reports it)."""
+    if summary.empty or "engine" not in summary.columns:
+        return summary.iloc[0:0]
+    conc = _column(summary, "concurrency")
+    keep = summary["engine"].isin(list(engine_order)) & np.isfinite(conc)
+    rows = summary[keep]
+    return rows[~rows.duplicated(["engine", "concurrency"], keep="last")]
+
+
+def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFrame:
+    """Measured per-tier figures, sorted by manifest engine order then concurrency.
+
+    Throughputs are recomputed as tokens / duration (the client's own keys are the fallback),
+    so they follow corrected token counts.
+    """
+    rows = select_tier_rows(summary, engine_order)
+    if rows.empty:
+        return empty_tiers()
+    out = pd.DataFrame(index=rows.index)
+    out["engine"] = rows["engine"].astype(str)
+    out["concurrency"] = _column(rows, "concurrency").astype("int64")
+    out["requests"] = _column(rows, "num_prompts")
+    out["completed"] = _column(rows, "completed")
+    failed = _column(rows, "failed")
+    out["failed"] = failed.fillna(out["requests"] - out["completed"])
+    out["duration_s"] = _column(rows, "duration_s")
+    out["total_input_tokens"] = _column(rows, "total_input_tokens")
+    out["total_output_tokens"] = _column(rows, "total_output_tokens")
+    out["output_tok_s"] = _per_second(out["total_output_tokens"], out["duration_s"]).fillna(
+        _column(rows, "output_throughput_tok_s"))
+    out["total_tok_s"] = _per_second(
+        out["total_input_tokens"] + out["total_output_tokens"], out["duration_s"]
+    ).fillna(_column(rows, "total_token_throughput_tok_s"))
+    for source, target in STAT_COLUMNS.items():
+        out[target] = _column(rows, source)
+    out["mean_output_tokens"] = (out["total_output_tokens"] / out["completed"]).where(
+        out["completed"] > 0)
+    rank = {engine: i for i, engine in enumerate(engine_order)}
+    out["_rank"] = out["engine"].map(rank)
+    out = out.sort_values(["_rank", "concurrency"], kind="stable").drop(columns="_rank")
+    return out.reset_index(drop=True)[list(BASE_COLUMNS)]
+
+
+def latency_shape(tiers: pd.DataFrame) -> pd.DataFrame:
+    """Stall indicators and per-slot decode rate.
+
+    wait_ratio = mean TPOT / median ITL − 1: how much longer a request's average gap is than a
+    typical gap (time spent waiting behind other requests' prefill).
+    per_slot_tok_s = 1000 / ITL p50.
+    """
+    out = tiers.copy()
+    itl = out["itl_p50_ms"].where(out["itl_p50_ms"] > 0)
+    out["wait_ratio"] = out["tpot_mean_ms"] / itl - 1.0
+    out["itl_mean_over_p50"] = out["itl_mean_ms"] / itl
+    out["per_slot_tok_s"] = 1000.0 / itl
+    return out
+
+
+def mark_excluded(tiers: pd.DataFrame, exclude: dict[str, Sequence[int]]) -> pd.DataFrame:
+    """Flag tiers listed in [analysis].exclude_from_conclusions (kept in tables, never used in
+    headline figures)."""
+    out = tiers.copy()
+    out["excluded"] = [
+        int(c) in set(exclude.get(e, ())) for e, c in zip(out["engine"], out["concurrency"],
+                                                          strict=True)
+    ]
+    return out
+
+
+def usable(tiers: pd.DataFrame) -> pd.DataFrame:
+    """Tiers allowed to feed headline figures."""
+    if "excluded" not in tiers.columns:
+        return tiers
+    return tiers[~tiers["excluded"].astype(bool)]

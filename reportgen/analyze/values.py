@@ -1,0 +1,59 @@
+"""Flatten analysis frames into the dotted `values` dict (names documented in ARCHITECTURE.md).
+
+Values are plain Python scalars: float (NaN when missing), int, bool, str, or a {zh, en} dict
+for bilingual text. Per-tier keys use `c<C>` (e.g. `tiers.llamacpp.c32.output_tok_s`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def scalar(value: Any) -> Any:
+    """numpy / pandas scalars → Python; missing → NaN (None stays None for text)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): scalar(v) for k, v in value.items()}
+    if pd.isna(value):
+        return float("nan")
+    return value
+
+
+def tier_key(concurrency: float) -> str:
+    return f"c{int(concurrency)}"
+
+
+def flatten_rows(frame: pd.DataFrame, prefix: str, group: str | None, columns: Iterable[str],
+                 per_tier: bool = True) -> dict[str, Any]:
+    """`prefix[.<group value>][.c<C>].<column>` for every row and column."""
+    out: dict[str, Any] = {}
+    columns = [c for c in columns if c in frame.columns]
+    for _, row in frame.iterrows():
+        parts = [prefix]
+        if group is not None:
+            parts.append(str(row[group]))
+        if per_tier:
+            parts.append(tier_key(row["concurrency"]))
+        base = ".".join(parts)
+        for column in columns:
+            out[f"{base}.{column}"] = scalar(row[column])
+    return out
+
+
+def numeric_columns(frame: pd.DataFrame, skip: Iterable[str] = ()) -> list[str]:
+    skip = set(skip)
+    return [c for c in frame.columns if c not in skip
+            and (pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]))]

@@ -1,0 +1,962 @@
+"""The page as plain dataclasses: sections made of blocks (prose, cards, tables, figures).
+
+This is the only place that decides what the page says. Every number comes from the Analysis
+(its frames, ``values`` and ``round`` dict), formatted by ``narrative.format_value`` so both
+languages show identical digits; every fixed word comes from the UI string table. The template
+only lays the blocks out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+from markupsafe import Markup, escape
+
+from reportgen.i18n import UI, Bi
+from reportgen.narrative import LANGS, MISSING, SECTIONS, Prose, format_value, is_missing
+
+EXCLUDED_MARK = "†"
+
+
+# ----------------------------------------------------------------------------- page model
+
+@dataclass(frozen=True)
+class Cell:
+    text: Bi
+    num: bool = False
+    cls: str = ""
+
+
+@dataclass(frozen=True)
+class Column:
+    label: Bi
+    num: bool = False
+
+
+@dataclass(frozen=True)
+class Row:
+    cells: list[Cell]
+    cls: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[Column]
+    rows: list[Row]
+    caption: Bi | None = None
+    kind: str = "table"
+
+
+@dataclass(frozen=True)
+class Card:
+    label: Bi
+    value: Bi
+    sub: Bi
+    tone: str = ""
+    kind: str = "card"
+
+
+@dataclass(frozen=True)
+class Cards:
+    cards: list[Card]
+    kind: str = "cards"
+
+
+@dataclass(frozen=True)
+class Para:
+    text: Bi
+    cls: str = ""
+    kind: str = "para"
+
+
+@dataclass(frozen=True)
+class Block:
+    """Block-level HTML (rendered markdown) in both languages."""
+
+    html: Bi
+    cls: str = ""
+    kind: str = "block"
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: Bi
+    kind: str = "heading"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The setup card: label → value pairs."""
+
+    items: list[tuple[Bi, Bi]]
+    kind: str = "facts"
+
+
+@dataclass(frozen=True)
+class Figure:
+    id: str
+    number: Bi
+    caption: Bi | None = None
+    height: int = 460
+    kind: str = "figure"
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    number: int
+    title: Bi
+    headline: Bi | None
+    prose: Bi | None
+    prose_lang: dict[str, str]
+    blocks: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Revisions:
+    """Changes against a previously published report (reportgen.diff.Change items)."""
+
+    previous: str
+    changes: list[Any]
+
+
+@dataclass(frozen=True)
+class Page:
+    default_lang: str
+    title: Bi
+    subtitle: Bi | None
+    date: str
+    sections: list[Section]
+    chrome: dict[str, Bi]
+
+
+# ----------------------------------------------------------------------------- formatting
+
+def fmt(value: Any, spec: str = "") -> str:
+    """A number formatted the same way in both languages ('—' when missing)."""
+    try:
+        return format_value(value, spec)
+    except ValueError:
+        return MISSING if is_missing(value) else str(value)
+
+
+def fmt_g(value: Any) -> str:
+    """Shortest faithful form: 24.0 → 24, 1152.0 → 1,152, 0.0655 → 0.0655."""
+    if is_missing(value):
+        return MISSING
+    x = float(value)
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x):,d}"
+    return fmt(x)
+
+
+def same(text: str) -> Bi:
+    return Bi.plain(text)
+
+
+def ncell(value: Any, spec: str = "", cls: str = "") -> Cell:
+    return Cell(same(fmt(value, spec)), num=True, cls=cls)
+
+
+def tcell(text: Bi | str, cls: str = "") -> Cell:
+    return Cell(text if isinstance(text, Bi) else same(str(text)), cls=cls)
+
+
+def pct_signed(value: Any, digits: int = 1) -> str:
+    if is_missing(value):
+        return MISSING
+    text = format_value(value, f".{digits}pct")
+    return text if text.startswith("-") else "+" + text
+
+
+# ----------------------------------------------------------------------------- data access
+
+class Data:
+    """Convenient, NaN-safe reads from an Analysis."""
+
+    def __init__(self, analysis: Any) -> None:
+        self.a = analysis
+        self.round: Mapping[str, Any] = analysis.round or {}
+        self.values: Mapping[str, Any] = analysis.values or {}
+        self.tiers: pd.DataFrame = analysis.tiers
+        self.engines: pd.DataFrame = analysis.engines
+        self.order: list[str] = [str(e) for e in self.engines["id"]] if len(self.engines) else []
+        self.labels: dict[str, Bi] = self._labels()
+        pair = self.round.get("primary_pair")
+        if pair and len(pair) == 2:
+            self.pair: tuple[str, str] | None = (str(pair[0]), str(pair[1]))
+        elif len(self.order) >= 2:
+            self.pair = (self.order[0], self.order[1])
+        else:
+            self.pair = None
+
+    def _labels(self) -> dict[str, Bi]:
+        out: dict[str, Bi] = {}
+        cols = set(self.engines.columns)
+        for _, row in self.engines.iterrows():
+            eid = str(row["id"])
+            zh = row["label_zh"] if "label_zh" in cols else row.get("label")
+            en = row["label_en"] if "label_en" in cols else row.get("label")
+            zh = zh if isinstance(zh, str) and zh else eid
+            en = en if isinstance(en, str) and en else zh
+            out[eid] = Bi(zh, en)
+        return out
+
+    def label(self, engine: Any) -> Bi:
+        return self.labels.get(str(engine), same(str(engine)))
+
+    def engine(self, engine: str) -> Mapping[str, Any]:
+        rows = self.engines[self.engines["id"] == engine]
+        return rows.iloc[0].to_dict() if len(rows) else {}
+
+    def engine_facts(self, engine: str) -> Mapping[str, Any]:
+        for facts in self.round.get("engines", []) or []:
+            if isinstance(facts, Mapping) and facts.get("id") == engine:
+                return facts
+        return {}
+
+    def rows(self, engine: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+        frame = self.tiers if frame is None else frame
+        if frame is None or frame.empty or "engine" not in frame.columns:
+            return pd.DataFrame()
+        own = frame[frame["engine"] == engine]
+        return own.sort_values("concurrency", kind="stable") if "concurrency" in own else own
+
+    def tier(self, engine: str, c: float) -> Mapping[str, Any]:
+        own = self.rows(engine)
+        hit = own[own["concurrency"] == c] if len(own) else own
+        return hit.iloc[0].to_dict() if len(hit) else {}
+
+    def concurrencies(self) -> list[float]:
+        if self.tiers.empty:
+            return []
+        return sorted({float(c) for c in self.tiers["concurrency"]})
+
+    def excluded(self, engine: str, c: float) -> bool:
+        return bool(self.tier(engine, c).get("excluded", False))
+
+    def v(self, name: str) -> Any:
+        return self.values.get(name, math.nan)
+
+    def gpu_memory(self) -> Any:
+        return self.round.get("memory_gib")
+
+
+def _num(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _ctext(c: Any, excluded: bool = False) -> str:
+    text = fmt_g(c)
+    return f"{text} {EXCLUDED_MARK}" if excluded else text
+
+
+# ----------------------------------------------------------------------------- sections
+
+class PageBuilder:
+    def __init__(self, analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+                 figures: Mapping[str, tuple[str, int]],
+                 revisions: Revisions | None = None) -> None:
+        self.d = Data(analysis)
+        self.revisions = revisions
+        self.ui = ui
+        self.narrative = narrative
+        self.figures = dict(figures)   # kind → (id, height px) of the figures that exist
+
+    # --- small pieces
+
+    def t(self, key: str, **slots: Any) -> Bi:
+        return self.ui.t(key, **slots)
+
+    def figure(self, kind: str, caption: Bi | None = None) -> list[Any]:
+        if kind not in self.figures:
+            return []
+        fig_id, height = self.figures[kind]
+        number = fig_id.split("-")[-1]
+        return [Figure(fig_id, self.t("page.figure", n=number), caption, height)]
+
+    def others(self, engine: str, render: Any) -> Bi:
+        """'vLLM 15.83 ms; SGLang …' for every engine but one, per language."""
+        parts = [(self.d.label(e), render(e)) for e in self.d.order if e != engine]
+        return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
+
+    def excluded_note(self) -> list[Any]:
+        excluded = self.d.round.get("excluded") or {}
+        if not excluded:
+            return []
+        listed = Bi(*("; ".join(
+            f"{self.d.label(e).get(lang)} " + ", ".join(f"C={fmt_g(c)}" for c in cs)
+            for e, cs in excluded.items()) for lang in LANGS))
+        reason = self.d.round.get("exclude_reason")
+        reason_bi = Bi(reason["zh"], reason["en"]) if isinstance(reason, Mapping) else \
+            Bi(*(self.ui.raw("page.excluded_no_reason", lang) for lang in LANGS))
+        return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
+
+    def kv_slots(self) -> dict[str, str]:
+        """tps / kvb / bw slots for the floor formula (first engine's constants)."""
+        e = self.d.engine(self.d.order[0]) if self.d.order else {}
+        return {
+            "tps": fmt_g(self.d.round.get("kv_tokens_per_slot", e.get("tokens_per_slot"))),
+            "kvb": fmt_g(e.get("kv_bytes_per_token")),
+            "bw": fmt_g(self.d.round.get("bandwidth_gb_s", e.get("bandwidth_gb_s"))),
+        }
+
+    def per_tier_table(self, columns: Sequence[tuple[str, str, str]], caption: Bi | None,
+                       c_key: str, engines: Iterable[str] | None = None) -> Table | None:
+        """One row per concurrency; for each (column key, tiers column, format) one column
+        per engine. Excluded (engine, tier) cells get the † mark."""
+        engines = list(engines or self.d.order)
+        concs = self.d.concurrencies()
+        if not concs or not engines:
+            return None
+        cols = [Column(self.t(c_key))]
+        for key, _, _ in columns:
+            for e in engines:
+                cols.append(Column(self.t(key, engine=self.d.label(e)), num=True))
+        rows = []
+        for c in concs:
+            any_excl = any(self.d.excluded(e, c) for e in engines)
+            cells = [Cell(same(fmt_g(c)), num=True)]
+            for _, column, spec in columns:
+                for e in engines:
+                    tier = self.d.tier(e, c)
+                    excl = bool(tier.get("excluded", False))
+                    text = fmt(tier.get(column, math.nan), spec)
+                    cells.append(Cell(same(f"{text} {EXCLUDED_MARK}" if excl else text),
+                                      num=True, cls="excluded" if excl else ""))
+            rows.append(Row(cells, "has-excluded" if any_excl else ""))
+        return Table(cols, rows, caption)
+
+    # --- sections
+
+    def setup(self) -> list[Any]:
+        r = self.d.round
+        items: list[tuple[Bi, Bi]] = []
+        if r.get("gpu"):
+            gpu = str(r["gpu"])
+            if _num(r.get("gpu_count", 1)) > 1:
+                gpu = f"{fmt_g(r['gpu_count'])} × {gpu}"
+            items.append((self.t("setup.gpu"), self.t(
+                "setup.gpu_value", gpu=gpu, memory=fmt_g(r.get("memory_gib")),
+                bandwidth=fmt_g(r.get("bandwidth_gb_s")))))
+        if r.get("model"):
+            items.append((self.t("setup.model"), same(str(r["model"]))))
+        for engine in self.d.order:
+            facts = self.d.engine_facts(engine)
+            parts = [str(facts[k]) for k in ("version", "dtype", "quant") if facts.get(k)]
+            if facts.get("commit") and str(facts["commit"]) not in parts:
+                parts.insert(1 if parts else 0, str(facts["commit"]))
+            items.append((self.d.label(engine), same(" · ".join(dict.fromkeys(parts)) or MISSING)))
+            settings: list[Bi] = []
+            if facts.get("slots") is not None:
+                settings.append(self.t("setup.slots", n=fmt_g(facts["slots"])))
+            if facts.get("context") is not None:
+                settings.append(self.t("setup.context", n=fmt_g(facts["context"])))
+            if facts.get("prompt_cache") in ("off", "on"):
+                settings.append(self.t(f"setup.cache_{facts['prompt_cache']}"))
+            if settings:
+                items.append((self.t("setup.engine_settings", engine=self.d.label(engine)),
+                              Bi(*(" · ".join(s.get(lang) for s in settings) for lang in LANGS))))
+        if r.get("input_tokens") is not None:
+            items.append((self.t("setup.workload"), self.t(
+                "setup.workload_value", input=fmt_g(r["input_tokens"]),
+                output=fmt_g(r.get("output_tokens")))))
+        concs = r.get("concurrency") or self.d.concurrencies()
+        if concs:
+            items.append((self.t("setup.tiers"), same(" · ".join(fmt_g(c) for c in concs))))
+        if r.get("client"):
+            items.append((self.t("setup.client"), same(str(r["client"]))))
+        if r.get("requests_total") is not None:
+            items.append((self.t("setup.failed"), self.t(
+                "setup.failed_value", failed=fmt_g(r.get("failed_total")),
+                total=fmt_g(r.get("requests_total")))))
+        if r.get("driver") or r.get("cuda"):
+            items.append((self.t("setup.driver"), self.t(
+                "setup.driver_value", driver=str(r.get("driver") or MISSING),
+                cuda=str(r.get("cuda") or MISSING))))
+        if r.get("date"):
+            items.append((self.t("setup.date"), same(str(r["date"]))))
+        return [Facts(items)]
+
+    def glossary(self) -> list[Any]:
+        r = self.d.round
+        out: list[Any] = [Para(self.t("glossary.lead", client=str(r.get("client") or MISSING)))]
+        out.append(Heading(self.t("glossary.pipeline_title")))
+        out_tokens = _num(r.get("output_tokens"))
+        gaps = fmt_g(out_tokens - 1) if math.isfinite(out_tokens) else "n − 1"
+        out.append(Block(self.ui.block("glossary.pipeline", input=fmt_g(r.get("input_tokens")),
+                                       gaps=gaps), "diagram"))
+        metrics = (
+            ("ttft", "ttft_p50_ms", ".0f", "ms"), ("itl", "itl_p50_ms", ".2f", "ms"),
+            ("itl_p99", "itl_p99_ms", ".1f", "ms"), ("tpot", "tpot_p50_ms", ".2f", "ms"),
+            ("e2el", "e2el_p50_ms", ".0f", "ms"), ("output_tok_s", "output_tok_s", ".1f", "tok/s"),
+            ("total_tok_s", "total_tok_s", ".0f", "tok/s"),
+        )
+        rows = []
+        for key, column, spec, unit in metrics:
+            ranges = []
+            for e in self.d.order:
+                own = self.d.rows(e)
+                if own.empty or column not in own:
+                    continue
+                first, last = own.iloc[0][column], own.iloc[-1][column]
+                ranges.append((self.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
+            measured = Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in ranges)
+                            for lang in LANGS))
+            rows.append(Row([
+                tcell(self.t(f"glossary.{key}.metric"), "metric"),
+                tcell(self.t(f"glossary.{key}.name")),
+                tcell(self.t(f"glossary.{key}.what"), "prose"),
+                tcell(measured, "range"),
+            ]))
+        cols = [Column(self.t(f"glossary.col_{k}")) for k in ("metric", "name", "what", "range")]
+        out.append(Table(cols, rows, self.t("glossary.table_caption"), kind="glossary"))
+        out.append(Heading(self.t("glossary.confusions_title")))
+        out.append(Block(self.ui.block("glossary.confusions")))
+        return out
+
+    def headline(self) -> list[Any]:
+        d = self.d
+        cards: list[Card] = []
+        if d.pair:
+            a, b = d.pair
+            if _num(d.v("crossover.count")) > 0:
+                cards.append(Card(
+                    self.t("headline.cross_label"),
+                    self.t("headline.cross_value", c=fmt(d.v("crossover.concurrency"), ".1f")),
+                    self.t("headline.cross_sub", a=d.label(a), b=d.label(b),
+                           lo=fmt_g(d.v("crossover.lower_tier")),
+                           hi=fmt_g(d.v("crossover.upper_tier")),
+                           rlo=fmt(d.v("crossover.ratio_lower"), ".3f"),
+                           rhi=fmt(d.v("crossover.ratio_upper"), ".3f")), "accent"))
+            elif not math.isnan(_num(d.v("crossover.count"))):
+                cards.append(Card(self.t("headline.cross_none_label"),
+                                  self.t("headline.cross_none_value"),
+                                  self.t("headline.cross_none_sub"), "accent"))
+        itl_c1 = {e: _num(d.engine(e).get("itl_p50_c1_ms")) for e in d.order}
+        finite = {e: v for e, v in itl_c1.items() if math.isfinite(v)}
+        if finite:
+            focus = min(finite, key=lambda e: finite[e])
+            e = d.engine(focus)
+            sub_others = self.others(focus, lambda o: f"{fmt(itl_c1[o], '.2f')} ms")
+            if d.pair and focus == d.pair[0] and math.isfinite(_num(d.v("step_ratio.measured"))):
+                sub = self.t("headline.step_sub", others=sub_others,
+                             pred=fmt(d.v("step_ratio.predicted"), ".2x"),
+                             meas=fmt(d.v("step_ratio.measured"), ".2x"))
+            else:
+                sub = sub_others
+            cards.append(Card(self.t("headline.step_label", engine=d.label(focus)),
+                              self.t("headline.step_value", ms=fmt(e.get("itl_p50_c1_ms"), ".2f")),
+                              sub))
+            if math.isfinite(_num(e.get("efficiency_cmax"))):
+                cards.append(Card(
+                    self.t("headline.eff_label", c=fmt_g(e.get("cmax")), engine=d.label(focus)),
+                    same(fmt(e.get("efficiency_cmax"), "pct")),
+                    self.t("headline.eff_sub", others=self.others(
+                        focus, lambda o: fmt(d.engine(o).get("efficiency_cmax"), "pct")))))
+            if math.isfinite(_num(e.get("ms_per_slot"))):
+                cards.append(Card(
+                    self.t("headline.slot_label", engine=d.label(focus)),
+                    self.t("headline.slot_value", ms=fmt(e.get("ms_per_slot"), ".2f")),
+                    self.t("headline.slot_sub", others=self.others(
+                        focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms"),
+                        floor=fmt(e.get("floor_ms_per_slot")))))
+        for engine in d.order:
+            c = d.v(f"throughput_drop.{engine}.concurrency")
+            if is_missing(c):
+                continue
+            prev = d.v(f"throughput_drop.{engine}.previous_concurrency")
+            cards.append(Card(
+                self.t("headline.anomaly_label", engine=d.label(engine), c=fmt_g(c)),
+                self.t("headline.anomaly_value", tok=fmt(d.tier(engine, c).get("output_tok_s"),
+                                                         ".1f")),
+                self.t("headline.anomaly_sub", prev=fmt_g(prev),
+                       prev_tok=fmt(d.tier(engine, prev).get("output_tok_s"), ".1f")),
+                "warn"))
+            break
+        return [Cards(cards)] if cards else []
+
+    def crossover(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = []
+        captions = []
+        for _, row in self.d.a.crossovers.iterrows():
+            a, b = str(row["engine_a"]), str(row["engine_b"])
+            rlo, rhi = _num(row["ratio_lower"]), _num(row["ratio_upper"])
+            if d.pair and (b, a) == d.pair:   # read the ratio the way the headline does
+                a, b, rlo, rhi = b, a, 1 / rlo, 1 / rhi
+            captions.append(self.t(
+                "crossover.caption", a=d.label(a), b=d.label(b), lo=fmt_g(row["lower_tier"]),
+                hi=fmt_g(row["upper_tier"]), rlo=fmt(rlo, ".3f"), rhi=fmt(rhi, ".3f"),
+                c=fmt(row["concurrency"], ".1f")))
+        if not captions and len(d.order) >= 2:
+            captions.append(self.t("crossover.no_crossing"))
+        caption = Bi(*(Markup(" ").join(c.get(lang) for c in captions) for lang in LANGS)) \
+            if captions else None
+        out += self.figure("throughput", caption)
+        out += self.excluded_note()
+        if d.pair:
+            a, b = d.pair
+            concs = d.concurrencies()
+            cols = [Column(self.t("crossover.col_c"))]
+            cols += [Column(self.t("crossover.col_tok", engine=d.label(e)), True) for e in d.order]
+            cols.append(Column(self.t("crossover.col_ratio"), True))
+            cols += [Column(self.t("crossover.col_itl", engine=d.label(e)), True) for e in d.order]
+            cols += [Column(self.t("crossover.col_ttft", engine=d.label(e)), True)
+                     for e in d.order]
+            rows = []
+            for c in concs:
+                excl = {e: d.excluded(e, c) for e in d.order}
+                cells = [Cell(same(fmt_g(c)), True)]
+
+                def val(e: str, column: str, spec: str, c: float = c,
+                        excl: dict[str, bool] = excl) -> Cell:
+                    text = fmt(d.tier(e, c).get(column, math.nan), spec)
+                    mark = f"{text} {EXCLUDED_MARK}" if excl[e] else text
+                    return Cell(same(mark), True, "excluded" if excl[e] else "")
+
+                cells += [val(e, "output_tok_s", ".1f") for e in d.order]
+                ta, tb = (_num(d.tier(x, c).get("output_tok_s")) for x in (a, b))
+                ratio = ta / tb if tb > 0 else math.nan
+                cells.append(Cell(same(fmt(ratio, ".2x")), True,
+                                  "ratio up" if ratio > 1 else "ratio down" if ratio < 1 else ""))
+                cells += [val(e, "itl_p50_ms", ".2f") for e in d.order]
+                cells += [val(e, "ttft_p50_ms", ".0f") for e in d.order]
+                rows.append(Row(cells, "has-excluded" if any(excl.values()) else ""))
+            out.append(Table(cols, rows, self.t("crossover.table_caption", num=d.label(a),
+                                                den=d.label(b))))
+        return out
+
+    def bytes_(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = [Para(self.t("bytes.lead"))]
+        rows = []
+        c1 = MISSING
+        for e in d.order:
+            eng = d.engine(e)
+            c1 = fmt_g(eng.get("c1"))
+            facts_src = ""
+            for const in getattr(d.a, "constants", []) or []:
+                if getattr(const, "name", "") == f"{e}.weight_bytes_per_step":
+                    facts_src = const.provenance
+            src = Bi(facts_src.zh, facts_src.en) if facts_src else same(MISSING)
+            rows.append(Row([
+                tcell(d.label(e)),
+                ncell(d.v(f"engines.{e}.weight_gb"), ".2f"),
+                ncell(d.v(f"engines.{e}.kv_gb_c1"), ".2f"),
+                ncell(d.v(f"engines.{e}.step_gb_c1"), ".2f"),
+                ncell(eng.get("itl_p50_c1_ms"), ".2f"),
+                ncell(eng.get("effective_gb_s_c1"), ".0f"),
+                ncell(eng.get("mbu_c1"), ".0pct"),
+                tcell(src, "source"),
+            ]))
+        if rows:
+            keys = ("col_engine", "col_weights", "col_kv", "col_step", "col_itl", "col_gbs",
+                    "col_mbu", "col_source")
+            cols = [Column(self.t(f"bytes.{k}"), k not in ("col_engine", "col_source"))
+                    for k in keys]
+            out.append(Table(cols, rows, self.t("bytes.ledger_caption", c=c1, **{
+                k: v for k, v in self.kv_slots().items() if k in ("tps", "kvb")})))
+        if d.pair and math.isfinite(_num(d.v("step_ratio.measured"))):
+            a, b = d.pair
+            out.append(Para(self.t(
+                "bytes.ratio", slow=d.label(b), fast=d.label(a),
+                pred=fmt(d.v("step_ratio.predicted"), ".2x"),
+                meas=fmt(d.v("step_ratio.measured"), ".2x"),
+                att=fmt(d.v("step_ratio.attained"), "pct"), bw=self.kv_slots()["bw"])))
+        return out
+
+    def prefill(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = [Para(self.t("prefill.lead"))]
+        pre = d.a.prefill
+        rows = []
+        if pre is not None and len(pre) and "server_prefill_ms" in pre.columns:
+            for e in d.order:
+                for _, r in d.rows(e, pre).iterrows():
+                    if not math.isfinite(_num(r.get("server_prefill_ms"))):
+                        continue
+                    excl = bool(r.get("excluded", False))
+                    rows.append(Row([
+                        tcell(d.label(e)),
+                        Cell(same(_ctext(r["concurrency"], excl)), True),
+                        ncell(r.get("server_prefill_ms"), ".1f"),
+                        ncell(r.get("server_samples"), "d"),
+                        ncell(r.get("ttft_p50_ms"), ".1f"),
+                        ncell(r.get("client_overhead_ms"), ".1f"),
+                        tcell(str(r.get("source") or MISSING), "source"),
+                    ], "has-excluded" if excl else ""))
+        if rows:
+            keys = ("col_engine", "col_c", "col_server", "col_samples", "col_ttft",
+                    "col_overhead", "col_source")
+            cols = [Column(self.t(f"prefill.{k}"), k not in ("col_engine", "col_source"))
+                    for k in keys]
+            out.append(Table(cols, rows, self.t("prefill.caption")))
+        else:
+            out.append(Para(self.t("prefill.no_data"), "note"))
+        table = self.per_tier_table(
+            [("crossover.col_ttft", "ttft_p50_ms", ".0f"), ("data.col_ttft_p99", "ttft_p99_ms",
+                                                             ".0f")],
+            self.t("prefill.ttft_caption"), "crossover.col_c")
+        if table is not None:
+            # the p99 header names no engine, so prefix it
+            cols = list(table.columns)
+            n = len(d.order)
+            for i, e in enumerate(d.order):
+                lab = d.label(e)
+                cols[1 + n + i] = Column(Bi(f"{lab.zh} TTFT p99", f"{lab.en} TTFT p99"), True)
+            out.append(Table(cols, table.rows, table.caption))
+        return out
+
+    def batching(self) -> list[Any]:
+        d = self.d
+        slots = self.kv_slots()
+        out: list[Any] = [Para(self.t("batching.lead"))]
+        out += self.figure("itl", self.t("batching.fig_caption", **slots))
+        rows = []
+        for e in d.order:
+            eng = d.engine(e)
+            if not eng:
+                continue
+            rows.append(Row([
+                tcell(d.label(e)),
+                ncell(eng.get("c1"), "d"), ncell(eng.get("cmax"), "d"),
+                ncell(eng.get("itl_p50_c1_ms"), ".2f"), ncell(eng.get("itl_p50_cmax_ms"), ".2f"),
+                ncell(eng.get("ms_per_slot"), ".3f"), ncell(eng.get("floor_ms_per_slot"), ".4f"),
+                ncell(eng.get("slope_vs_floor"), ".1x"), ncell(eng.get("efficiency_cmax"), "pct"),
+            ]))
+        if rows:
+            keys = ("col_engine", "col_lo", "col_hi", "col_itl_lo", "col_itl_hi", "col_slot",
+                    "col_floor_slot", "col_slope", "col_eff")
+            cols = [Column(self.t(f"batching.{k}"), k != "col_engine") for k in keys]
+            out.append(Table(cols, rows, self.t("batching.cost_caption", **slots)))
+        table = self.per_tier_table([("stalls.col_wait", "roofline_attainment", ".1pct")],
+                                    self.t("batching.attain_caption"), "crossover.col_c")
+        if table is not None:
+            out.append(table)
+        return out
+
+    def waves(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = [Para(self.t("waves.lead")), Para(self.t("waves.caveat"), "note")]
+        rows = []
+        for e in d.order:
+            for _, r in d.rows(e).iterrows():
+                excl = bool(r.get("excluded", False))
+                rows.append(Row([
+                    tcell(d.label(e)),
+                    Cell(same(_ctext(r["concurrency"], excl)), True),
+                    ncell(r.get("requests"), "d"), ncell(r.get("waves"), "d"),
+                    ncell(r.get("duration_s"), ".2f"), ncell(r.get("duration_per_wave_s"), ".2f"),
+                    ncell(_num(r.get("e2el_p50_ms")) / 1000.0, ".2f"),
+                    Cell(same(pct_signed(r.get("wave_gap"))), True),
+                ], "has-excluded" if excl else ""))
+        if rows:
+            keys = ("col_engine", "col_c", "col_requests", "col_waves", "col_duration",
+                    "col_per_wave", "col_e2el", "col_gap")
+            cols = [Column(self.t(f"waves.{k}"), k != "col_engine") for k in keys]
+            out.append(Table(cols, rows, self.t("waves.caption")))
+        return out
+
+    def stalls(self) -> list[Any]:
+        out: list[Any] = [Para(self.t("stalls.lead"))]
+        table = self.per_tier_table(
+            [("stalls.col_p50", "itl_p50_ms", ".2f"), ("stalls.col_mean", "itl_mean_ms", ".2f"),
+             ("stalls.col_ratio", "itl_mean_over_p50", ".2f")],
+            self.t("stalls.itl_caption"), "stalls.col_c")
+        if table is not None:
+            out.append(table)
+        out.append(Para(self.t("stalls.wait_lead")))
+        out += self.figure("wait")
+        table = self.per_tier_table([("stalls.col_wait", "wait_ratio", ".1pct")],
+                                    self.t("stalls.wait_caption"), "stalls.col_c")
+        if table is not None:
+            out.append(table)
+        return out
+
+    def anomalies(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = []
+        checks = d.a.checks
+        findings = []
+        if checks is not None and len(checks):
+            for _, r in checks.iterrows():
+                if r.get("status") in ("warn", "fail"):
+                    findings.append(self._message(r))
+        out.append(Heading(self.t("anomalies.findings_title")))
+        if findings:
+            out.append(Block(Bi(*(_ul([f.get(lang) for f in findings]) for lang in LANGS)),
+                             "findings"))
+        else:
+            out.append(Para(self.t("anomalies.no_findings"), "note"))
+        out += self.excluded_note()
+        out.append(Para(self.t("anomalies.lead")))
+        concs = d.concurrencies()
+        if concs:
+            cols = [Column(self.t("anomalies.col_c"))]
+            for key in ("col_slot", "col_bound", "col_measured"):
+                cols += [Column(self.t(f"anomalies.{key}", engine=d.label(e)), True)
+                         for e in d.order]
+            rows = []
+            for c in concs:
+                cells = [Cell(same(fmt_g(c)), True)]
+                excl = {e: d.excluded(e, c) for e in d.order}
+                for kind in ("slot", "bound", "measured"):
+                    for e in d.order:
+                        tier = d.tier(e, c)
+                        per_slot = _num(tier.get("per_slot_tok_s"))
+                        value = {"slot": per_slot, "bound": per_slot * c,
+                                 "measured": _num(tier.get("output_tok_s"))}[kind]
+                        text = fmt(value, ".1f" if kind != "bound" else ".0f")
+                        cells.append(Cell(same(f"{text} {EXCLUDED_MARK}" if excl[e] else text),
+                                          True, "excluded" if excl[e] else ""))
+                rows.append(Row(cells, "has-excluded" if any(excl.values()) else ""))
+            out.append(Table(cols, rows, self.t("anomalies.slot_caption")))
+        out += self.graph_reuse()
+        return out
+
+    def graph_reuse(self) -> list[Any]:
+        d = self.d
+        reuse = d.a.graph_reuse
+        if reuse is None or reuse.empty or "engine" not in reuse.columns:
+            return []
+        out: list[Any] = [Heading(self.t("anomalies.reuse_title")),
+                          Para(self.t("anomalies.reuse_lead")),
+                          Block(self.ui.block("anomalies.reuse_bases"))]
+        for e in d.order:
+            own = d.rows(e, reuse)
+            if own.empty:
+                continue
+            rows = []
+            sources = set()
+            for _, r in own.iterrows():
+                excl = bool(r.get("excluded", False))
+                if r.get("decode_steps_batched_source"):
+                    sources.add(str(r["decode_steps_batched_source"]))
+                rows.append(Row([
+                    Cell(same(_ctext(r["concurrency"], excl)), True),
+                    ncell(r.get("print_timing_lines"), "d"),
+                    ncell(r.get("decode_steps"), "d"),
+                    ncell(r.get("graphs_reused_delta"), "d"),
+                    ncell(r.get("reuse"), ".2pct"),
+                    ncell(r.get("decode_steps_batched"), "d"),
+                    ncell(r.get("reuse_batched"), ".1pct"),
+                    ncell(r.get("itl_p50_ms"), ".2f"),
+                    ncell(r.get("roofline_attainment"), ".1pct"),
+                ], "has-excluded" if excl else ""))
+            keys = ("col_c", "col_lines", "col_steps", "col_delta", "col_reuse", "col_steps_b",
+                    "col_reuse_b", "col_itl", "col_att")
+            cols = [Column(self.t(f"anomalies.{k}"), True) for k in keys]
+            ceiling = own["theoretical_max_reuse"].iloc[0] if "theoretical_max_reuse" in own \
+                else math.nan
+            out.append(Table(cols, rows, self.t("anomalies.reuse_caption", engine=d.label(e),
+                                                max=fmt(ceiling, ".1pct"))))
+            if sources:
+                out.append(Para(self.t("anomalies.steps_source", sources=", ".join(
+                    sorted(sources))), "note"))
+        out += self.figure("reuse")
+        out.append(Para(self.t("anomalies.correlation"), "note"))
+        return out
+
+    def memory(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = [Para(self.t("memory.lead"))]
+        out += self.figure("memory")
+        mem = d.a.memory
+        if mem is not None and len(mem):
+            rows = []
+            for e in d.order:
+                own = mem[mem["engine"] == e]
+                if own.empty:
+                    continue
+                r = own.iloc[0]
+                rows.append(Row([
+                    tcell(d.label(e)),
+                    ncell(r.get("weights_gib"), ".2f"), ncell(r.get("kv_pool_gib"), ".2f"),
+                    ncell(r.get("kv_pool_tokens"), "d"), ncell(r.get("estimated_total_gib"), ".2f"),
+                    ncell(r.get("measured_total_gib"), ".2f"), ncell(r.get("other_gib"), ".2f"),
+                    ncell(r.get("estimate_gap"), ".1pct"),
+                ]))
+            keys = ("col_engine", "col_weights", "col_kv", "col_tokens", "col_estimate",
+                    "col_measured", "col_other", "col_gap")
+            cols = [Column(self.t(f"memory.{k}"), k != "col_engine") for k in keys]
+            out.append(Table(cols, rows, self.t("memory.caption")))
+            ratio = d.v("memory.kv_capacity_ratio")
+            if d.pair and not is_missing(ratio):
+                a, b = d.pair
+                tok = mem.set_index("engine")["kv_pool_tokens"]
+                out.append(Para(self.t("memory.capacity", a=d.label(a), b=d.label(b),
+                                       ta=fmt(tok.get(a), "d"), tb=fmt(tok.get(b), "d"),
+                                       ratio=fmt(ratio, ".2x"))))
+        return out
+
+    def data(self) -> list[Any]:
+        d = self.d
+        out: list[Any] = [Para(self.t("data.lead"))]
+        spec = (("col_requests", "requests", "d"), ("col_completed", "completed", "d"),
+                ("col_failed", "failed", "d"), ("col_duration", "duration_s", ".2f"),
+                ("col_out", "output_tok_s", ".1f"), ("col_total", "total_tok_s", ".0f"),
+                ("col_ttft_p50", "ttft_p50_ms", ".0f"), ("col_ttft_p99", "ttft_p99_ms", ".0f"),
+                ("col_itl_p50", "itl_p50_ms", ".2f"), ("col_itl_mean", "itl_mean_ms", ".2f"),
+                ("col_itl_p99", "itl_p99_ms", ".1f"), ("col_tpot_p50", "tpot_p50_ms", ".2f"),
+                ("col_e2el_p50", "e2el_p50_ms", ".0f"), ("col_mean_out", "mean_output_tokens",
+                                                         ".2f"))
+        rows = []
+        for e in d.order:
+            for _, r in d.rows(e).iterrows():
+                excl = bool(r.get("excluded", False))
+                cells = [tcell(d.label(e)), Cell(same(_ctext(r["concurrency"], excl)), True)]
+                for _, column, fspec in spec:
+                    cls = "bad" if column == "failed" and _num(r.get(column)) > 0 else ""
+                    cells.append(ncell(r.get(column), fspec, cls))
+                rows.append(Row(cells, "has-excluded" if excl else ""))
+        if rows:
+            cols = [Column(self.t("data.col_engine")), Column(self.t("data.col_c"), True)]
+            cols += [Column(self.t(f"data.{k}"), True) for k, _, _ in spec]
+            out.append(Table(cols, rows, None, kind="wide"))
+        out += self.figure("tradeoff", self.t("batching.tradeoff_caption"))
+        out.append(Para(self.t("data.download"), "note"))
+        return out
+
+    def _message(self, r: Mapping[str, Any]) -> Bi:
+        msg = r.get("message")
+        if isinstance(msg, Mapping):
+            return Bi(str(msg.get("zh", "")), str(msg.get("en", "")))
+        return Bi(str(r.get("message_zh", "") or ""), str(r.get("message_en", "") or ""))
+
+    def checks(self) -> list[Any]:
+        d = self.d
+        checks = d.a.checks
+        out: list[Any] = [Para(self.t("checks.lead"))]
+        if checks is None or checks.empty:
+            return [*out, Para(self.t("checks.none"), "note")]
+        counts = {s: int((checks["status"] == s).sum()) for s in ("pass", "warn", "fail")}
+        out.append(Para(self.t("checks.summary", **{k: str(v) for k, v in counts.items()})))
+        order = {"fail": 0, "warn": 1, "pass": 2}
+        ranked = sorted(range(len(checks)), key=lambda i: order.get(checks.iloc[i]["status"], 3))
+        rows = []
+        for i in ranked:
+            r = checks.iloc[i].to_dict()
+            status = str(r.get("status"))
+            engine = r.get("engine")
+            has_engine = isinstance(engine, str) and engine != ""
+            rows.append(Row([
+                tcell(self.t(f"checks.{status}") if status in order else same(status),
+                      f"status {status}"),
+                tcell(str(r.get("id", "")), "mono"),
+                tcell(d.label(engine) if has_engine else same(MISSING)),
+                Cell(same(fmt_g(r.get("concurrency"))), True),
+                tcell(self._message(r), "prose"),
+            ], f"check-{status}"))
+        keys = ("col_status", "col_check", "col_engine", "col_c", "col_message")
+        cols = [Column(self.t(f"checks.{k}"), k == "col_c") for k in keys]
+        out.append(Table(cols, rows, None, kind="checks"))
+        return out
+
+    def constants(self) -> list[Any]:
+        consts = list(getattr(self.d.a, "constants", []) or [])
+        if not consts:
+            return []
+        rows = []
+        for c in consts:
+            value = c.value
+            text = fmt_g(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+                else (MISSING if value is None else str(value))
+            prov = c.provenance
+            prov_bi = Bi(prov.zh, prov.en) if hasattr(prov, "zh") else same(str(prov))
+            rows.append(Row([tcell(str(c.name), "mono"), Cell(same(text), True),
+                             tcell(str(c.unit or "")), tcell(prov_bi, "source")]))
+        cols = [Column(self.t("constants.col_name")), Column(self.t("constants.col_value"), True),
+                Column(self.t("constants.col_unit")), Column(self.t("constants.col_source"))]
+        return [Para(self.t("constants.lead")), Table(cols, rows, None, kind="constants")]
+
+    def revisions_(self) -> list[Any]:
+        rev = self.revisions
+        if rev is None:
+            return []
+        if not rev.changes:
+            return [Para(self.t("revisions.none", previous=rev.previous))]
+        rows = []
+        for c in rev.changes:
+            old, new = (_diff_value(x) for x in (c.old, c.new))
+            rows.append(Row([tcell(str(c.table), "mono"), tcell(str(c.row)),
+                             tcell(str(c.column), "mono"), Cell(same(old), True),
+                             Cell(same(new), True)]))
+        cols = [Column(self.t(f"revisions.col_{k}"), k in ("old", "new"))
+                for k in ("table", "row", "column", "old", "new")]
+        return [Para(self.t("revisions.lead", previous=rev.previous, n=str(len(rev.changes)))),
+                Table(cols, rows, None, kind="revisions")]
+
+    # --- assembly
+
+    def sections(self) -> list[Section]:
+        makers = {
+            "setup": self.setup, "glossary": self.glossary, "headline": self.headline,
+            "crossover": self.crossover, "bytes": self.bytes_, "prefill": self.prefill,
+            "batching": self.batching, "waves": self.waves, "stalls": self.stalls,
+            "anomalies": self.anomalies, "memory": self.memory, "data": self.data,
+            "checks": self.checks, "constants": self.constants, "next": lambda: [],
+        }
+        out = []
+        order = list(SECTIONS)
+        if self.revisions is not None:
+            makers["revisions"] = self.revisions_
+            order.insert(order.index("headline") + 1, "revisions")
+        for sid in order:
+            blocks = makers[sid]()
+            prose = self.narrative.get(sid)
+            if not blocks and prose is None:
+                continue
+            headline = prose_bi(prose.title) if prose and any(prose.title.values()) else None
+            out.append(Section(
+                id=sid, number=len(out) + 1, title=self.t(f"section.{sid}.title"),
+                headline=headline, prose=prose_bi(prose.body) if prose else None,
+                prose_lang=dict(prose.source_lang) if prose else {lang: lang for lang in LANGS},
+                blocks=blocks))
+        return out
+
+
+def prose_bi(per_lang: Mapping[str, str]) -> Bi:
+    return Bi(per_lang["zh"], per_lang["en"])
+
+
+def _ul(items: Sequence[str]) -> str:
+    return Markup("<ul>") + Markup("").join(
+        Markup("<li>") + (item if isinstance(item, Markup) else escape(item)) + Markup("</li>")
+        for item in items) + Markup("</ul>")
+
+
+def _bi_text(value: Any) -> Bi | None:
+    if isinstance(value, Mapping):
+        return Bi(str(value.get("zh", value.get("en", ""))), str(value.get("en", value.get("zh",
+                                                                                           ""))))
+    if isinstance(value, str) and value:
+        return same(value)
+    return None
+
+
+def _diff_value(value: Any) -> str:
+    if value is None:
+        return MISSING
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return fmt_g(value) if float(value).is_integer() else f"{float(value):,.6g}"
+    return str(value)
+
+
+def build_page(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+               figures: Mapping[str, tuple[str, int]], default_lang: str,
+               chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None) -> Page:
+    """Assemble the page. ``figures`` maps figure kind → (id, height) of the figures built;
+    ``chrome`` holds footer/toggle texts prepared by the caller."""
+    builder = PageBuilder(analysis, ui, narrative, figures, revisions)
+    r = analysis.round or {}
+    title = _bi_text(r.get("title")) or same("reportgen")
+    return Page(default_lang=default_lang, title=title, subtitle=_bi_text(r.get("subtitle")),
+                date=date, sections=builder.sections(), chrome=dict(chrome))

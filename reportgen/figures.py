@@ -1,0 +1,508 @@
+"""The report's Plotly figures, built from the Analysis once per language.
+
+Figures are validated ``go.Figure`` objects (attribute typos fail at build time). The page ships
+them as ``fig.to_dict()`` (numeric arrays as ``bdata``) with the layout template removed and one
+shared copy sent instead; see ``figures_payload``. Ids are fixed by kind, so a figure keeps its id
+whether or not another one is present:
+
+    fig-1 output throughput vs concurrency (log–log, crossover marked)
+    fig-2 measured ITL p50 vs roofline floor per engine
+    fig-3 memory split per engine against GPU memory
+    fig-4 wait ratio per tier
+    fig-5 CUDA-graph reuse (both step bases) vs roofline attainment
+    fig-6 latency–throughput: tok/s per user (1000 / TPOT p50) vs output tok/s
+
+Tiers excluded from conclusions are drawn with open markers and say so in the hover text and in
+a legend entry. Every label comes from the UI string table; every number from the Analysis.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from reportgen.i18n import UI, figure_patches
+from reportgen.narrative import LANGS
+
+FONT = ('system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",'
+        '"Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif')
+PALETTE = ("#2563eb", "#ea580c", "#059669", "#9333ea", "#dc2626", "#0891b2", "#ca8a04")
+INK, MUTED, GRID = "#1f2937", "#6b7280", "#e5e7eb"
+
+# Trace types the vendored plotly.js cartesian partial bundle can draw (see tools/vendor_plotly.sh).
+CARTESIAN_TRACES = frozenset({
+    "bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
+    "image", "pie", "scatter", "scatterternary", "violin",
+})
+
+
+def template() -> go.layout.Template:
+    """The one layout template shared by all figures (sent once to the page)."""
+    axis = dict(showgrid=True, gridcolor=GRID, zeroline=False, showline=True, linecolor="#9ca3af",
+                ticks="outside", tickcolor="#9ca3af", ticklen=4, automargin=True,
+                title=dict(font=dict(size=13, color=MUTED), standoff=10))
+    return go.layout.Template(layout=dict(
+        font=dict(family=FONT, size=12, color=INK),
+        paper_bgcolor="#ffffff", plot_bgcolor="#ffffff", colorway=list(PALETTE),
+        title=dict(x=0, xanchor="left", xref="container", y=1, yref="container", yanchor="top",
+                   pad=dict(t=14, l=14), font=dict(size=15, color=INK)),
+        xaxis=axis, yaxis=axis,
+        legend=dict(orientation="h", x=0, xanchor="left", y=1.02, yanchor="bottom",
+                    bgcolor="rgba(255,255,255,0)", font=dict(size=12)),
+        margin=dict(l=64, r=28, t=84, b=56),
+        hoverlabel=dict(font=dict(family=FONT, size=12), align="left"),
+        hovermode="closest",
+    ))
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    id: str
+    kind: str
+    figure: go.Figure
+
+
+# ------------------------------------------------------------------------------- helpers
+
+def engine_labels(analysis: Any) -> dict[str, dict[str, str]]:
+    """engine id → {lang: label}. The round dict may carry bilingual labels; otherwise the
+    engines table's label is used in both languages."""
+    out: dict[str, dict[str, str]] = {}
+    engines = analysis.engines
+    for _, row in engines.iterrows():
+        label = row.get("label")
+        text = str(label) if isinstance(label, str) and label else str(row["id"])
+        out[str(row["id"])] = {lang: text for lang in LANGS}
+    for spec in analysis.round.get("engines", []) or []:
+        if isinstance(spec, Mapping) and isinstance(spec.get("label"), Mapping) and \
+                spec.get("id") in out:
+            out[spec["id"]] = {lang: str(spec["label"].get(lang) or out[spec["id"]][lang])
+                               for lang in LANGS}
+    return out
+
+
+def engine_order(analysis: Any) -> list[str]:
+    return [str(e) for e in analysis.engines["id"]]
+
+
+def colors(analysis: Any) -> dict[str, str]:
+    return {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(engine_order(analysis))}
+
+
+def _rows(frame: pd.DataFrame, engine: str) -> pd.DataFrame:
+    if frame is None or frame.empty or "engine" not in frame.columns:
+        return pd.DataFrame()
+    rows = frame[frame["engine"] == engine]
+    return rows.sort_values("concurrency", kind="stable") if "concurrency" in rows else rows
+
+
+def _excluded(rows: pd.DataFrame) -> np.ndarray:
+    if "excluded" not in rows.columns:
+        return np.zeros(len(rows), dtype=bool)
+    return rows["excluded"].fillna(False).astype(bool).to_numpy()
+
+
+def _col(rows: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in rows.columns:
+        return np.full(len(rows), np.nan)
+    return pd.to_numeric(rows[name], errors="coerce").to_numpy(dtype=float)
+
+
+def _symbols(excluded: np.ndarray, base: str = "circle") -> list[str]:
+    return [f"{base}-open" if x else base for x in excluded]
+
+
+def _notes(excluded: np.ndarray, ui: UI, lang: str) -> list[list[str]]:
+    note = ui.raw("fig.excluded_hover", lang)
+    return [[note if x else ""] for x in excluded]
+
+
+def _tiers_axis(values: list[float], title: str) -> dict[str, Any]:
+    ticks = sorted({float(v) for v in values if math.isfinite(v) and v > 0})
+    return dict(type="log", title=dict(text=title), tickvals=ticks,
+                ticktext=[f"{v:g}" for v in ticks])
+
+
+def _log_axis(values: Any, title: str) -> dict[str, Any]:
+    """A log axis labelled on the 1–2–5 sequence spanning the data (plotly's default log ticks
+    crowd the minor digits)."""
+    arr = np.asarray(values, dtype=float)
+    arr = arr[np.isfinite(arr) & (arr > 0)]
+    axis: dict[str, Any] = dict(type="log", title=dict(text=title))
+    if not arr.size:
+        return axis
+    lo, hi = math.floor(math.log10(arr.min())), math.ceil(math.log10(arr.max()))
+    ticks = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)
+             if arr.min() / 1.5 <= m * 10.0 ** e <= arr.max() * 1.5]
+    if len(ticks) >= 2:
+        axis.update(tickvals=ticks, ticktext=[f"{t:,.10g}" for t in ticks])
+    return axis
+
+
+def _excluded_legend(fig: go.Figure, ui: UI, lang: str) -> None:
+    fig.add_trace(go.Scatter(
+        x=[None], y=[None], mode="markers", name=ui.raw("fig.excluded_legend", lang),
+        marker=dict(symbol="circle-open", size=9, color=MUTED, line=dict(width=2)),
+        hoverinfo="skip", showlegend=True,
+    ))
+
+
+def _base_layout(fig: go.Figure, ui: UI, kind: str, lang: str, height: int = 460) -> None:
+    fig.update_layout(template=template(), title=dict(text=ui.raw(f"fig.{kind}.title", lang)),
+                      height=height, uirevision="keep")
+
+
+def _all_tiers(analysis: Any) -> list[float]:
+    return [float(c) for c in analysis.tiers["concurrency"]] if len(analysis.tiers) else []
+
+
+# ------------------------------------------------------------------------------- figures
+
+def throughput_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+    """Figure 1: output tok/s vs concurrency, log–log; crossovers marked and annotated."""
+    if analysis.tiers.empty:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    fig = go.Figure()
+    any_excluded = False
+    curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for engine in engine_order(analysis):
+        rows = _rows(analysis.tiers, engine)
+        if rows.empty:
+            continue
+        excluded = _excluded(rows)
+        any_excluded |= bool(excluded.any())
+        x, y = _col(rows, "concurrency"), _col(rows, "output_tok_s")
+        curves[engine] = (x, y, excluded)
+        fig.add_trace(go.Scatter(
+            x=x, y=y, mode="lines+markers", name=labels[engine][lang],
+            line=dict(color=color[engine], width=2.5),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+                        line=dict(width=2, color=color[engine])),
+            customdata=_notes(excluded, ui, lang),
+            hovertemplate=ui.raw("fig.throughput.hover", lang),
+        ))
+    for _, cross in analysis.crossovers.iterrows():
+        c = float(cross["concurrency"])
+        a = str(cross["engine_a"])
+        if a not in curves or not math.isfinite(c) or c <= 0:
+            continue
+        y_at = _loglog_at(curves[a], c, float(cross["lower_tier"]), float(cross["upper_tier"]))
+        if not math.isfinite(y_at):
+            continue
+        name = ui.raw("fig.throughput.crossover", lang, c=f"{c:.1f}")
+        fig.add_trace(go.Scatter(
+            x=[c], y=[y_at], mode="markers", name=name,
+            marker=dict(symbol="x-thin", size=16, color=INK, line=dict(width=3, color=INK)),
+            hovertemplate=ui.raw("fig.throughput.crossover_hover", lang,
+                                 c=f"{c:.1f}", lo=f"{float(cross['lower_tier']):g}",
+                                 hi=f"{float(cross['upper_tier']):g}") + "<extra></extra>",
+        ))
+        fig.add_annotation(x=math.log10(c), y=math.log10(y_at), text=name, showarrow=True,
+                           arrowhead=0, arrowwidth=1, arrowcolor=MUTED, ax=48, ay=46,
+                           font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.85)")
+    if any_excluded:
+        _excluded_legend(fig, ui, lang)
+    _base_layout(fig, ui, "throughput", lang)
+    fig.update_layout(
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang)),
+        yaxis=_log_axis(analysis.tiers["output_tok_s"], ui.raw("fig.throughput.y", lang)),
+    )
+    return fig
+
+
+def _loglog_at(curve: tuple[np.ndarray, np.ndarray, np.ndarray], c: float, lo: float,
+               hi: float) -> float:
+    """Height of an engine's curve at concurrency c, on the straight log–log segment between
+    its lower and upper tier (where the crossover was interpolated)."""
+    x, y, _ = curve
+    at = {float(cx): float(cy) for cx, cy in zip(x, y, strict=True)}
+    if lo not in at or hi not in at or lo <= 0 or hi <= 0 or at[lo] <= 0 or at[hi] <= 0:
+        return math.nan
+    if hi == lo:
+        return at[lo]
+    t = (math.log(c) - math.log(lo)) / (math.log(hi) - math.log(lo))
+    return math.exp(math.log(at[lo]) + t * (math.log(at[hi]) - math.log(at[lo])))
+
+
+def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+    """Figure 2: measured ITL p50 (solid) against each engine's roofline floor (dashed)."""
+    if analysis.tiers.empty or "floor_ms" not in analysis.tiers.columns:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    fig = go.Figure()
+    any_excluded = False
+    for engine in engine_order(analysis):
+        rows = _rows(analysis.tiers, engine)
+        if rows.empty:
+            continue
+        excluded = _excluded(rows)
+        any_excluded |= bool(excluded.any())
+        x = _col(rows, "concurrency")
+        custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
+                         [n[0] for n in _notes(excluded, ui, lang)])
+        fig.add_trace(go.Scatter(
+            x=x, y=_col(rows, "itl_p50_ms"), mode="lines+markers",
+            name=ui.raw("fig.itl.measured", lang, engine=labels[engine][lang]),
+            line=dict(color=color[engine], width=2.5),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+                        line=dict(width=2, color=color[engine])),
+            customdata=custom, hovertemplate=ui.raw("fig.itl.hover_measured", lang),
+        ))
+        fig.add_trace(go.Scatter(
+            x=x, y=_col(rows, "floor_ms"), mode="lines",
+            name=ui.raw("fig.itl.floor", lang, engine=labels[engine][lang]),
+            line=dict(color=color[engine], width=1.5, dash="dash"),
+            hovertemplate=ui.raw("fig.itl.hover_floor", lang),
+        ))
+    if any_excluded:
+        _excluded_legend(fig, ui, lang)
+    _base_layout(fig, ui, "itl", lang)
+    fig.update_layout(
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang)),
+        yaxis=dict(title=dict(text=ui.raw("fig.itl.y", lang)), rangemode="tozero"),
+    )
+    return fig
+
+
+def _custom(*columns: Any) -> list[list[Any]]:
+    """customdata rows (one per point) of plain Python values; NaN → None for valid JSON."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, str):
+            return v
+        f = float(v)
+        return None if math.isnan(f) else f
+
+    return [[plain(v) for v in row] for row in zip(*columns, strict=True)]
+
+
+MEMORY_PARTS = (("weights_gib", "weights"), ("kv_pool_gib", "kv"), ("other_gib", "other"))
+MEMORY_COLORS = {"weights": "#475569", "kv": "#60a5fa", "other": "#cbd5e1"}
+
+
+def memory_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+    """Figure 3: weights / KV pool / other stacked per engine, GPU memory as a line, measured
+    totals (nvidia-smi) as markers."""
+    mem = analysis.memory
+    if mem is None or mem.empty:
+        return None
+    labels = engine_labels(analysis)
+    order = [e for e in engine_order(analysis) if e in set(mem["engine"])]
+    if not order:
+        return None
+    mem = mem.set_index("engine").reindex(order)
+    names = [labels[e][lang] for e in order]
+    fig = go.Figure()
+    for column, part in MEMORY_PARTS:
+        if column not in mem.columns:
+            continue
+        y = pd.to_numeric(mem[column], errors="coerce").to_numpy(float)
+        y = np.where(y >= 0, y, np.nan)   # an estimate above the measurement leaves no "other"
+        fig.add_trace(go.Bar(
+            x=names, y=y,
+            name=ui.raw(f"fig.memory.{part}", lang), marker=dict(color=MEMORY_COLORS[part]),
+            hovertemplate=ui.raw("fig.memory.hover", lang), width=0.5,
+        ))
+    if "measured_total_gib" in mem.columns and np.isfinite(_col(mem, "measured_total_gib")).any():
+        fig.add_trace(go.Scatter(
+            x=names, y=_col(mem, "measured_total_gib"), mode="markers",
+            name=ui.raw("fig.memory.measured", lang),
+            marker=dict(symbol="diamond", size=13, color=INK, line=dict(width=1.5, color="#fff")),
+            hovertemplate=ui.raw("fig.memory.hover_measured", lang),
+        ))
+    gpu = analysis.round.get("memory_gib")
+    if isinstance(gpu, int | float) and math.isfinite(gpu):
+        text = ui.raw("fig.memory.gpu", lang, gib=f"{gpu:g}")
+        fig.add_hline(y=float(gpu), line=dict(color="#dc2626", width=2, dash="dot"),
+                      annotation=dict(text=text, font=dict(color="#dc2626", size=12)),
+                      annotation_position="top left")
+    _base_layout(fig, ui, "memory", lang)
+    fig.update_layout(barmode="stack", yaxis=dict(title=dict(text=ui.raw("fig.memory.y", lang)),
+                                                  rangemode="tozero"))
+    return fig
+
+
+def wait_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+    """Figure 4: wait ratio (mean TPOT / ITL p50 − 1) per tier and engine."""
+    if analysis.tiers.empty or "wait_ratio" not in analysis.tiers.columns:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    fig = go.Figure()
+    any_excluded = False
+    for engine in engine_order(analysis):
+        rows = _rows(analysis.tiers, engine)
+        if rows.empty:
+            continue
+        excluded = _excluded(rows)
+        any_excluded |= bool(excluded.any())
+        fig.add_trace(go.Scatter(
+            x=_col(rows, "concurrency"), y=_col(rows, "wait_ratio"), mode="lines+markers",
+            name=labels[engine][lang], line=dict(color=color[engine], width=2.5),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+                        line=dict(width=2, color=color[engine])),
+            customdata=_notes(excluded, ui, lang), hovertemplate=ui.raw("fig.wait.hover", lang),
+        ))
+    if any_excluded:
+        _excluded_legend(fig, ui, lang)
+    _base_layout(fig, ui, "wait", lang, height=420)
+    fig.update_layout(
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang)),
+        yaxis=dict(title=dict(text=ui.raw("fig.wait.y", lang)), tickformat=".0%"),
+    )
+    return fig
+
+
+def reuse_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+    """Figure 5: CUDA-graph reuse on both step bases against roofline attainment, per tier."""
+    reuse = analysis.graph_reuse
+    if reuse is None or reuse.empty or "engine" not in reuse.columns:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    fig = go.Figure()
+    any_excluded = False
+    for engine in engine_order(analysis):
+        rows = _rows(reuse, engine)
+        if rows.empty:
+            continue
+        tiers = _rows(analysis.tiers, engine).set_index("concurrency")
+        conc = _col(rows, "concurrency")
+        excluded = np.array([bool(tiers["excluded"].get(c, False)) if "excluded" in tiers
+                             else False for c in conc])
+        any_excluded |= bool(excluded.any())
+        notes = _notes(excluded, ui, lang)
+        label = labels[engine][lang]
+        series = (
+            ("reuse", "published", "solid", "circle"),
+            ("reuse_batched", "batched", "dot", "square"),
+        )
+        for column, key, dash, symbol in series:
+            if column not in rows.columns or not np.isfinite(_col(rows, column)).any():
+                continue
+            fig.add_trace(go.Scatter(
+                x=conc, y=_col(rows, column), mode="lines+markers",
+                name=ui.raw(f"fig.reuse.{key}", lang, engine=label),
+                line=dict(color=color[engine], width=2, dash=dash),
+                marker=dict(size=8, color=color[engine], symbol=_symbols(excluded, symbol),
+                            line=dict(width=2, color=color[engine])),
+                customdata=notes, hovertemplate=ui.raw("fig.reuse.hover", lang),
+            ))
+        attainment = [float(tiers["roofline_attainment"].get(c, np.nan))
+                      if "roofline_attainment" in tiers else np.nan for c in conc]
+        fig.add_trace(go.Scatter(
+            x=conc, y=np.asarray(attainment, dtype=float), mode="lines+markers",
+            name=ui.raw("fig.reuse.attainment", lang, engine=label),
+            line=dict(color=INK, width=2), yaxis="y",
+            marker=dict(size=8, color=INK, symbol=_symbols(excluded, "diamond"),
+                        line=dict(width=2, color=INK)),
+            customdata=notes, hovertemplate=ui.raw("fig.reuse.hover_attainment", lang),
+        ))
+    if not fig.data:
+        return None
+    if any_excluded:
+        _excluded_legend(fig, ui, lang)
+    _base_layout(fig, ui, "reuse", lang)
+    fig.update_layout(
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang)),
+        yaxis=dict(title=dict(text=ui.raw("fig.reuse.y", lang)), tickformat=".0%",
+                   rangemode="tozero"),
+    )
+    return fig
+
+
+def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+    """Figure 6: per-user speed (1000 / TPOT p50, tok/s) against machine output tok/s; one
+    line per engine, each point labelled with its concurrency."""
+    if analysis.tiers.empty or "tpot_p50_ms" not in analysis.tiers.columns:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    fig = go.Figure()
+    any_excluded = False
+    xs: list[float] = []
+    ys: list[float] = []
+    for engine in engine_order(analysis):
+        rows = _rows(analysis.tiers, engine)
+        if rows.empty:
+            continue
+        excluded = _excluded(rows)
+        any_excluded |= bool(excluded.any())
+        tpot = _col(rows, "tpot_p50_ms")
+        per_user = np.where(tpot > 0, 1000.0 / np.where(tpot > 0, tpot, np.nan), np.nan)
+        conc = _col(rows, "concurrency")
+        notes = [n[0] for n in _notes(excluded, ui, lang)]
+        xs += list(_col(rows, "output_tok_s"))
+        ys += list(per_user)
+        fig.add_trace(go.Scatter(
+            x=_col(rows, "output_tok_s"), y=per_user, mode="lines+markers+text",
+            name=labels[engine][lang], text=[f"C={c:g}" for c in conc],
+            textposition="top right", textfont=dict(size=11, color=color[engine]),
+            line=dict(color=color[engine], width=2.5),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+                        line=dict(width=2, color=color[engine])),
+            customdata=_custom(tpot, notes),
+            hovertemplate=ui.raw("fig.tradeoff.hover", lang),
+        ))
+    if any_excluded:
+        _excluded_legend(fig, ui, lang)
+    _base_layout(fig, ui, "tradeoff", lang)
+    fig.update_layout(
+        xaxis=_log_axis(xs, ui.raw("fig.tradeoff.x", lang)),
+        yaxis=_log_axis(ys, ui.raw("fig.tradeoff.y", lang)),
+    )
+    return fig
+
+
+BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], go.Figure | None]], ...] = (
+    ("fig-1", "throughput", throughput_figure),
+    ("fig-2", "itl", itl_floor_figure),
+    ("fig-3", "memory", memory_figure),
+    ("fig-4", "wait", wait_figure),
+    ("fig-5", "reuse", reuse_figure),
+    ("fig-6", "tradeoff", tradeoff_figure),
+)
+
+
+def build_figures(analysis: Any, ui: UI, lang: str) -> list[FigureSpec]:
+    """All figures the data supports, in one language."""
+    out = []
+    for fig_id, kind, builder in BUILDERS:
+        fig = builder(analysis, ui, lang)
+        if fig is not None:
+            out.append(FigureSpec(fig_id, kind, fig))
+    return out
+
+
+def _strip_template(fig: go.Figure) -> dict[str, Any]:
+    d = fig.to_dict()
+    d.get("layout", {}).pop("template", None)
+    return d
+
+
+def figures_payload(analysis: Any, ui: UI, default_lang: str) -> dict[str, Any]:
+    """What the page's script needs: the shared template, and per figure the default-language
+    figure plus the per-language patches. ``kinds`` maps id → kind; ``trace_types`` decides the
+    plotly.js bundle."""
+    by_lang = {lang: build_figures(analysis, ui, lang) for lang in LANGS}
+    ids = [[s.id for s in by_lang[lang]] for lang in LANGS]
+    if any(i != ids[0] for i in ids):
+        raise ValueError("figures differ between languages")
+    figs = []
+    trace_types: set[str] = set()
+    for i, spec in enumerate(by_lang[default_lang]):
+        dicts = {lang: _strip_template(by_lang[lang][i].figure) for lang in LANGS}
+        trace_types |= {str(t.get("type", "scatter")) for t in dicts[default_lang]["data"]}
+        figs.append({"id": spec.id, "kind": spec.kind, "fig": dicts[default_lang],
+                     "i18n": figure_patches(dicts),
+                     "height": int(dicts[default_lang]["layout"].get("height", 460))})
+    shared = template().to_plotly_json()
+    return {
+        "defaultLang": default_lang,
+        "template": shared,
+        "figs": figs,
+        "trace_types": sorted(trace_types),
+    }

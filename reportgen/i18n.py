@@ -1,0 +1,201 @@
+"""Both page languages: the static UI strings, and language patches for figures.
+
+Static text (headings, table headers, glossary, figure labels) lives in
+``templates/i18n/ui.toml``, one ``{ zh = "...", en = "..." }`` per key; never in Python. A string
+may hold ``{name}`` slots that the page context fills with already-formatted values, and inline
+markdown (``code``, **bold**), rendered with the same safe configuration as the narrative.
+
+Figures are built once per language in Python; ``figure_patches`` diffs the ``to_dict()``
+results into flat ``Plotly.update(gd, data, layout, traces)`` arguments, so only the base figure
+carries data arrays and a language switch is one call per figure.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from reportgen.errors import InputError
+from reportgen.narrative import LANGS, markdown
+
+_SLOT = re.compile(r"(?<!%)\{([a-z][a-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class Bi:
+    """One piece of page text in both languages. ``zh``/``en`` are plain text (escaped by the
+    template) or ``Markup`` produced by the safe markdown renderer."""
+
+    zh: str
+    en: str
+
+    def get(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+    @property
+    def same(self) -> bool:
+        return self.zh == self.en
+
+    @classmethod
+    def plain(cls, text: str) -> Bi:
+        return cls(text, text)
+
+
+class UI:
+    """The UI string table. ``ui.t(key, **slots)`` → Bi of inline HTML; ``ui.raw(key, lang)``
+    → the unrendered string (for figure labels, which Plotly escapes itself)."""
+
+    def __init__(self, strings: Mapping[str, Mapping[str, str]], md: MarkdownIt | None = None):
+        self._strings = dict(strings)
+        self._md = md or markdown()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._strings
+
+    def keys(self) -> list[str]:
+        return sorted(self._strings)
+
+    def raw(self, key: str, lang: str, **slots: Any) -> str:
+        text = self._strings[key][lang]
+        if not slots:
+            return text
+        return _SLOT.sub(lambda m: _slot(slots[m.group(1)], lang), text)
+
+    def t(self, key: str, **slots: Any) -> Bi:
+        """Inline text; slot values (str, or Bi for per-language text such as engine labels)
+        are inserted as plain text after markdown parsing, so a value never becomes markup."""
+        return Bi(*(self._inline(self._strings[key][lang], _per_lang(slots, lang))
+                    for lang in LANGS))
+
+    def block(self, key: str, **slots: Any) -> Bi:
+        """Block text (paragraphs, lists, code blocks)."""
+        return Bi(*(self._block(self._strings[key][lang], _per_lang(slots, lang))
+                    for lang in LANGS))
+
+    def _fill(self, tokens: list[Any], slots: Mapping[str, Any]) -> None:
+        def repl(m: re.Match[str]) -> str:
+            if m.group(1) not in slots:
+                raise KeyError(f"UI string slot '{m.group(1)}' not given")
+            return str(slots[m.group(1)])
+
+        for token in tokens:
+            if token.type in ("fence", "code_block", "text", "code_inline"):
+                token.content = _SLOT.sub(repl, token.content)
+            if token.children:
+                self._fill(token.children, slots)
+
+    def _inline(self, text: str, slots: Mapping[str, Any]) -> Markup:
+        env: dict[str, Any] = {}
+        tokens = self._md.parseInline(text, env)
+        self._fill(tokens, slots)
+        return Markup(self._md.renderer.render(tokens, self._md.options, env))
+
+    def _block(self, text: str, slots: Mapping[str, Any]) -> Markup:
+        env: dict[str, Any] = {}
+        tokens = self._md.parse(text, env)
+        self._fill(tokens, slots)
+        return Markup(self._md.renderer.render(tokens, self._md.options, env))
+
+
+def _slot(value: Any, lang: str) -> str:
+    return value.get(lang) if isinstance(value, Bi) else str(value)
+
+
+def _per_lang(slots: Mapping[str, Any], lang: str) -> dict[str, str]:
+    return {k: _slot(v, lang) for k, v in slots.items()}
+
+
+def _flatten_strings(table: Mapping[str, Any], path: Path, prefix: str = "") -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for key, value in table.items():
+        name = f"{prefix}.{key}" if prefix else key
+        if not isinstance(value, dict):
+            raise InputError(path, f"[{name}]: expected a table")
+        if set(value) & set(LANGS):
+            if set(value) != set(LANGS) or not all(isinstance(v, str) for v in value.values()):
+                raise InputError(path, f"[{name}]: expected exactly zh and en strings")
+            out[name] = dict(value)
+        else:
+            out.update(_flatten_strings(value, path, name))
+    return out
+
+
+@cache
+def load_ui(path: Path) -> UI:
+    """Read the UI string table (cached per path; the file ships with the package)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return UI(_flatten_strings(data, path))
+
+
+# ---------------------------------------------------------------------------- figure patches
+
+def _is_leaf(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "bdata" in value or not value
+    if isinstance(value, list):
+        return not value or not all(isinstance(v, dict) for v in value)
+    return True
+
+
+def flatten(obj: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{'xaxis': {'title': {'text': 'C'}}}`` → ``{'xaxis.title.text': 'C'}``; lists of dicts
+    become ``annotations[0].text``; scalar lists and ``{dtype, bdata}`` arrays stay leaves."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if _is_leaf(value):
+            out[name] = value
+        elif isinstance(value, dict):
+            out.update(flatten(value, name))
+        else:
+            for i, item in enumerate(value):
+                out.update(flatten(item, f"{name}[{i}]"))
+    return out
+
+
+def figure_patches(figs: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per language: ``{"data": {attr: [value per trace]}, "layout": {attr: value},
+    "traces": [indices]}`` holding only what differs between the language variants.
+
+    A key missing in one variant is sent as ``None`` (Plotly resets it). The variants must have
+    the same traces; anything else is a programming error.
+    """
+    langs = list(figs)
+    traces = {lang: [flatten(t) for t in figs[lang].get("data", [])] for lang in langs}
+    counts = {len(v) for v in traces.values()}
+    if len(counts) != 1:
+        raise ValueError("figure language variants have different trace counts")
+    layout = {lang: flatten(figs[lang].get("layout", {})) for lang in langs}
+
+    def differs(values: list[Any]) -> bool:
+        return any(v != values[0] for v in values[1:])
+
+    layout_keys = sorted(set().union(*(layout[lang] for lang in langs)))
+    layout_diff = [k for k in layout_keys if differs([layout[lang].get(k) for lang in langs])]
+
+    n = counts.pop()
+    data_keys: set[str] = set()
+    changed: set[int] = set()
+    for i in range(n):
+        keys = set().union(*(traces[lang][i] for lang in langs))
+        for k in keys:
+            if differs([traces[lang][i].get(k) for lang in langs]):
+                data_keys.add(k)
+                changed.add(i)
+    indices = sorted(changed)
+    out: dict[str, dict[str, Any]] = {}
+    for lang in langs:
+        out[lang] = {
+            "data": {k: [traces[lang][i].get(k) for i in indices] for k in sorted(data_keys)},
+            "layout": {k: layout[lang].get(k) for k in layout_diff},
+            "traces": indices,
+        }
+    return out

@@ -1,0 +1,484 @@
+"""vLLM ``vllm bench serve`` / ``benchmark_serving.py`` ``--save-result`` files → tidy frames.
+
+A file holds one JSON object, or one object per line (``--append-result`` and wrapper scripts
+write JSON Lines, blank lines included). Summary ``*_ms`` values are milliseconds; the
+``--save-detailed`` per-request arrays are seconds. Every key is optional except ``duration``
+and ``completed``; see docs/ARCHITECTURE.md for the frame contracts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.errors import Finding, InputError
+
+try:  # optional fast path: orjson is not a declared dependency
+    import orjson
+except ImportError:  # pragma: no cover - exercised only where orjson is missing
+    orjson = None
+
+REQUIRED = ("duration", "completed")
+STRINGS = {"date": "date", "backend": "backend", "model_id": "model_id", "label": "label"}
+NUMBERS = {
+    "num_prompts": "num_prompts",
+    "completed": "completed",
+    "failed": "failed",
+    "duration": "duration_s",
+    "total_input_tokens": "total_input_tokens",
+    "total_output_tokens": "total_output_tokens",
+    "request_throughput": "request_throughput_req_s",
+    "request_goodput": "request_goodput_req_s",
+    "request_goodput:": "request_goodput_req_s",  # old benchmark_serving.py typo
+    "output_throughput": "output_throughput_tok_s",
+    "total_token_throughput": "total_token_throughput_tok_s",
+    "max_output_tokens_per_s": "peak_output_throughput_tok_s",
+    "max_concurrent_requests": "max_concurrent_requests",
+    "burstiness": "burstiness",
+}
+COUNTS = ("num_prompts", "completed", "failed", "total_input_tokens", "total_output_tokens")
+NUMERIC_ARRAYS = {
+    "input_lens": "input_tokens",
+    "output_lens": "output_tokens",
+    "ttfts": "ttft_s",
+    "latencies": "latency_s",
+    "start_times": "start_s",
+    "queue_times": "queue_s",
+}
+ARRAYS = (*NUMERIC_ARRAYS, "itls", "errors", "generated_texts")
+DETAIL_MARKERS = ("ttfts", "itls", "input_lens", "output_lens")  # only --save-detailed writes them
+KNOWN = {
+    *STRINGS, *NUMBERS, *ARRAYS, "request_rate", "max_concurrency", "endpoint_type",
+    "tokenizer_id",
+}
+METRIC_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(.+)_ms$")
+METRIC_ORDER = ("ttft", "tpot", "itl", "e2el")
+STAT_ORDER = ("mean", "median", "std")
+
+SUMMARY_BASE = (
+    "source", "record", "date", "backend", "model_id", "label", "concurrency", "request_rate",
+    "num_prompts", "completed", "failed", "duration_s", "total_input_tokens",
+    "total_output_tokens", "request_throughput_req_s", "request_goodput_req_s",
+    "output_throughput_tok_s", "total_token_throughput_tok_s", "peak_output_throughput_tok_s",
+    "max_concurrent_requests", "burstiness",
+)
+REQUEST_COLUMNS = (
+    "source", "record", "request", "input_tokens", "output_tokens", "ttft_s", "latency_s",
+    "start_s", "queue_s", "itl_count", "itl_sum_s", "success", "error",
+)
+ITL_COLUMNS = ("source", "record", "request", "itl_s")
+NON_WS = re.compile(rb"\S")
+
+
+@dataclass
+class BenchFile:
+    """One result file: ``summary`` (one row per record), ``requests`` and ``itls`` (long)."""
+
+    path: str
+    summary: pd.DataFrame
+    requests: pd.DataFrame
+    itls: pd.DataFrame
+    findings: list[Finding] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- directory scan
+
+
+def _natural_key(path: Path) -> tuple[Any, ...]:
+    parts = re.split(r"(\d+)", path.name)
+    return tuple((0, int(p), p) if p.isdigit() else (1, 0, p) for p in parts), path.name
+
+
+def list_bench_files(directory: Path) -> list[Path]:
+    """``*.json`` / ``*.jsonl`` result files in ``directory`` (not recursive), skipping the
+    ``*.pytorch.json`` side files and hidden files, in natural order (c2 before c16)."""
+    if not directory.is_dir():
+        raise InputError(directory, "folder not found (expected vllm bench serve result files)")
+    files = [
+        p for p in directory.iterdir()
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.suffix.lower() in (".json", ".jsonl")
+        and not p.name.lower().endswith(".pytorch.json")
+    ]
+    return sorted(files, key=_natural_key)
+
+
+# ---------------------------------------------------------------- JSON decoding
+
+
+def _json_error(exc: json.JSONDecodeError) -> str:
+    return f"not valid JSON ({exc.msg} at column {exc.colno})"
+
+
+def _loads(data: bytes | memoryview) -> Any:
+    """orjson when present; the stdlib decides (and words the error) when orjson refuses,
+    e.g. for NaN/Infinity literals, which are then rejected by validation with a clear message."""
+    if orjson is not None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(bytes(data) if isinstance(data, memoryview) else data)
+
+
+def _records(raw: bytes, name: str) -> list[tuple[Any, int]]:
+    """(decoded top-level value, 1-based line) for each record in the file."""
+    first = NON_WS.search(raw)
+    if first is None:
+        raise InputError(name, "empty file; expected a vllm bench serve result (JSON object)")
+    start = first.start()
+    newline = raw.find(b"\n", start)
+    more = newline != -1 and NON_WS.search(raw, newline) is not None
+    line0 = raw.count(b"\n", 0, start) + 1
+    if more:
+        # JSON Lines if the first line is a complete value on its own; otherwise a
+        # pretty-printed single object (whose first line is just "{").
+        try:
+            head = _loads(memoryview(raw)[start:newline])
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            head = None
+        if head is not None:
+            return _json_lines(raw, name, head, start, newline, line0)
+    try:
+        return [(_loads(raw), line0)]
+    except UnicodeDecodeError as exc:
+        raise InputError(name, f"not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(name, _json_error(exc), exc.lineno) from None
+
+
+def _json_lines(
+    raw: bytes, name: str, head: Any, start: int, newline: int, line0: int,
+) -> list[tuple[Any, int]]:
+    out = [(head, line0)]
+    view = memoryview(raw)
+    line = line0
+    pos = newline + 1
+    while pos < len(raw):
+        line += 1
+        end = raw.find(b"\n", pos)
+        end = len(raw) if end == -1 else end
+        if NON_WS.search(raw, pos, end) is not None:
+            try:
+                out.append((_loads(view[pos:end]), line))
+            except UnicodeDecodeError as exc:
+                raise InputError(name, f"not UTF-8 (byte {exc.start})", line) from None
+            except json.JSONDecodeError as exc:
+                raise InputError(name, _json_error(exc), line) from None
+        pos = end + 1
+    return out
+
+
+# ---------------------------------------------------------------- validation helpers
+
+
+class _Record:
+    """Typed access to one decoded record; errors name the file and the key's line."""
+
+    def __init__(self, data: dict[str, Any], name: str, raw: bytes, line: int, single: bool):
+        self.data, self.name, self.raw, self.line, self.single = data, name, raw, line, single
+
+    def where(self, key: str) -> int:
+        """Line of ``"key"`` in a single (possibly pretty-printed) object; the record's line in
+        JSON Lines. Only computed on the error path."""
+        if not self.single:
+            return self.line
+        pos = self.raw.find(json.dumps(key).encode())
+        return self.raw.count(b"\n", 0, pos) + 1 if pos >= 0 else self.line
+
+    def fail(self, key: str, message: str) -> InputError:
+        return InputError(self.name, f"key '{key}': {message}", self.where(key))
+
+    def number(self, key: str, *, count: bool = False) -> float:
+        value = self.data.get(key)
+        if value is None:
+            return math.nan
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(key, f"expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise self.fail(key, f"expected a finite number, got {value!r} (NaN/Infinity literal)")
+        if count and (value < 0 or value != int(value)):
+            raise self.fail(key, f"expected a whole number >= 0, got {value!r}")
+        return float(value)
+
+    def string(self, key: str) -> str | None:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {value!r}")
+        return value
+
+    def request_rate(self) -> float:
+        value = self.data.get("request_rate")
+        if value is None:
+            return math.nan
+        if isinstance(value, str):
+            if value.strip().lower() in ("inf", "infinity"):
+                return math.inf
+            raise self.fail("request_rate", f"expected a number or \"inf\", got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            raise self.fail("request_rate", f"expected a number or \"inf\", got {value!r}")
+        if value <= 0:
+            raise self.fail("request_rate", f"expected a rate > 0, got {value!r}")
+        return float(value)
+
+    def concurrency(self) -> float:
+        value = self.data.get("max_concurrency")
+        if value is None:
+            return math.nan
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            math.isfinite(value) and value >= 1 and value == int(value)
+        ):
+            raise self.fail("max_concurrency",
+                            f"expected a whole number >= 1 or null, got {value!r}")
+        return float(value)
+
+    def numeric_array(self, key: str) -> np.ndarray:
+        value = self.data[key]
+        if not isinstance(value, list):
+            raise self.fail(key, f"expected a list of numbers, got {type(value).__name__}")
+        arr = np.asarray(value) if value else np.empty(0, dtype=np.float64)
+        # dtype inference instead of dtype=float: numpy would silently parse "1.5" or None
+        if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+            raise self.fail(key, "expected a list of numbers (seconds / token counts)")
+        arr = arr.astype(np.float64, copy=False)
+        if not np.isfinite(arr).all():
+            raise self.fail(key, "contains NaN/Infinity; expected finite numbers")
+        return arr
+
+    def itls(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lengths per request, all samples concatenated) in seconds."""
+        value = self.data["itls"]
+        if not isinstance(value, list):
+            raise self.fail("itls", f"expected a list of lists, got {type(value).__name__}")
+        parts = []
+        for i, item in enumerate(value):
+            if not isinstance(item, list):
+                raise self.fail("itls", f"request {i}: expected a list of numbers, got {item!r:.40}"
+                                )
+            parts.append(np.asarray(item) if item else np.empty(0, dtype=np.float64))
+        lengths = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
+        for i, p in enumerate(parts):
+            if p.ndim != 1 or p.dtype.kind not in "iuf":
+                raise self.fail("itls", f"request {i}: expected a list of numbers (seconds)")
+        flat = np.concatenate(parts).astype(np.float64, copy=False) if parts else np.empty(0)
+        if not np.isfinite(flat).all():
+            raise self.fail("itls", "contains NaN/Infinity; expected finite numbers")
+        return lengths, flat
+
+    def strings(self, key: str) -> list[str]:
+        value = self.data[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(key, "expected a list of strings")
+        return value
+
+
+# ---------------------------------------------------------------- frames
+
+
+def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
+    data = rec.data
+    for key in REQUIRED:
+        if key not in data:
+            raise InputError(
+                name, f"missing key '{key}' (is this a vllm bench serve --save-result file?)",
+                rec.line,
+            )
+    row: dict[str, Any] = {"source": name, "record": index}
+    for key, column in STRINGS.items():
+        row[column] = rec.string(key)
+    row["concurrency"] = rec.concurrency()
+    row["request_rate"] = rec.request_rate()
+    for key, column in NUMBERS.items():
+        if key in data or column not in row:
+            row[column] = rec.number(key, count=key in COUNTS)
+    if data.get("duration") is None:
+        raise rec.fail("duration", "expected a number of seconds, got null")
+    if data.get("completed") is None:
+        raise rec.fail("completed", "expected a number of requests, got null")
+    if row["duration_s"] <= 0:
+        raise rec.fail("duration", f"expected a duration > 0 s, got {data['duration']!r}")
+    if row["completed"] > row["num_prompts"]:  # NaN compares False
+        raise rec.fail(
+            "completed",
+            f"{data['completed']} completed requests exceed num_prompts = {data['num_prompts']}",
+        )
+    if "failed" not in data:  # old benchmark_serving.py did not write it
+        row["failed"] = row["num_prompts"] - row["completed"]
+    for key, value in data.items():
+        m = METRIC_KEY.match(key)
+        if m and isinstance(value, int | float | type(None)):
+            stat = m.group(1).replace(".", "_")
+            row[f"{m.group(2)}_{stat}_ms"] = rec.number(key)
+    row["metadata"] = {k: v for k, v in data.items() if k not in KNOWN and isinstance(v, str)}
+    row["has_detail"] = any(k in data for k in DETAIL_MARKERS)
+    return row
+
+
+METRIC_COLUMN = re.compile(r"^(.*)_(mean|median|std|p\d+(?:_\d+)?)_ms$")
+
+
+def _metric_sort_key(column: str) -> tuple[Any, ...]:
+    """ttft, tpot, itl, e2el first, then other metrics by name; mean, median, std, then
+    percentiles in numeric order."""
+    metric, stat = METRIC_COLUMN.match(column).groups()
+    m_rank = METRIC_ORDER.index(metric) if metric in METRIC_ORDER else len(METRIC_ORDER)
+    if stat in STAT_ORDER:
+        return (m_rank, metric, STAT_ORDER.index(stat), 0.0)
+    return (m_rank, metric, len(STAT_ORDER), float(stat[1:].replace("_", ".")))
+
+
+def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    metric_cols = sorted(
+        {c for r in rows for c in r if c.endswith("_ms") and c not in SUMMARY_BASE},
+        key=_metric_sort_key,
+    )
+    columns = [*SUMMARY_BASE, *metric_cols, "metadata", "has_detail"]
+    frame = pd.DataFrame(rows, columns=columns)
+    for column in frame.columns:
+        if column in ("source", "date", "backend", "model_id", "label", "metadata"):
+            continue
+        if column == "record":
+            frame[column] = frame[column].astype(np.int64)
+        elif column == "has_detail":
+            frame[column] = frame[column].astype(bool)
+        else:
+            frame[column] = frame[column].astype(np.float64)
+    return frame
+
+
+def empty_requests() -> pd.DataFrame:
+    return pd.DataFrame({
+        "source": pd.Series(dtype=object), "record": pd.Series(dtype=np.int64),
+        "request": pd.Series(dtype=np.int64),
+        **{c: pd.Series(dtype=np.float64) for c in REQUEST_COLUMNS[3:11]},
+        "success": pd.Series(dtype="boolean"), "error": pd.Series(dtype=object),
+    })
+
+
+def empty_itls() -> pd.DataFrame:
+    return pd.DataFrame({
+        "source": pd.Categorical([]), "record": pd.Series(dtype=np.int32),
+        "request": pd.Series(dtype=np.int32), "itl_s": pd.Series(dtype=np.float64),
+    })
+
+
+def _detail_frames(
+    rec: _Record, name: str, index: int, findings: list[Finding],
+) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    present = [k for k in ARRAYS if k in rec.data and rec.data[k] is not None]
+    if not present:
+        return None, None
+    columns: dict[str, Any] = {}
+    lengths: dict[str, int] = {}
+    for key, column in NUMERIC_ARRAYS.items():
+        if key in present:
+            columns[column] = rec.numeric_array(key)
+            lengths[key] = columns[column].size
+    itl_lengths = flat = None
+    if "itls" in present:
+        itl_lengths, flat = rec.itls()
+        lengths["itls"] = itl_lengths.size
+    errors = rec.strings("errors") if "errors" in present else None
+    if errors is not None:
+        lengths["errors"] = len(errors)
+    if "generated_texts" in present:
+        value = rec.data["generated_texts"]
+        if not isinstance(value, list):
+            raise rec.fail("generated_texts", "expected a list of strings")
+        lengths["generated_texts"] = len(value)
+    sizes = set(lengths.values())
+    if len(sizes) > 1:
+        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
+        raise rec.fail(next(iter(lengths)), f"per-request arrays differ in length ({shown})")
+    n = sizes.pop()
+    num_prompts = rec.data.get("num_prompts")
+    if isinstance(num_prompts, int) and n != num_prompts:
+        findings.append(Finding(
+            name, f"record {index}: per-request arrays hold {n} requests, num_prompts = "
+            f"{num_prompts}", rec.line,
+        ))
+
+    nan = np.full(n, np.nan)
+    requests = pd.DataFrame({
+        "source": [name] * n if n else pd.Series(dtype=object),
+        "record": np.full(n, index, dtype=np.int64),
+        "request": np.arange(n, dtype=np.int64),
+        **{col: columns.get(col, nan) for col in REQUEST_COLUMNS[3:9]},
+        "itl_count": itl_lengths.astype(np.float64) if itl_lengths is not None else nan,
+        "itl_sum_s": nan,
+        "success": pd.array([e == "" for e in errors] if errors is not None else [pd.NA] * n,
+                            dtype="boolean"),
+        "error": pd.Series(errors if errors is not None else [None] * n, dtype=object),
+    })
+    itls = None
+    if itl_lengths is not None and flat is not None:
+        request_idx = np.repeat(np.arange(n, dtype=np.int32), itl_lengths)
+        requests["itl_sum_s"] = np.bincount(request_idx, weights=flat, minlength=n)
+        itls = pd.DataFrame({
+            "source": pd.Categorical.from_codes(np.zeros(flat.size, dtype=np.int8), [name]),
+            "record": np.full(flat.size, index, dtype=np.int32),
+            "request": request_idx,
+            "itl_s": flat,
+        })
+    return requests, itls
+
+
+def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
+    """Read one result file. ``name`` is how the file is shown in errors and in the ``source``
+    column (default: the path as given)."""
+    shown = str(path) if name is None else name
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(shown, "file not found") from None
+    except OSError as exc:
+        raise InputError(shown, f"cannot read: {exc.strerror}") from None
+
+    records = _records(raw, shown)
+    single = len(records) == 1
+    rows, requests, itls = [], [], []
+    findings: list[Finding] = []
+    for index, (data, line) in enumerate(records):
+        if not isinstance(data, dict):
+            kind = "a JSON array (a *.pytorch.json side file?)" if isinstance(data, list) \
+                else type(data).__name__
+            raise InputError(shown, f"top level is {kind}; expected a JSON object", line)
+        rec = _Record(data, shown, raw, line, single)
+        row = _summary_row(rec, shown, index)
+        failed = data.get("failed")
+        if (isinstance(failed, int) and isinstance(data.get("num_prompts"), int)
+                and failed + data["completed"] != data["num_prompts"]):
+            findings.append(Finding(
+                shown, f"record {index}: completed {data['completed']} + failed {failed} "
+                f"!= num_prompts {data['num_prompts']}", line,
+            ))
+        rows.append(row)
+        req, itl = _detail_frames(rec, shown, index, findings)
+        if req is not None:
+            requests.append(req)
+        if itl is not None:
+            itls.append(itl)
+
+    return BenchFile(
+        path=shown,
+        summary=_summary_frame(rows),
+        requests=pd.concat(requests, ignore_index=True) if requests else empty_requests(),
+        itls=_concat_itls(itls),
+        findings=findings,
+    )
+
+
+def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    if not parts:
+        return empty_itls()
+    if len(parts) == 1:
+        return parts[0]
+    return pd.concat(parts, ignore_index=True)  # same single category: stays categorical

@@ -1,0 +1,268 @@
+"""Author prose per report section: ``<round>/narrative/<section>.<zh|en>.md`` → safe HTML.
+
+Markdown is rendered with ``MarkdownIt("js-default")``: raw HTML off, GFM tables and
+strikethrough on, ``javascript:``-style links refused. The rendered HTML is the only user-derived
+text the page marks safe, so nothing else may reach it unrendered.
+
+Placeholders put computed numbers into the prose, so the text follows corrected data::
+
+    {{ name }}            default format for the value's type
+    {{ name:SPEC }}       SPEC is one of the formats below
+
+``name`` is a dotted key of ``analysis.values`` (e.g. ``crossover.concurrency``). Formats (the
+same in both languages; ``N`` is a number of decimals):
+
+    (none)  int → ``1,332``; float → 0 dp from 100, 1 dp from 10, 2 dp from 1, else 3 significant
+            digits (``1,388`` ``22.5`` ``5.84`` ``0.0655``); text as is
+    .Nf     fixed decimals with thousands separators        ``{{ x:.1f }}`` → ``8.3``
+    d       rounded integer with thousands separators       ``{{ x:d }}``   → ``19,089``
+    pct     a fraction as a percent (auto decimals: 0 from 10 %, 1 from 1 %, else 2)  → ``81%``
+    .Npct   a fraction as a percent with N decimals         ``{{ x:.2pct }}`` → ``1.35%``
+    x       a ratio with a multiplication sign (auto decimals)   → ``2.71×``
+    .Nx     a ratio with N decimals                          ``{{ x:.1x }}``  → ``3.2×``
+    s       text only (a number here is an error)
+
+A missing value (NaN / None) prints as ``—``. Placeholders are replaced inside the parsed
+markdown (text, inline code, code blocks), so a substituted value is always plain text and can
+never become markup. ``{{`` always opens a placeholder. An unknown name, an unknown format, a
+malformed placeholder, or a file whose name is not ``<section>.<zh|en>.md`` is an ``InputError``
+naming the file (and line).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markupsafe import Markup
+
+from reportgen.errors import InputError
+
+# Page sections in page order; a narrative file may exist for any of them.
+SECTIONS: tuple[str, ...] = (
+    "setup", "glossary", "headline", "crossover", "bytes", "prefill", "batching", "waves",
+    "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
+)
+LANGS: tuple[str, ...] = ("zh", "en")
+MISSING = "—"
+
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
+_SPEC = re.compile(r"^(?:\.(?P<digits>\d{1,2}))?(?P<kind>f|d|pct|x|s)?$")
+_FILE = re.compile(r"^(?P<section>[a-z]+)\.(?P<lang>[a-z]+)\.md$")
+
+
+# ---------------------------------------------------------------------------- number formats
+
+def _auto_decimals(x: float) -> int:
+    a = abs(x)
+    if a >= 100:
+        return 0
+    if a >= 10:
+        return 1
+    if a >= 1 or a == 0:
+        return 2
+    # below 1: three significant digits (0.0655 → 4 decimals)
+    return min(2 - math.floor(math.log10(a)), 12)
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, Real) and math.isnan(float(value)))
+
+
+def format_value(value: Any, spec: str = "") -> str:
+    """Format one value with a placeholder SPEC (see the module doc). Raises ValueError for a
+    spec that does not parse or does not fit the value's type."""
+    m = _SPEC.match(spec)
+    if not m:
+        raise ValueError(f"unknown format '{spec}' (expected .Nf, d, pct, .Npct, x, .Nx or s)")
+    kind, digits = m.group("kind"), m.group("digits")
+    if digits is not None and kind in (None, "d", "s"):
+        raise ValueError(f"format '{spec}': decimals need f, pct or x")
+    if kind is None and digits is None and spec:
+        raise ValueError(f"unknown format '{spec}'")
+    if isinstance(value, str):
+        if kind not in (None, "s"):
+            raise ValueError(f"format '{spec}' needs a number, the value is text")
+        return value
+    if kind == "s":
+        raise ValueError("format 's' needs text, the value is a number")
+    if isinstance(value, bool) or not (value is None or isinstance(value, Real)):
+        raise ValueError(f"cannot format a {type(value).__name__}")
+    if is_missing(value):
+        return MISSING
+    x = float(value)
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if kind == "d":
+        return f"{round(x):,d}"
+    if kind == "pct":
+        p = x * 100
+        n = int(digits) if digits is not None else (0 if abs(p) >= 10 else 1 if abs(p) >= 1 else 2)
+        return f"{p:,.{n}f}%"
+    if kind == "x":
+        n = int(digits) if digits is not None else _auto_decimals(x)
+        return f"{x:,.{n}f}×"
+    if kind == "f":
+        return f"{x:,.{int(digits or 0)}f}"
+    if isinstance(value, Integral):
+        return f"{int(value):,d}"
+    return f"{x:,.{_auto_decimals(x)}f}"
+
+
+# ---------------------------------------------------------------------------- placeholders
+
+@dataclass(frozen=True)
+class _Ref:
+    name: str
+    spec: str
+
+
+def _parse_ref(body: str) -> _Ref | None:
+    name, _, spec = body.strip().partition(":")
+    name, spec = name.strip(), spec.strip()
+    if not _NAME.match(name):
+        return None
+    return _Ref(name, spec)
+
+
+def _lookup(values: Mapping[str, Any], name: str, lang: str) -> Any:
+    value = values[name]
+    if isinstance(value, Mapping) and set(value) <= set(LANGS):  # bilingual text value
+        return value.get(lang, value.get("en"))
+    return value
+
+
+def _check_placeholders(source: str, values: Mapping[str, Any], path: Path, lang: str) -> None:
+    """Validate every placeholder against the raw lines, so errors can name the line."""
+    for lineno, line in enumerate(source.splitlines(), start=1):
+        if "{{" not in line and "}}" not in line:
+            continue
+        stripped = _PLACEHOLDER.sub("", line)
+        if "{{" in stripped:
+            raise InputError(path, "unclosed placeholder '{{' (expected '{{ name }}' on one line)",
+                             lineno)
+        for match in _PLACEHOLDER.finditer(line):
+            ref = _parse_ref(match.group(1))
+            if ref is None:
+                expected = "'{{ dotted.name }}' or '{{ dotted.name:format }}'"
+                raise InputError(path, f"malformed placeholder '{match.group(0)}' "
+                                       f"(expected {expected})", lineno)
+            if ref.name not in values:
+                near = difflib.get_close_matches(ref.name, list(values), n=1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                raise InputError(path, f"unknown placeholder name '{ref.name}'{hint}", lineno)
+            try:
+                format_value(_lookup(values, ref.name, lang), ref.spec)
+            except ValueError as exc:
+                raise InputError(path, f"placeholder '{ref.name}': {exc}", lineno) from None
+
+
+def _substitute(text: str, values: Mapping[str, Any], lang: str) -> str:
+    def repl(match: re.Match[str]) -> str:
+        ref = _parse_ref(match.group(1))
+        assert ref is not None  # validated line by line beforehand
+        return format_value(_lookup(values, ref.name, lang), ref.spec)
+
+    return _PLACEHOLDER.sub(repl, text)
+
+
+def _fill_tokens(tokens: list[Token], values: Mapping[str, Any], lang: str) -> None:
+    for token in tokens:
+        if token.type in ("fence", "code_block"):
+            token.content = _substitute(token.content, values, lang)
+        if token.children:
+            for child in token.children:
+                if child.type in ("text", "code_inline"):
+                    child.content = _substitute(child.content, values, lang)
+
+
+# ---------------------------------------------------------------------------- rendering
+
+def markdown() -> MarkdownIt:
+    """The one markdown configuration the page uses (raw HTML off)."""
+    return MarkdownIt("js-default")
+
+
+@dataclass(frozen=True)
+class Prose:
+    """One section's rendered prose: optional heading line and body, per language."""
+
+    title: dict[str, Markup]   # lang → inline HTML of a leading '# ' line ('' when absent)
+    body: dict[str, Markup]    # lang → block HTML
+    source_lang: dict[str, str]  # lang shown → language the text was written in
+
+
+def render_markdown(source: str, values: Mapping[str, Any], path: Path, lang: str,
+                    md: MarkdownIt | None = None) -> tuple[Markup, Markup]:
+    """Render one narrative file. A first line ``# ...`` becomes the section's headline
+    (returned separately, inline HTML); the rest is the body."""
+    md = md or markdown()
+    _check_placeholders(source, values, path, lang)
+    title_src, body_src = "", source
+    lines = source.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and re.match(r"^# \S", lines[first]):
+        title_src = lines[first][2:].strip()
+        body_src = "\n" * (first + 1) + "\n".join(lines[first + 1:])
+    env: dict[str, Any] = {}
+    title = ""
+    if title_src:
+        tokens = md.parseInline(title_src, env)
+        _fill_tokens(tokens, values, lang)
+        title = md.renderer.render(tokens, md.options, env)
+    tokens = md.parse(body_src, env)
+    _fill_tokens(tokens, values, lang)
+    body = md.renderer.render(tokens, md.options, env)
+    return Markup(title), Markup(body)
+
+
+def load_narrative(round_dir: Path, values: Mapping[str, Any]) -> dict[str, Prose]:
+    """Read ``<round>/narrative/*.md`` → section id → Prose. A missing folder means no prose.
+
+    When only one language exists for a section, it is shown in both (marked with its own
+    ``lang``), so switching language never hides the author's text.
+    """
+    folder = Path(round_dir) / "narrative"
+    if not folder.is_dir():
+        return {}
+    md = markdown()
+    found: dict[str, dict[str, tuple[Markup, Markup]]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        shown = Path("narrative") / path.name
+        m = _FILE.match(path.name)
+        if not path.is_file() or not m or m.group("section") not in SECTIONS or \
+                m.group("lang") not in LANGS:
+            raise InputError(shown, "unexpected file: narrative files are named "
+                                    "<section>.<zh|en>.md with section one of "
+                                    + ", ".join(SECTIONS))
+        try:
+            source = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
+        except OSError as exc:
+            raise InputError(shown, f"cannot read: {exc.strerror}") from None
+        section, lang = m.group("section"), m.group("lang")
+        found.setdefault(section, {})[lang] = render_markdown(source, values, shown, lang, md)
+    out: dict[str, Prose] = {}
+    for section in SECTIONS:
+        if section not in found:
+            continue
+        per = found[section]
+        src = {lang: lang if lang in per else next(iter(per)) for lang in LANGS}
+        out[section] = Prose(
+            title={lang: per[src[lang]][0] for lang in LANGS},
+            body={lang: per[src[lang]][1] for lang in LANGS},
+            source_lang=src,
+        )
+    return out

@@ -1,0 +1,159 @@
+"""Render the page: jinja2 with autoescaping, inline assets, escaped JSON, and plotly.js inlined
+once as gzip+base64 (decoded in the browser by DecompressionStream).
+
+Determinism: no clock, no random ids, gzip with mtime=0, our own JSON serializer, dict order
+fixed by construction — identical input gives identical bytes.
+
+Security: ``Environment(autoescape=True, undefined=StrictUndefined)`` (not select_autoescape,
+which skips ``*.html.j2``); JSON inside ``<script>`` escapes ``< > & U+2028 U+2029``; a CSP
+meta allows only the page's own inline scripts by their sha256 (including the unpacked
+plotly.js), no network at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from plotly.utils import PlotlyJSONEncoder
+
+from reportgen.context import Page
+
+_SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+         ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+CSP_REST = ("style-src 'unsafe-inline'; img-src data: blob:; font-src data:; connect-src 'none'; "
+            "base-uri 'none'; form-action 'none'; object-src 'none'")
+
+
+class _Encoder(PlotlyJSONEncoder):
+    """plotly's encoder (numpy, pandas, dates) with NaN/inf → null and UTF-8 kept."""
+
+    def encode(self, o: Any) -> str:
+        text = json.JSONEncoder.encode(self, o)
+        if "NaN" not in text and "Infinity" not in text:
+            return text
+        clean = json.loads(text, parse_constant=lambda _: None)
+        return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+
+
+def script_json(obj: Any) -> Markup:
+    """JSON safe to place inside ``<script type="application/json">``: no ``</script>``, no
+    ``<!--``, no line separators a JS parser would choke on. NaN becomes null."""
+    text = json.dumps(obj, cls=_Encoder, separators=(",", ":"), ensure_ascii=False)
+    for a, b in _SWAP:
+        text = text.replace(a, b)
+    return Markup(text)
+
+
+def environment(templates: Path) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates)), autoescape=True,
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    )
+
+
+# ----------------------------------------------------------------------------- plotly.js
+
+@dataclass(frozen=True)
+class Bundle:
+    kind: str          # "cartesian" (vendored partial bundle) or "full" (plotly wheel)
+    version: str
+    b64: str           # base64 of the gzip stream
+    sha256: str        # CSP hash of the unpacked script text
+    notice: str        # the bundle's licence header, kept in the page
+
+
+def _header(js: bytes) -> str:
+    if js.startswith(b"/*"):
+        end = js.find(b"*/")
+        if 0 < end < 2000:
+            text = js[2:end].decode("utf-8", "replace")
+            lines = [line.strip(" *\t") for line in text.splitlines()]
+            return " ".join(line for line in lines if line)
+    return ""
+
+
+def _csp_hash(data: bytes) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode("ascii")
+
+
+@cache
+def plotly_bundle(cartesian_ok: bool, templates: Path) -> Bundle:
+    """The plotly.js to inline. The vendored cartesian bundle is used only when every trace is
+    in its set (``cartesian_ok``) and its version equals the plotly.py bundle's — a missing
+    trace type would otherwise be drawn wrongly without any error."""
+    from plotly.offline import get_plotlyjs, get_plotlyjs_version
+
+    version = get_plotlyjs_version()
+    vendor = templates / "static" / "vendor"
+    gz_path = vendor / "plotly-cartesian.min.js.gz"
+    vendored = (vendor / "plotly-cartesian.VERSION").read_text().strip() \
+        if (vendor / "plotly-cartesian.VERSION").exists() else ""
+    if cartesian_ok and gz_path.exists() and vendored == version:
+        packed = gz_path.read_bytes()
+        js = gzip.decompress(packed)
+        kind = "cartesian"
+        notice = _header(js) or f"plotly.js (cartesian) v{version}, MIT licence"
+    else:
+        js = get_plotlyjs().encode("utf-8")
+        packed = gzip.compress(js, 9, mtime=0)
+        kind = "full"
+        notice = f"plotly.js v{version} (c) Plotly, Inc., MIT licence"
+    return Bundle(kind, version, base64.b64encode(packed).decode("ascii"), _csp_hash(js),
+                  notice.replace("--", "-"))
+
+
+# ----------------------------------------------------------------------------- assets
+
+@dataclass(frozen=True)
+class Assets:
+    css: Markup
+    js_lang: Markup
+    js_loader: Markup
+    js_app: Markup
+
+
+def load_assets(templates: Path) -> Assets:
+    static = templates / "static"
+
+    def read(name: str) -> Markup:
+        text = (static / name).read_text(encoding="utf-8")
+        if name.endswith(".js") and any(bad in text.lower() for bad in ("</", "<!--", "<script")):
+            raise ValueError(f"{name} must not contain '</', '<!--' or '<script' (it is inlined)")
+        return Markup(text)
+
+    return Assets(read("style.css"), read("lang.js"), read("loader.js"), read("app.js"))
+
+
+def content_security_policy(assets: Assets, bundle: Bundle) -> str:
+    hashes = [_csp_hash(str(s).encode("utf-8"))
+              for s in (assets.js_lang, assets.js_loader, assets.js_app)]
+    hashes.append(bundle.sha256)
+    sources = " ".join(f"'{h}'" for h in hashes)
+    return f"default-src 'none'; script-src {sources}; {CSP_REST}"
+
+
+def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
+                figs: dict[str, Any], trace_types: set[str] | list[str], version: str) -> str:
+    """The complete HTML document as text."""
+    from reportgen.figures import CARTESIAN_TRACES
+
+    bundle = plotly_bundle(set(trace_types) <= CARTESIAN_TRACES, templates)
+    assets = load_assets(templates)
+    env = environment(templates)
+    html = env.get_template("report.html.j2").render(
+        page=page, chrome=page.chrome, version=version, csp=content_security_policy(assets, bundle),
+        css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
+        report_json=script_json(report_data), figs_json=script_json(figs),
+        plotly_b64=bundle.b64, plotly_kind=bundle.kind, plotly_version=bundle.version,
+        plotly_notice=bundle.notice,
+    )
+    return html

@@ -1,0 +1,174 @@
+"""Analysis → machine-readable tables (SPEC §3): JSON, CSV, markdown.
+
+JSON (`reportgen.tables/1`): top-level `schema`, `round`, `engines`, `tiers`, `crossovers`,
+`graph_reuse`, `memory`, `prefill`, `checks`, plus `values` (the dotted figures, sorted by name)
+and `constants` (name, value, unit, provenance {zh, en}). Rows keep their meaningful order
+(manifest engine order, ascending concurrency); a column pair `x_zh`/`x_en` becomes `x: {zh, en}`;
+NaN/±inf → null; counts are integers.
+
+CSV: one block per table, each introduced by a line `# <name>` and followed by a blank line:
+tiers first, then engines, crossovers, graph_reuse, memory, prefill, checks, values (key,value),
+constants. Numbers are written at full precision, missing values as empty fields.
+
+Markdown: a `## <name>` heading and a pipe table per table, numbers rounded for reading.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.analyze.result import Analysis
+
+SCHEMA = "reportgen.tables/1"
+FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
+CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
+# Columns holding counts: written as JSON integers when the value is whole.
+INT_COLUMNS = frozenset({
+    "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
+    "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
+    "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
+    "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1",
+})
+
+
+def _plain(value: Any, integer: bool = False) -> Any:
+    """A JSON-safe Python value: NaN/inf → None, numpy → builtin, {zh, en} kept."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, int | np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        f = float(value)
+        if not math.isfinite(f):
+            return None
+        return int(f) if integer and f.is_integer() else f
+    if isinstance(value, str):
+        return value
+    if pd.isna(value):
+        return None
+    return str(value)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    columns = list(frame.columns)
+    paired = {c[:-3] for c in columns if c.endswith("_zh") and f"{c[:-3]}_en" in columns}
+    out = []
+    for row in frame.itertuples(index=False, name=None):
+        record: dict[str, Any] = {}
+        for column, value in zip(columns, row, strict=True):
+            stem = column[:-3]
+            if stem in paired and column.endswith(("_zh", "_en")):
+                record.setdefault(stem, {})[column[-2:]] = _plain(value)
+            else:
+                record[column] = _plain(value, column in INT_COLUMNS)
+        out.append(record)
+    return out
+
+
+def to_json_dict(analysis: Analysis) -> dict[str, Any]:
+    data: dict[str, Any] = {"schema": SCHEMA, "round": _plain(analysis.round)}
+    for name in FRAMES:
+        data[name] = _records(getattr(analysis, name))
+    data["values"] = {k: _plain(analysis.values[k]) for k in sorted(analysis.values)}
+    data["constants"] = [
+        {"name": c.name, "value": _plain(c.value), "unit": c.unit,
+         "provenance": {"zh": c.provenance.zh, "en": c.provenance.en}}
+        for c in analysis.constants
+    ]
+    return data
+
+
+def to_json(analysis: Analysis) -> str:
+    """Deterministic JSON text (same analysis → same bytes)."""
+    return json.dumps(to_json_dict(analysis), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+
+def _extra_frames(analysis: Analysis) -> dict[str, pd.DataFrame]:
+    values = pd.DataFrame(
+        [(k, _cell(analysis.values[k])) for k in sorted(analysis.values)], columns=["key", "value"])
+    constants = pd.DataFrame(
+        [(c.name, _cell(c.value), c.unit, c.provenance.zh, c.provenance.en)
+         for c in analysis.constants],
+        columns=["name", "value", "unit", "provenance_zh", "provenance_en"])
+    return {"values": values, "constants": constants}
+
+
+def _cell(value: Any) -> Any:
+    """A value for one CSV/markdown cell: bilingual text as 'zh / en', missing as NaN."""
+    if isinstance(value, Mapping):
+        return " / ".join(str(value.get(lang, "")) for lang in ("zh", "en"))
+    return math.nan if value is None else value
+
+
+def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Count columns as nullable integers when every value is whole (``40`` not ``40.0``)."""
+    out = frame.copy()
+    for column in INT_COLUMNS & set(out.columns):
+        values = pd.to_numeric(out[column], errors="coerce")
+        finite = values.dropna()
+        if len(finite) and np.isfinite(finite).all() and (finite == finite.round()).all():
+            out[column] = values.astype("Int64")
+    return out
+
+
+def to_csv(analysis: Analysis) -> str:
+    out = io.StringIO()
+    frames = {name: getattr(analysis, name) for name in CSV_ORDER} | _extra_frames(analysis)
+    for name, frame in frames.items():
+        out.write(f"# {name}\n")
+        _whole_counts(frame).to_csv(out, index=False, lineterminator="\n")
+        out.write("\n")
+    return out.getvalue()
+
+
+def _fmt(value: Any, column: str) -> str:
+    if value is None or (isinstance(value, float | np.floating) and not math.isfinite(value)):
+        return "—"
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}" if column not in {"concurrency", "lower_tier", "upper_tier"} \
+            else str(int(value))
+    if isinstance(value, float | np.floating):
+        f = float(value)
+        if column in INT_COLUMNS and f.is_integer():
+            return _fmt(int(f), column)
+        a = abs(f)
+        if a >= 100:
+            return f"{f:,.1f}"
+        if a >= 1:
+            return f"{f:.2f}"
+        return f"{f:.4g}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    columns = list(frame.columns)
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in frame.itertuples(index=False, name=None):
+        cells = [_fmt(v, c) for c, v in zip(columns, row, strict=True)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def to_markdown(analysis: Analysis) -> str:
+    title = analysis.round.get("title") or {}
+    heading = title.get("en") if isinstance(title, Mapping) else str(title)
+    parts = [f"# {heading or 'reportgen tables'}", ""]
+    frames = {name: getattr(analysis, name) for name in CSV_ORDER} | _extra_frames(analysis)
+    for name, frame in frames.items():
+        parts += [f"## {name}", "", _markdown_table(frame) if len(frame) else "(none)", ""]
+    return "\n".join(parts)

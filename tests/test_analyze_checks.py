@@ -1,0 +1,140 @@
+"""Self-checks: each rule on a tiny frame, with the status it must give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.analyze import checks as chk
+from reportgen.errors import Finding
+
+
+def _tiers(**cols: list) -> pd.DataFrame:
+    base = {"engine": ["a", "a", "a"], "concurrency": [8, 16, 32],
+            "requests": [10.0, 10.0, 10.0], "completed": [10.0, 10.0, 9.0],
+            "failed": [0.0, 0.0, 1.0], "output_tok_s": [400.0, 550.0, 440.0],
+            "total_output_tokens": [2560.0, 2560.0, 2250.0], "excluded": [False, False, True]}
+    base.update(cols)
+    return pd.DataFrame(base)
+
+
+def _statuses(rows: list[dict]) -> list[tuple]:
+    return [(r["id"], r["status"], r["engine"], r["concurrency"]) for r in rows]
+
+
+def test_non_monotonic_throughput_warns_at_the_drop() -> None:
+    rows = chk.monotonic_throughput(_tiers(), ["a"])
+    assert [(r["status"], r["concurrency"]) for r in rows] == [("warn", 32.0)]
+    assert rows[0]["value"] == pytest.approx(440.0 / 550.0)
+    assert "C=32" in rows[0]["message_en"] and "C=16" in rows[0]["message_zh"]
+    ok = chk.monotonic_throughput(_tiers(output_tok_s=[1.0, 2.0, np.nan]), ["a"])
+    assert [r["status"] for r in ok] == ["pass"]
+
+
+def test_failed_requests_warn_and_nothing_completed_fails() -> None:
+    rows = chk.failed_requests(_tiers(), ["a"])
+    assert _statuses(rows) == [("requests.failed", "warn", "a", 32.0)]
+    rows = chk.failed_requests(_tiers(completed=[0.0, 10.0, 10.0], failed=[10.0, 0, 0]), ["a"])
+    assert ("requests.completed", "fail", "a", 8.0) in _statuses(rows)
+    assert chk.failed_requests(_tiers(failed=[0.0, 0.0, 0.0]), ["a"])[0]["status"] == "pass"
+
+
+def test_output_token_parity_round2_llamacpp() -> None:
+    tiers = pd.DataFrame({"engine": ["l", "l", "v"], "completed": [1000.0, 331.0, 1332.0],
+                          "total_output_tokens": [253_000.0, 83_142.0, 340_992.0]})
+    parity = chk.output_token_parity(tiers, ["v", "l"], 256).set_index("engine")
+    assert parity.loc["l", "total"] == 336_142
+    assert parity.loc["l", "requested"] == 340_736
+    assert parity.loc["l", "shortfall"] == 4_594
+    assert f"{parity.loc['l', 'shortfall_frac'] * 100:.2f}" == "1.35"
+    assert parity.loc["v", "per_request"] == 256.0
+    rows = chk.output_token_checks(parity.reset_index())
+    assert [(r["engine"], r["status"]) for r in rows] == [("v", "pass"), ("l", "warn")]
+    assert "4,594" in rows[1]["message_en"]
+
+
+def _identity(ttft: float, tpot: float, e2el: float, means: bool) -> pd.DataFrame:
+    nan = np.nan
+    return pd.DataFrame({
+        "engine": ["a"], "concurrency": [4], "mean_output_tokens": [256.0],
+        "ttft_mean_ms": [ttft if means else nan], "tpot_mean_ms": [tpot if means else nan],
+        "e2el_mean_ms": [e2el if means else nan], "ttft_p50_ms": [ttft], "tpot_p50_ms": [tpot],
+        "e2el_p50_ms": [e2el]})
+
+
+@pytest.mark.parametrize(("e2el", "means", "status"), [
+    (1120.0, True, "pass"),     # TTFT 100 + 255 × TPOT 4 = 1120 exactly
+    (1100.0, True, "warn"),     # 1.8 % off: beyond the 1 % allowed on means
+    (1100.0, False, "pass"),    # … but within the 5 % allowed on medians
+    (1000.0, False, "warn"),    # 12 % off
+    (500.0, False, "fail"),     # 124 % off: mixed units or a corrupt file
+])
+def test_identity_tolerances(e2el: float, means: bool, status: str) -> None:
+    rows = chk.identity_checks(_identity(100.0, 4.0, e2el, means), ["a"])
+    assert rows[0]["status"] == status
+    assert rows[0]["id"] == "identity.e2el"
+
+
+def test_identity_skips_tiers_without_numbers() -> None:
+    assert chk.identity_checks(_identity(np.nan, 4.0, 1000.0, False), ["a"]) == []
+
+
+def test_arrays_vs_summary() -> None:
+    summary = pd.DataFrame({"source": ["s", "t"], "record": [0, 0], "engine": ["a", "a"],
+                            "concurrency": [1.0, 2.0], "ttft_median_ms": [200.0, 100.0],
+                            "itl_mean_ms": [150.0, 50.0]})
+    recomputed = pd.DataFrame({"source": ["s", "t"], "record": [0, 0],
+                               "ttft_median_ms": [200.0001, 100.0], "itl_mean_ms": [150.0, 60.0]})
+    rows = chk.arrays_vs_summary(summary, recomputed)
+    assert [(r["status"], r["concurrency"]) for r in rows] == [("pass", 1.0), ("fail", 2.0)]
+    assert "itl_mean_ms" in rows[1]["message_en"]
+    assert rows[1]["value"] == pytest.approx(10.0 / 60.0)
+    assert chk.arrays_vs_summary(summary, recomputed.iloc[0:0]) == []
+
+
+def test_excluded_tiers_are_noted_with_the_reason() -> None:
+    rows = chk.excluded_tiers(_tiers(), "原因", "the reason")
+    assert _statuses(rows) == [("tiers.excluded", "warn", "a", 32.0)]
+    assert rows[0]["message_en"].endswith("the reason")
+
+
+def test_segment_checks() -> None:
+    reuse = pd.DataFrame({"concurrency": [8, 16, 32], "print_timing_lines": [10, 10, 8]})
+    rows = chk.segment_checks("a", 31 + 28, 31, [10, 10, 8], reuse, _tiers())
+    assert ("log_segments.total", "pass", "a", None) in [
+        (i, s, e, None if np.isnan(c) else c) for i, s, e, c in _statuses(rows)]
+    mismatch = [r for r in rows if r["id"] == "log_segments.requests"]
+    assert [(r["concurrency"], r["value"]) for r in mismatch] == [(32.0, -1.0)]
+    rows = chk.segment_checks("a", 50, 31, [10, 10], reuse.iloc[:2], _tiers())
+    assert {r["id"] for r in rows if r["status"] == "warn"} == {"log_segments.total",
+                                                                 "log_segments.tiers"}
+
+
+def test_temperature_duplicates_counters_and_findings() -> None:
+    [row] = chk.temperature_check({"a": 73.0, "b": np.nan})
+    assert (row["status"], row["engine"], row["value"]) == ("pass", "a", 73.0)
+    assert chk.temperature_check({"a": 90.0})[0]["status"] == "warn"
+    assert chk.temperature_check({"a": np.nan}) == []
+
+    summary = pd.DataFrame({"engine": ["a", "a", "a"], "concurrency": [1.0, 1.0, np.nan],
+                            "source": ["x", "y", "z"], "record": [0, 0, 0]})
+    rows = chk.duplicate_tiers(summary)
+    assert [(r["id"], r["status"]) for r in rows] == [("tiers.duplicate", "warn"),
+                                                      ("tiers.no_concurrency", "warn")]
+    assert "x#0" in rows[0]["message_en"]
+
+    rows = chk.counter_increase_check("v", "vllm.preemptions", {1: 0.0, 64: 3.0}, "抢占", "p")
+    assert [(r["status"], r["concurrency"]) for r in rows] == [("warn", 64.0)]
+    assert chk.counter_increase_check("v", "p", {1: 0.0}, "抢占", "x")[0]["status"] == "pass"
+    assert chk.counter_increase_check("v", "p", {}, "抢占", "x") == []
+
+    [row] = chk.finding_checks([Finding("a/server.log", "odd line", 3, "a")])
+    assert (row["status"], row["engine"]) == ("warn", "a")
+    assert row["message_en"] == "a/server.log:3: odd line"
+
+
+def test_checks_frame_columns() -> None:
+    frame = chk.checks_frame(chk.failed_requests(_tiers(), ["a"]))
+    assert list(frame.columns) == ["id", "status", "engine", "concurrency", "value",
+                                   "message_zh", "message_en"]

@@ -1,0 +1,92 @@
+"""The click commands, driven with CliRunner: exit codes, messages, files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from reportgen.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
+TABLE_KEYS = {"schema", "round", "engines", "tiers", "crossovers", "graph_reuse", "memory",
+              "prefill", "checks"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "report.html"
+    result = CliRunner().invoke(main, ["build", "-q", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_build_defaults_to_the_sample(built: Path) -> None:
+    html = built.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") or html.startswith("<!doctype html>")
+    assert "RTX 4090" in html
+
+
+def test_build_shows_progress_on_stderr(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0
+    assert "load" in result.stderr and "wrote" in result.stdout
+
+
+def test_tables_json_has_every_schema_key() -> None:
+    result = CliRunner().invoke(main, ["tables", str(SAMPLE), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) >= TABLE_KEYS
+    assert data["schema"] == "reportgen.tables/1"
+    assert len(data["tiers"]) == 14
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown"])
+def test_tables_other_formats(fmt: str) -> None:
+    result = CliRunner().invoke(main, ["tables", str(SAMPLE), "--format", fmt])
+    assert result.exit_code == 0, result.output
+    assert "llamacpp" in result.stdout
+
+
+def test_check_prints_tiers_and_checks() -> None:
+    result = CliRunner().invoke(main, ["check", str(SAMPLE)])
+    assert result.exit_code in (0, 1), result.output
+    assert "ITL p50" in result.stdout
+    assert "443.7" in result.stdout  # llama.cpp C=32 output tok/s
+
+
+def test_bad_round_exits_2_without_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "round"
+    shutil.copytree(SAMPLE, bad)
+    bench = sorted((bad / "vllm" / "bench").glob("*.json"))[0]
+    bench.write_text('{"duration": ', encoding="utf-8")
+    out = tmp_path / "report.html"
+    out.write_text("previous report", encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", str(bad), "-q", "-o", str(out)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: ")
+    assert bench.name in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+    assert out.read_text(encoding="utf-8") == "previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "round"]
+
+
+def test_not_a_round_dir(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "missing")])
+    assert result.exit_code == 2
+    assert "not a round directory" in result.stderr
+
+
+def test_diff_round_against_its_report(built: Path, tmp_path: Path) -> None:
+    same = CliRunner().invoke(main, ["diff", str(built), str(SAMPLE)])
+    assert same.exit_code == 0, same.output
+    assert same.stdout.strip() == "no changes"
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0 and "reportgen" in result.stdout

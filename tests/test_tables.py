@@ -1,0 +1,84 @@
+"""tables: JSON schema/nulls/determinism, CSV sections, markdown."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+
+from reportgen.analyze.result import Analysis, Constant
+from reportgen.manifest import Text
+from reportgen.tables import to_csv, to_json, to_json_dict, to_markdown
+
+
+def _analysis() -> Analysis:
+    tiers = pd.DataFrame({"engine": ["a", "a"], "concurrency": [1, 2],
+                          "requests": [40.0, np.nan], "output_tok_s": [61.9, np.nan],
+                          "excluded": [False, True]})
+    engines = pd.DataFrame({"id": ["a"], "label_zh": ["甲"], "label_en": ["A"],
+                            "mbu_c1": [0.89], "kv_bytes_per_token": [57344.0]})
+    checks = pd.DataFrame({"id": ["x"], "status": ["warn"], "engine": [None],
+                           "concurrency": [np.nan], "value": [np.inf],
+                           "message_zh": ["中文 | 竖线"], "message_en": ["a | pipe"]})
+    empty = pd.DataFrame({"engine_a": pd.Series(dtype=str), "concurrency": pd.Series(dtype=float)})
+    return Analysis(
+        round={"title": {"zh": "标题", "en": "Title"}, "concurrency": [1, 2],
+               "memory_gib": np.float64(24.0)},
+        engines=engines, tiers=tiers, crossovers=empty, graph_reuse=pd.DataFrame(),
+        memory=pd.DataFrame({"engine": ["a"], "weights_gib": [4.36]}),
+        prefill=pd.DataFrame({"engine": ["a"], "server_samples": [40.0]}), checks=checks,
+        values={"z.last": 1.5, "a.first": np.nan, "m.label": {"zh": "甲", "en": "A"},
+                "n.count": np.int64(3)},
+        constants=[Constant("bandwidth_gb_s", 1008.0, "GB/s", Text("表", "table"))],
+    )
+
+
+def test_json_keys_nulls_pairs_and_ints() -> None:
+    data = to_json_dict(_analysis())
+    assert data["schema"] == "reportgen.tables/1"
+    assert {"round", "engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill",
+            "checks", "values", "constants"} <= set(data)
+    assert data["tiers"][0]["requests"] == 40 and isinstance(data["tiers"][0]["requests"], int)
+    assert data["tiers"][1]["requests"] is None and data["tiers"][1]["output_tok_s"] is None
+    assert data["tiers"][0]["output_tok_s"] == 61.9
+    assert data["tiers"][1]["excluded"] is True
+    assert data["engines"][0]["label"] == {"zh": "甲", "en": "A"}
+    assert data["engines"][0]["kv_bytes_per_token"] == 57344
+    check = data["checks"][0]
+    assert check["message"] == {"zh": "中文 | 竖线", "en": "a | pipe"}
+    assert check["engine"] is None and check["value"] is None  # inf is not JSON
+    assert list(data["values"]) == ["a.first", "m.label", "n.count", "z.last"]
+    assert data["values"]["a.first"] is None and data["values"]["n.count"] == 3
+    assert data["constants"][0]["provenance"] == {"zh": "表", "en": "table"}
+    assert data["crossovers"] == [] and data["round"]["memory_gib"] == 24.0
+
+
+def test_json_text_is_deterministic_and_strict() -> None:
+    text = to_json(_analysis())
+    assert text == to_json(_analysis())
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text)["values"]["z.last"] == 1.5
+
+
+def test_csv_sections_tiers_first_and_parseable() -> None:
+    text = to_csv(_analysis())
+    names = [line[2:] for line in text.splitlines() if line.startswith("# ")]
+    assert names == ["tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill",
+                     "checks", "values", "constants"]
+    block = text.split("# tiers\n", 1)[1].split("\n\n", 1)[0]
+    tiers = pd.read_csv(io.StringIO(block))
+    assert list(tiers["concurrency"]) == [1, 2] and np.isnan(tiers["output_tok_s"].iloc[1])
+    assert block.splitlines()[1].startswith("a,1,40,61.9,")  # counts without ".0"
+    values = text.split("# values\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert values[0] == "key,value" and values[2] == "m.label,甲 / A"
+
+
+def test_markdown_tables() -> None:
+    text = to_markdown(_analysis())
+    assert text.startswith("# Title\n")
+    assert "## tiers" in text and "| engine | concurrency |" in text
+    assert "| a | 1 | 40 | 61.90 | no |" in text
+    assert "a \\| pipe" in text  # a pipe in a cell cannot break the table
+    assert "## crossovers\n\n(none)" in text
