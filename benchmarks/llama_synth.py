@@ -161,14 +161,22 @@ def graph_reuse_fraction(concurrency: int) -> float:
     return 0.99 * concurrency**-1.25
 
 
+def gguf_name(engine: EngineModel) -> str:
+    return f"Qwen2.5-7B-Instruct-{engine.label.split()[-1]}.gguf"
+
+
 def startup_text(engine: EngineModel, verbosity: int) -> bytes:
     gguf_mib = engine.weight_bytes / 2**20
     cpu_mib = round(gguf_mib * 0.0655, 2)
     kv_mib = N_CTX * 57344 / 2**20
     lines = [
+        (412, "I", "build_info: b9420-eab8ee41f"),
+        (431, "I", "system_info: n_threads = 16 (n_threads_batch = 16) / 32 | CUDA : ARCHS = 890 "
+                   "| USE_GRAPHS = 1 | PEER_MAX_BATCH_SIZE = 128 | CPU : AVX2 = 1 | OPENMP = 1 | "),
         (56_555, "I", f"cmn  common_param: common_params_print_info: verbosity = {verbosity}"),
-        (56_601, "I", "build_info: b9420-eab8ee41f"),
-        (58_285, "I", f"srv    load_model: loading model '/models/{engine.id}.gguf'"),
+        (57_402, "W", "srv  llama_server: CORS is set to allow all origins ('*') and no API key "
+                      "is set"),
+        (58_285, "I", f"srv    load_model: loading model '/models/{gguf_name(engine)}'"),
         (1_402_118, "I", "load_tensors: offloaded 29/29 layers to GPU"),
         (1_402_130, "I", f"load_tensors:        CUDA0 model buffer size = "
                          f"{gguf_mib - cpu_mib:8.2f} MiB"),

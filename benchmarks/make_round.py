@@ -12,6 +12,7 @@ whose log_segments match the logs. Same arguments → same bytes.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -116,19 +117,73 @@ NVIDIA_SMI = """\
 |                                         |                        |               MIG M. |
 |=========================================+========================+======================|
 |   0  NVIDIA GeForce RTX 4090        On  |   00000000:01:00.0 Off |                  Off |
-| 30%   41C    P2             71W /  450W | {used:>6d}MiB /  {total}MiB |      0%      Default |
+| 30%   61C    P2             87W /  450W | {used:>6d}MiB /  {total}MiB |      0%      Default |
 |                                         |                        |                  N/A |
 +-----------------------------------------+------------------------+----------------------+
+
++-----------------------------------------------------------------------------------------+
+| Processes:                                                                              |
+|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |
+|        ID   ID                                                               Usage      |
+|=========================================================================================|
+|    0   N/A  N/A      {pid:>11d}      C   {process:<36s}{proc_mib:>6d}MiB |
++-----------------------------------------------------------------------------------------+
 """
 
 
-def fingerprint_text(engine: EngineModel, memory_used_mib: int, when: datetime) -> str:
-    return (
-        f"{when.strftime('%a %b %d %H:%M:%S %Y')}\n"
-        + NVIDIA_SMI.format(used=memory_used_mib, total=GPU_MEMORY_MIB)
-        + f"\nengine: {engine.label}\nmodel: {synth.MODEL_ID}\n"
-        f"captured: {when.isoformat(timespec='seconds')}\n"
-    )
+def fingerprint_text(engine: EngineModel, memory_used_mib: int, when: datetime, pid: int,
+                     plan: list[int], debug_log: bool) -> str:
+    """Verbatim-style `nvidia-smi` output, then the harness's `key: value` lines."""
+    tiers = ",".join(str(c) for c in TIERS)
+    prompts = ",".join(str(n) for n in plan)
+    client = ("vllm bench serve --backend openai --base-url http://127.0.0.1:{port} --model "
+              f"{synth.MODEL_ID} --dataset-name random --random-input-len {synth.INPUT_TOKENS} "
+              f"--random-output-len {synth.OUTPUT_TOKENS} --ignore-eos --num-prompts <N> "
+              "--max-concurrency <C> --percentile-metrics ttft,tpot,itl,e2el "
+              "--metric-percentiles 50,90,99,99.9 --save-result --save-detailed --result-dir bench")
+    if engine.kind == "llamacpp":
+        process = "/opt/llama.cpp/build/bin/llama-server"
+        quant = engine.label.split()[-1]
+        gguf = llama_synth.gguf_name(engine)
+        keys = [
+            ("engine", "llama.cpp"), ("engine_version", "b9420"), ("engine_commit", "eab8ee41f"),
+            ("model_file", gguf), ("quantization", quant),
+            ("launch_args", f"llama-server -m /models/{gguf} -ngl 99 -np {llama_synth.N_SLOTS} "
+                            f"-c {llama_synth.N_CTX} --cache-ram 0 --slot-prompt-similarity 0 "
+                            f"--metrics --host 0.0.0.0 --port 8080"
+                            + (" -lv 4" if debug_log else "")),
+            ("prompt_cache", "off (--cache-ram 0 --slot-prompt-similarity 0)"),
+            ("client", client.format(port=8080)),
+        ]
+    else:
+        process = "VLLM::EngineCore"
+        fp8 = "fp8" in engine.id
+        keys = [
+            ("engine", "vllm"), ("engine_version", "0.27.1"), ("dtype", "bfloat16"),
+            ("quantization", "fp8" if fp8 else "none"),
+            ("launch_args", f"vllm serve {synth.MODEL_ID} --dtype bfloat16"
+                            + (" --quantization fp8" if fp8 else "")
+                            + " --gpu-memory-utilization 0.9 --max-model-len 4096 --port 8000"),
+            ("client", client.format(port=8000)),
+        ]
+    keys += [
+        ("client_version", "0.27.1"), ("tiers", tiers), ("num_prompts", prompts),
+        ("warmup", f"{WARMUP_BLOCKS} requests at concurrency 1 before C=1"),
+        ("metrics", "GET /metrics before and after every tier -> metrics/c<C>-before.prom, "
+                    "c<C>-after.prom"),
+        ("gpu_sampler", "nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,"
+                        "utilization.memory,memory.used,memory.total,power.draw,"
+                        "temperature.gpu,clocks.sm --format=csv -l 1 -f gpu.csv"),
+    ]
+    head = [
+        f"captured_at: {when.strftime('%Y-%m-%d %H:%M:%S')} +08:00 (after the last tier)",
+        f"gpu: NVIDIA GeForce RTX 4090 ({GPU_MEMORY_MIB} MiB, {synth.BANDWIDTH_B_S / 1e9:g} GB/s)",
+        "driver: 580.159.03", "cuda: 13.0", f"model: {synth.MODEL_ID}",
+    ]
+    table = NVIDIA_SMI.format(used=memory_used_mib, total=GPU_MEMORY_MIB, pid=pid,
+                              process=process, proc_mib=memory_used_mib - 10)
+    return (f"{when.strftime('%a %b %d %H:%M:%S %Y')}       \n{table}\n"
+            + "\n".join([*head, *(f"{k}: {v}" for k, v in keys)]) + "\n")
 
 
 def gpu_csv(start_perf: float, end_perf: float, memory_used_mib: int,
@@ -155,12 +210,15 @@ def prom_text(engine: EngineModel, totals: dict[str, float]) -> str:
             lines += [f"# HELP llamacpp:{name} {name}", f"# TYPE llamacpp:{name} counter",
                       f"llamacpp:{name} {totals[name]:g}"]
         return "\n".join(lines) + "\n"
-    label = f'engine="0",model_name="{synth.MODEL_ID}"'
+    label = f'model_name="{synth.MODEL_ID}",engine="0"'
     return "\n".join([
         "# HELP vllm:request_prefill_time_seconds Histogram of time spent in PREFILL phase.",
         "# TYPE vllm:request_prefill_time_seconds histogram",
         f"vllm:request_prefill_time_seconds_sum{{{label}}} {totals['prefill_sum']!r}",
         f"vllm:request_prefill_time_seconds_count{{{label}}} {totals['prefill_count']:.1f}",
+        "# HELP vllm:num_preemptions_total Cumulative number of preemption from the engine.",
+        "# TYPE vllm:num_preemptions_total counter",
+        f"vllm:num_preemptions_total{{{label}}} 0.0",
         "# HELP vllm:prompt_tokens_total Number of prefill tokens processed.",
         "# TYPE vllm:prompt_tokens_total counter",
         f"vllm:prompt_tokens_total{{{label}}} {totals['prompt_tokens']:.1f}",
@@ -197,8 +255,15 @@ def write_engine(root: Path, index: int, plan: list[int], log_bytes: float, seed
     began = time.perf_counter()
     engine = ENGINES[index]
     edir = root / engine.id
-    (edir / "bench").mkdir(parents=True, exist_ok=True)
-    (edir / "metrics").mkdir(exist_ok=True)
+    if edir.exists():  # a stale file from an older generator would become an extra tier
+        shutil.rmtree(edir)
+    metrics = edir / "metrics"
+    (edir / "bench").mkdir(parents=True)
+    metrics.mkdir()
+
+    def rng(*key: int) -> np.random.Generator:  # one independent stream per purpose
+        return np.random.default_rng([seed, index, *key])
+
     start_perf = synth.PERF_ORIGIN_S + index * ENGINE_START_STEP_S
     memory_used = int(engine.weight_bytes / 2**20 + 14336 + 1200) if engine.kind == "llamacpp" \
         else int(GPU_MEMORY_MIB * 0.9 + 500)
@@ -209,59 +274,58 @@ def write_engine(root: Path, index: int, plan: list[int], log_bytes: float, seed
          "prompt_tokens", "generation_tokens"), 0.0)
 
     is_llama = engine.kind == "llamacpp"
-    log = (edir / "server.log").open("wb")
-    log_written = 0
-    state = llama_synth.LogState()
-    debug_rate = 0.0
-    warmup_blocks: int | None = None
-    if is_llama:
-        tokens = sum(plan) * synth.OUTPUT_TOKENS
-        debug_rate = llama_synth.debug_lines_per_token(log_bytes, sum(plan), tokens) \
-            if big_log else 0.0
-        log_written += log.write(llama_synth.startup_text(engine, 4 if debug_rate else 3))
-        warm = synth.simulate_tier(engine, 1, WARMUP_BLOCKS, start_perf + 5.0,
-                                   np.random.default_rng([seed, index, 99]))
-        size, warmup_blocks = llama_synth.write_tier(
-            log, warm, start_perf, debug_rate, state, np.random.default_rng([seed, index, 98]))
-        log_written += size
-        t0 = warm.t0 + warm.duration + TIER_GAP_S
-    else:
-        text = "\n".join(vllm_startup(engine, pid, _stamp(start_perf))) + "\n"
-        log_written += log.write(text.encode())
-        t0 = start_perf + 40.0
-
-    tiers: list[int] = []
-    json_bytes = 0
-    itl_values = 0
-    (edir / "metrics" / f"c{TIERS[0]}-before.prom").write_text(prom_text(engine, totals))
-    for k, (concurrency, requests) in enumerate(zip(TIERS, plan, strict=True)):
-        sim_rng = np.random.default_rng([seed, index, k, 0])
-        run = synth.simulate_tier(engine, concurrency, requests, t0, sim_rng)
-        date = _stamp(t0).strftime("%Y%m%d-%H%M%S")
-        record = synth.bench_record(engine, run, date, np.random.default_rng([seed, index, k, 1]))
-        text = synth.bench_json(record)
-        (edir / "bench" / synth.bench_filename(engine, concurrency, date)).write_text(text)
-        json_bytes += len(text)
-        itl_values += int(run.itl[~run.failed].size)
-        if k > 0:
-            (edir / "metrics" / f"c{concurrency}-before.prom").write_text(prom_text(engine, totals))
-        _count_into(engine, totals, run)
-        (edir / "metrics" / f"c{concurrency}-after.prom").write_text(prom_text(engine, totals))
+    with (edir / "server.log").open("wb") as log:
+        log_written = 0
+        state = llama_synth.LogState()
+        debug_rate = 0.0
+        warmup_blocks: int | None = None
         if is_llama:
-            size, blocks = llama_synth.write_tier(
-                log, run, start_perf, debug_rate, state, np.random.default_rng([seed, index, k, 2]))
+            tokens = sum(plan) * synth.OUTPUT_TOKENS
+            debug_rate = llama_synth.debug_lines_per_token(log_bytes, sum(plan), tokens) \
+                if big_log else 0.0
+            log_written += log.write(llama_synth.startup_text(engine, 4 if debug_rate else 3))
+            warm = synth.simulate_tier(engine, 1, WARMUP_BLOCKS, start_perf + 5.0,
+                                       rng(99))
+            size, warmup_blocks = llama_synth.write_tier(
+                log, warm, start_perf, debug_rate, state, rng(98))
             log_written += size
-            tiers.append(blocks)
+            t0 = warm.t0 + warm.duration + TIER_GAP_S
         else:
-            log_written += log.write(("\n".join(vllm_tier_lines(run, pid)) + "\n").encode())
-        say(f"  {engine.id:12s} C={concurrency:<4d} {requests:6d} requests  "
-            f"json {json_bytes / 1e6:7.1f} MB  log {log_written / 1e6:7.1f} MB")
-        t0 = t0 + run.duration + TIER_GAP_S
-    log.close()
+            text = "\n".join(vllm_startup(engine, pid, _stamp(start_perf))) + "\n"
+            log_written += log.write(text.encode())
+            t0 = start_perf + 40.0
 
-    (edir / "fingerprint.txt").write_text(fingerprint_text(engine, memory_used, _stamp(start_perf)))
+        tiers: list[int] = []
+        json_bytes = 0
+        itl_values = 0
+        (metrics / f"c{TIERS[0]}-before.prom").write_text(prom_text(engine, totals))
+        for k, (concurrency, requests) in enumerate(zip(TIERS, plan, strict=True)):
+            run = synth.simulate_tier(engine, concurrency, requests, t0, rng(k, 0))
+            date = _stamp(t0).strftime("%Y%m%d-%H%M%S")
+            record = synth.bench_record(run, date, rng(k, 1))
+            text = synth.bench_json(record)
+            (edir / "bench" / synth.bench_filename(concurrency, date)).write_text(text)
+            json_bytes += len(text)
+            itl_values += int(run.itl[~run.failed].size)
+            if k > 0:
+                (metrics / f"c{concurrency}-before.prom").write_text(prom_text(engine, totals))
+            _count_into(engine, totals, run)
+            (metrics / f"c{concurrency}-after.prom").write_text(prom_text(engine, totals))
+            if is_llama:
+                size, blocks = llama_synth.write_tier(
+                    log, run, start_perf, debug_rate, state, rng(k, 2))
+                log_written += size
+                tiers.append(blocks)
+            else:
+                log_written += log.write(("\n".join(vllm_tier_lines(run, pid)) + "\n").encode())
+            say(f"  {engine.id:12s} C={concurrency:<4d} {requests:6d} requests  "
+                f"json {json_bytes / 1e6:7.1f} MB  log {log_written / 1e6:7.1f} MB")
+            t0 = t0 + run.duration + TIER_GAP_S
+
+    (edir / "fingerprint.txt").write_text(
+        fingerprint_text(engine, memory_used, _stamp(t0), pid + 142, plan, debug_rate > 0))
     (edir / "gpu.csv").write_text(
-        gpu_csv(start_perf, t0, memory_used, np.random.default_rng([seed, index, 97])))
+        gpu_csv(start_perf, t0, memory_used, rng(97)))
     return EngineResult(engine.id, warmup_blocks if is_llama else None, tiers if is_llama else [],
                         itl_values, json_bytes, log_written, time.perf_counter() - began)
 
@@ -317,7 +381,7 @@ def round_toml(results: dict[str, EngineResult], plan: list[int]) -> str:
 
 def generate(out: Path, itl_samples: int, log_mb: float, seed: int = 0,
              jobs: int = 2) -> dict[str, EngineResult]:
-    """Write the round into ``out`` (created; existing engine folders are overwritten)."""
+    """Write the round into ``out`` (created; this generator's engine folders are replaced)."""
     out.mkdir(parents=True, exist_ok=True)
     plan = synth.plan_requests(itl_samples)
     log_bytes = log_mb * 1e6

@@ -138,7 +138,7 @@ def _stats(prefix: str, values_s: np.ndarray, percentiles: tuple[float, ...]) ->
     return out
 
 
-PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+PERCENTILES = (50.0, 90.0, 99.0, 99.9)  # --metric-percentiles 50,90,99,99.9
 TEXT_POOL = 32
 
 
@@ -148,8 +148,7 @@ def _texts(rng: np.random.Generator) -> list[str]:
     return ["".join(vocab[rng.integers(0, vocab.size, OUTPUT_TOKENS)]) for _ in range(TEXT_POOL)]
 
 
-def bench_record(engine: EngineModel, run: TierRun, date: str,
-                 rng: np.random.Generator) -> dict:
+def bench_record(run: TierRun, date: str, rng: np.random.Generator) -> dict:
     """The JSON object `vllm bench serve --save-result --save-detailed` writes (key order too)."""
     ok = ~run.failed
     out_ok = run.output_lens[ok]
@@ -175,7 +174,7 @@ def bench_record(engine: EngineModel, run: TierRun, date: str,
     total_in = int(run.input_lens[ok].sum())
     total_out = int(out_ok.sum())
     record = {
-        "date": date, "endpoint_type": "openai", "backend": "openai", "label": engine.id,
+        "date": date, "endpoint_type": "openai", "backend": "openai", "label": None,
         "model_id": MODEL_ID, "tokenizer_id": MODEL_ID, "num_prompts": run.requests,
         "request_rate": "inf", "burstiness": 1.0, "max_concurrency": run.concurrency,
         "duration": run.duration, "completed": completed, "failed": int(run.failed.sum()),
@@ -204,6 +203,7 @@ def bench_json(record: dict) -> str:
     return json.dumps(record)
 
 
-def bench_filename(engine: EngineModel, concurrency: int, date: str) -> str:
+def bench_filename(concurrency: int, date: str) -> str:
+    # No --label: the name starts with the backend, as in vLLM's compute_result_filename.
     base = MODEL_ID.split("/")[-1]
-    return f"{engine.id}-infqps-concurrency{concurrency}-{base}-{date}.json"
+    return f"openai-infqps-concurrency{concurrency}-{base}-{date}.json"

@@ -48,6 +48,7 @@ class Table:
     columns: list[Column]
     rows: list[Row]
     caption: Bi | None = None
+    variant: str = ""          # CSS variant: glossary, wide, checks, constants, revisions
     kind: str = "table"
 
 
@@ -374,9 +375,14 @@ class PageBuilder:
         if r.get("client"):
             items.append((self.t("setup.client"), same(str(r["client"]))))
         if r.get("requests_total") is not None:
-            items.append((self.t("setup.failed"), self.t(
-                "setup.failed_value", failed=fmt_g(r.get("failed_total")),
-                total=fmt_g(r.get("requests_total")))))
+            per, n = r.get("requests_per_engine"), len(self.d.order)
+            if per is not None and n > 1:
+                value = self.t("setup.failed_value_engines", failed=fmt_g(r.get("failed_total")),
+                               total=fmt_g(r["requests_total"]), n=str(n), per=fmt_g(per))
+            else:
+                value = self.t("setup.failed_value", failed=fmt_g(r.get("failed_total")),
+                               total=fmt_g(r["requests_total"]))
+            items.append((self.t("setup.failed"), value))
         if r.get("driver") or r.get("cuda"):
             items.append((self.t("setup.driver"), self.t(
                 "setup.driver_value", driver=str(r.get("driver") or MISSING),
@@ -417,7 +423,7 @@ class PageBuilder:
                 tcell(measured, "range"),
             ]))
         cols = [Column(self.t(f"glossary.col_{k}")) for k in ("metric", "name", "what", "range")]
-        out.append(Table(cols, rows, self.t("glossary.table_caption"), kind="glossary"))
+        out.append(Table(cols, rows, self.t("glossary.table_caption"), variant="glossary"))
         out.append(Heading(self.t("glossary.confusions_title")))
         out.append(Block(self.ui.block("glossary.confusions")))
         return out
@@ -542,11 +548,6 @@ class PageBuilder:
         for e in d.order:
             eng = d.engine(e)
             c1 = fmt_g(eng.get("c1"))
-            facts_src = ""
-            for const in getattr(d.a, "constants", []) or []:
-                if getattr(const, "name", "") == f"{e}.weight_bytes_per_step":
-                    facts_src = const.provenance
-            src = Bi(facts_src.zh, facts_src.en) if facts_src else same(MISSING)
             rows.append(Row([
                 tcell(d.label(e)),
                 ncell(d.v(f"engines.{e}.weight_gb"), ".2f"),
@@ -555,13 +556,11 @@ class PageBuilder:
                 ncell(eng.get("itl_p50_c1_ms"), ".2f"),
                 ncell(eng.get("effective_gb_s_c1"), ".0f"),
                 ncell(eng.get("mbu_c1"), ".0pct"),
-                tcell(src, "source"),
             ]))
         if rows:
             keys = ("col_engine", "col_weights", "col_kv", "col_step", "col_itl", "col_gbs",
-                    "col_mbu", "col_source")
-            cols = [Column(self.t(f"bytes.{k}"), k not in ("col_engine", "col_source"))
-                    for k in keys]
+                    "col_mbu")
+            cols = [Column(self.t(f"bytes.{k}"), k != "col_engine") for k in keys]
             out.append(Table(cols, rows, self.t("bytes.ledger_caption", c=c1, **{
                 k: v for k, v in self.kv_slots().items() if k in ("tps", "kvb")})))
         if d.pair and math.isfinite(_num(d.v("step_ratio.measured"))):
@@ -689,7 +688,12 @@ class PageBuilder:
         if checks is not None and len(checks):
             for _, r in checks.iterrows():
                 if r.get("status") in ("warn", "fail"):
-                    findings.append(self._message(r))
+                    msg = self._message(r)
+                    engine = r.get("engine")
+                    if isinstance(engine, str) and engine:
+                        lab = d.label(engine)
+                        msg = Bi(f"{lab.zh} · {msg.zh}", f"{lab.en} · {msg.en}")
+                    findings.append(msg)
         out.append(Heading(self.t("anomalies.findings_title")))
         if findings:
             out.append(Block(Bi(*(_ul([f.get(lang) for f in findings]) for lang in LANGS)),
@@ -758,9 +762,8 @@ class PageBuilder:
                 else math.nan
             out.append(Table(cols, rows, self.t("anomalies.reuse_caption", engine=d.label(e),
                                                 max=fmt(ceiling, ".1pct"))))
-            if sources:
-                out.append(Para(self.t("anomalies.steps_source", sources=", ".join(
-                    sorted(sources))), "note"))
+            for source in sorted(sources & {"log", "metrics"}):
+                out.append(Para(self.t(f"anomalies.steps_source_{source}"), "note"))
         out += self.figure("reuse")
         out.append(Para(self.t("anomalies.correlation"), "note"))
         return out
@@ -820,7 +823,7 @@ class PageBuilder:
         if rows:
             cols = [Column(self.t("data.col_engine")), Column(self.t("data.col_c"), True)]
             cols += [Column(self.t(f"data.{k}"), True) for k, _, _ in spec]
-            out.append(Table(cols, rows, None, kind="wide"))
+            out.append(Table(cols, rows, None, variant="wide"))
         out += self.figure("tradeoff", self.t("batching.tradeoff_caption"))
         out.append(Para(self.t("data.download"), "note"))
         return out
@@ -851,13 +854,13 @@ class PageBuilder:
                 tcell(self.t(f"checks.{status}") if status in order else same(status),
                       f"status {status}"),
                 tcell(str(r.get("id", "")), "mono"),
-                tcell(d.label(engine) if has_engine else same(MISSING)),
+                tcell(d.label(engine) if has_engine else same(MISSING), "nowrap"),
                 Cell(same(fmt_g(r.get("concurrency"))), True),
                 tcell(self._message(r), "prose"),
             ], f"check-{status}"))
         keys = ("col_status", "col_check", "col_engine", "col_c", "col_message")
         cols = [Column(self.t(f"checks.{k}"), k == "col_c") for k in keys]
-        out.append(Table(cols, rows, None, kind="checks"))
+        out.append(Table(cols, rows, None, variant="checks"))
         return out
 
     def constants(self) -> list[Any]:
@@ -867,15 +870,14 @@ class PageBuilder:
         rows = []
         for c in consts:
             value = c.value
-            text = fmt_g(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-                else (MISSING if value is None else str(value))
+            text = _diff_value(value)   # full precision: a constant is shown as given
             prov = c.provenance
             prov_bi = Bi(prov.zh, prov.en) if hasattr(prov, "zh") else same(str(prov))
             rows.append(Row([tcell(str(c.name), "mono"), Cell(same(text), True),
                              tcell(str(c.unit or "")), tcell(prov_bi, "source")]))
         cols = [Column(self.t("constants.col_name")), Column(self.t("constants.col_value"), True),
                 Column(self.t("constants.col_unit")), Column(self.t("constants.col_source"))]
-        return [Para(self.t("constants.lead")), Table(cols, rows, None, kind="constants")]
+        return [Para(self.t("constants.lead")), Table(cols, rows, None, variant="constants")]
 
     def revisions_(self) -> list[Any]:
         rev = self.revisions
@@ -892,7 +894,7 @@ class PageBuilder:
         cols = [Column(self.t(f"revisions.col_{k}"), k in ("old", "new"))
                 for k in ("table", "row", "column", "old", "new")]
         return [Para(self.t("revisions.lead", previous=rev.previous, n=str(len(rev.changes)))),
-                Table(cols, rows, None, kind="revisions")]
+                Table(cols, rows, None, variant="revisions")]
 
     # --- assembly
 

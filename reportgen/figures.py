@@ -53,9 +53,9 @@ def template() -> go.layout.Template:
         title=dict(x=0, xanchor="left", xref="container", y=1, yref="container", yanchor="top",
                    pad=dict(t=14, l=14), font=dict(size=15, color=INK)),
         xaxis=axis, yaxis=axis,
-        legend=dict(orientation="h", x=0, xanchor="left", y=1.02, yanchor="bottom",
+        legend=dict(orientation="h", x=0, xanchor="left", y=-0.2, yanchor="top",
                     bgcolor="rgba(255,255,255,0)", font=dict(size=12)),
-        margin=dict(l=64, r=28, t=84, b=56),
+        margin=dict(l=64, r=28, t=52, b=56),
         hoverlabel=dict(font=dict(family=FONT, size=12), align="left"),
         hovermode="closest",
     ))
@@ -323,8 +323,8 @@ def memory_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
                       annotation=dict(text=text, font=dict(color="#dc2626", size=12)),
                       annotation_position="top left")
     _base_layout(fig, ui, "memory", lang)
-    fig.update_layout(barmode="stack", yaxis=dict(title=dict(text=ui.raw("fig.memory.y", lang)),
-                                                  rangemode="tozero"))
+    fig.update_layout(barmode="stack", legend=dict(traceorder="normal"),
+                      yaxis=dict(title=dict(text=ui.raw("fig.memory.y", lang)), rangemode="tozero"))
     return fig
 
 

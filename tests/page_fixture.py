@@ -96,7 +96,7 @@ def make_analysis() -> Analysis:
         "reuse": [1590 / 1600, 800 / 3200, 0.0, 640 / 51200],
         "generated_tokens": [1600.0, 3200.0, 12800.0, 51200.0],
         "decode_steps_batched": [1600.0, 800.0, 800.0, 800.0],
-        "decode_steps_batched_source": "generated tokens / C",
+        "decode_steps_batched_source": "log",
         "reuse_batched": [1590 / 1600, 1.0, 0.0, 0.8], "theoretical_max_reuse": 199 / 200,
         "itl_p50_ms": TIERS["small"][1], "roofline_attainment":
             list(tiers[tiers["engine"] == "small"]["roofline_attainment"]),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import sys
@@ -111,3 +112,11 @@ def test_generated_round_loads(tiny_round: Path) -> None:
         if spec.kind == "llamacpp":
             timings = loaded.engines[spec.id].llama_log.timings
             assert len(timings) == spec.log_segments.warmup + sum(spec.log_segments.tiers)
+
+
+def test_longest_array_decodes_plotly_bdata() -> None:
+    from benchmarks.run import longest_array
+
+    five = base64.b64encode(np.arange(5, dtype="f8").tobytes()).decode()
+    page = {"figs": [{"y": [1, 2, 3], "x": {"dtype": "f8", "bdata": five}}], "checks": [0] * 4}
+    assert longest_array(page) == (5, ".figs[0].x")

@@ -65,6 +65,9 @@ def test_page_skeleton(html: str) -> None:
                     "waves", "stalls", "anomalies", "memory", "data", "checks", "constants"):
         assert f'<section id="{section}"' in html
     assert '<section id="next"' not in html   # narrative-only section without narrative
+    for variant in ("glossary", "wide", "checks", "constants"):
+        assert f'<table class="t t-{variant}">' in html
+    assert "1 request failed." in html and "round.toml: small model file size" in html
     assert "<script src" not in html and "<link" not in html and "<iframe" not in html
     assert html.count('id="plotly-gz"') == 1
 
@@ -250,3 +253,42 @@ def test_byte_identical_across_processes(tmp_path: Path) -> None:
         outputs.append(done.stdout)
     assert len(outputs[0]) > 500_000
     assert outputs[0] == outputs[1]
+
+
+SAMPLE = REPO / "sample_runs" / "round2-rtx4090"
+SAMPLE_BUILD = """
+import sys
+from pathlib import Path
+from reportgen.build import build_report
+build_report(Path({round!r}), Path(sys.argv[1]))
+"""
+
+
+@pytest.fixture(scope="module")
+def sample_builds(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
+    """The bundled sample built twice, in separate processes with different hash seeds."""
+    out = tmp_path_factory.mktemp("sample")
+    code = SAMPLE_BUILD.format(round=str(SAMPLE))
+    pages = []
+    for seed in ("0", "12345"):
+        target = out / f"report-{seed}.html"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        env.pop("SOURCE_DATE_EPOCH", None)
+        subprocess.run([sys.executable, "-c", code, str(target)], env=env, cwd=REPO, check=True,
+                       timeout=300, capture_output=True)
+        pages.append(target.read_bytes())
+    return pages
+
+
+def test_sample_report_is_byte_identical_across_processes(sample_builds: list[bytes]) -> None:
+    assert sample_builds[0] == sample_builds[1]
+    assert len(sample_builds[0]) < 1_500_000   # cartesian bundle, gzip+base64
+
+
+def test_sample_report_shows_the_published_headline_figures(sample_builds: list[bytes]) -> None:
+    page = sample_builds[0].decode("utf-8")
+    for text in ("C ≈ 8.3", "5.84 ms", ">25%<", "vLLM BF16 81%", "0.47 ms", "443.7 tok/s",
+                 "<strong>2.99×</strong>", "<strong>2.71×</strong>", "1.010", "0.804",
+                 "99.22%", "1.35%", "<strong>2.18×</strong>", "0.0655", "580.159.03 · CUDA 13.0",
+                 "b9741 · eab8ee41f · Q4_K_M", "0.27.1 · bfloat16", "1 / 2,664(2 × 1,332)"):
+        assert text in page, text

@@ -77,4 +77,4 @@ def prefill_table(server: Mapping[str, tuple[pd.DataFrame, str]], tiers: pd.Data
 
 def relative_gap(a: float, b: float) -> float:
     """1 − a / b: how much less time a takes than b, as a fraction of b (0.088 = 8.8 % faster)."""
-    return 1.0 - a / b if b and np.isfinite(b) and b > 0 else np.nan
+    return 1.0 - a / b if np.isfinite(b) and b > 0 else np.nan

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -128,27 +129,15 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
         facts = _get(llama, "facts")
         vlog = _get(data, "vllm_log")
 
-        kv, kv_from = spec.kv_bytes_per_token, _text(
-            f"round.toml [[engines]] {spec.id}.kv_bytes_per_token",
-            f"round.toml [[engines]] {spec.id}.kv_bytes_per_token")
-        if not np.isfinite(kv):
-            kv, kv_from = manifest.kv_bytes_per_token, _text(
-                "round.toml [model].kv_bytes_per_token", "round.toml [model].kv_bytes_per_token")
-        if not np.isfinite(kv):
-            kv = _num(_get(facts, "kv_bytes_per_token"))
+        # the loader resolves KV bytes/token (engine, model, or derived from the server log)
+        kv = _num(_get(data, "kv_bytes_per_token"))
+        where = str(_get(data, "kv_bytes_per_token_source") or "")
+        if not np.isfinite(kv):  # a hand-built round without that step: the manifest values
+            kv = spec.kv_bytes_per_token
+            where = f"round.toml [[engines]] {spec.id}.kv_bytes_per_token"
             if not np.isfinite(kv):
-                mib, cells = _num(_get(facts, "kv_cache_mib")), _num(_get(facts, "kv_cells"))
-                kv = mib * 2**20 / cells if cells > 0 else math.nan
-            where = _where(facts, "kv_bytes_per_token") or _where(facts, "kv_cache_mib")
-            kv_from = _text(f"llama-server 日志 KV 大小 ÷ cells({where})",
-                            f"llama-server log KV size ÷ cells ({where})")
-        if not np.isfinite(kv):
-            gib, cap = _num(_get(vlog, "kv_cache_gib")), _num(_get(vlog, "kv_cache_tokens"))
-            if cap > 0:
-                kv = gib * GIB / cap
-                where = _where(vlog, "kv_cache_tokens")
-                kv_from = _text(f"vLLM 日志 KV 显存 ÷ token 容量,近似({where})",
-                                f"vLLM log KV memory ÷ token capacity, approximate ({where})")
+                kv, where = manifest.kv_bytes_per_token, "round.toml [model].kv_bytes_per_token"
+        kv_from = _text(where, where)
 
         weight = spec.weight_bytes_per_step
         source = spec.weight_bytes_source
@@ -184,63 +173,95 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
 
 def _prompt_cache(args: Mapping[str, Any] | None) -> str | None:
     """'off' when llama-server ran with --cache-ram 0 (cache size 0), 'on' for a non-zero size,
-    None when the log does not say."""
-    if not args:
-        return None
-    for key, value in args.items():
+    None when nothing says."""
+    for key, value in (args or {}).items():
         name = str(key).lstrip("-").replace("_", "-")
-        if name == "prompt-cache":
-            return "off" if str(value).lower() in ("off", "disabled", "0", "false") else "on"
         if name.startswith("cache-ram"):
             return "off" if _num(value) == 0 else "on"
     return None
 
 
 def _arg(args: Mapping[str, Any] | None, *names: str) -> Any:
-    if not args:
-        return None
     wanted = {n.lstrip("-") for n in names}
-    for key, value in args.items():
+    for key, value in (args or {}).items():
         if str(key).lstrip("-") in wanted:
             return value
     return None
 
 
+def _launch_args(fingerprint: Any) -> dict[str, str]:
+    """`launch_args:` line of fingerprint.txt → {flag: value} ('' for a bare switch)."""
+    text = (_get(fingerprint, "values") or {}).get("launch_args")
+    if not text:
+        return {}
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        tokens = text.split()
+
+    def is_flag(token: str) -> bool:
+        return token.startswith("-") and not np.isfinite(_num(token))
+
+    out: dict[str, str] = {}
+    for i, token in enumerate(tokens):
+        if is_flag(token):
+            following = tokens[i + 1] if i + 1 < len(tokens) else ""
+            out[token] = "" if is_flag(following) else following
+    return out
+
+
 def _engine_facts(spec: Any, data: Any) -> dict[str, Any]:
-    """Version, build, dtype/quant, slots … for the setup card (None when unknown)."""
+    """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
+    `sources`: field → where it was read (log/fingerprint line)."""
     llama, vlog, fp = _get(data, "llama_log"), _get(data, "vllm_log"), _get(data, "fingerprint")
     facts = _get(llama, "facts")
-    args = _get(facts, "args")
-    model_path = _get(facts, "model_path")
+    args = _get(facts, "args") or {}
+    launch = _launch_args(fp)
+    launch_line = _where(fp, "values.launch_args")
+    sources: dict[str, str] = {}
+
+    def pick(field: str, *candidates: tuple[Any, str]) -> Any:
+        for value, where in candidates:
+            if value is not None and value != "":
+                if where:
+                    sources[field] = where
+                return value
+        return None
+
+    model_path = pick("model_file", (_get(facts, "model_path"), _where(facts, "model_path")))
     model_file = Path(str(model_path)).name if model_path else None
-    quant = None
-    if model_file:
-        found = QUANT.search(model_file)
-        quant = found.group(1).upper() if found else None
-    slots = _get(facts, "n_slots")
-    if slots is None:
-        slots = _arg(args, "np", "parallel")
-    context = _get(facts, "n_ctx")
-    if context is None:
-        context = _arg(args, "c", "ctx-size")
+    found = QUANT.search(model_file) if model_file else None
+    if found and "model_file" in sources:
+        sources["quant"] = sources["model_file"]
+    slots = pick("slots", (_get(facts, "n_slots"), _where(facts, "n_slots")),
+                 (_arg(args, "n_parallel"), _where(facts, "args.n_parallel")),
+                 (_arg(launch, "np", "parallel"), launch_line))
+    context = pick("context", (_get(facts, "n_ctx"), _where(facts, "n_ctx")),
+                   (_arg(launch, "c", "ctx-size"), launch_line))
+    cache = pick("prompt_cache", (_prompt_cache(args), _where(facts, "args.cache_ram_mib")),
+                 (_prompt_cache(launch), launch_line))
+    version = pick("version", (spec.version, "round.toml"),
+                   (_get(vlog, "version"), _where(vlog, "version")),
+                   (_get(facts, "build"), _where(facts, "build")))
     return {
         "id": spec.id,
         "label": _bilingual(spec.label),
         "kind": spec.kind,
-        "version": spec.version or _get(vlog, "version") or _get(facts, "build"),
-        "dtype": _get(vlog, "dtype"),
+        "version": version,
+        "dtype": pick("dtype", (_get(vlog, "dtype"), _where(vlog, "dtype"))),
         "bytes_per_param": DTYPE_BYTES.get(str(_get(vlog, "dtype")).lower()),
-        "build": _get(facts, "build"),
-        "commit": _get(facts, "commit"),
-        "quant": quant,
+        "build": pick("build", (_get(facts, "build"), _where(facts, "build"))),
+        "commit": pick("commit", (_get(facts, "commit"), _where(facts, "commit"))),
+        "quant": found.group(1).upper() if found else None,
         "model_file": model_file,
-        "model": _get(vlog, "model"),
+        "model": pick("model", (_get(vlog, "model"), _where(vlog, "model"))),
         "slots": None if slots is None else int(_num(slots)),
         "context": None if context is None else int(_num(context)),
-        "prompt_cache": _prompt_cache(args),
-        "driver": _get(fp, "driver_version"),
-        "cuda": _get(fp, "cuda_version"),
-        "gpu_name": _get(fp, "gpu_name"),
+        "prompt_cache": cache,
+        "driver": pick("driver", (_get(fp, "driver_version"), _where(fp, "driver_version"))),
+        "cuda": pick("cuda", (_get(fp, "cuda_version"), _where(fp, "cuda_version"))),
+        "gpu_name": pick("gpu_name", (_get(fp, "gpu_name"), _where(fp, "gpu_name"))),
+        "sources": sources,
     }
 
 
@@ -465,7 +486,7 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
     for facts in round_info["engines"]:
         labels[facts["id"]] = facts["label"]
         for key, value in facts.items():
-            if key != "id":
+            if key not in ("id", "sources"):
                 v[f"engines.{facts['id']}.{key}"] = scalar(value)
     v |= flatten_rows(engines, "engines", "id", numeric_columns(engines), per_tier=False)
     for _, e in engines.iterrows():
@@ -564,11 +585,10 @@ def analyze(loaded: Any) -> Analysis:
     reason = manifest.exclude_reason
     check_rows = [
         *chk.finding_checks(getattr(loaded, "findings", []) or []),
-        *chk.duplicate_tiers(loaded.summary),
         *chk.failed_requests(tiers, order),
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),
-        *chk.identity_checks(tiers, order),
+        *chk.identity_checks(tiers, order, manifest.output_tokens),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
         *segment_rows,
@@ -577,7 +597,7 @@ def analyze(loaded: Any) -> Analysis:
     for spec in manifest.engines:
         preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
         check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt,
-                                                 "抢占次数", "preemptions")
+                                                 "vLLM 抢占次数", "vLLM preemptions")
     checks = chk.checks_frame(check_rows)
 
     facts = [_engine_facts(spec, engines.get(spec.id)) for spec in manifest.engines]

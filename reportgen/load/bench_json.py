@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
 
 try:  # optional fast path: orjson is not a declared dependency
@@ -75,6 +76,7 @@ REQUEST_COLUMNS = (
 )
 ITL_COLUMNS = ("source", "record", "request", "itl_s")
 NON_WS = re.compile(rb"\S")
+__all__ = ["BenchFile", "list_bench_files", "load_bench_file"]  # list_bench_files: discover.py
 
 
 @dataclass
@@ -86,29 +88,6 @@ class BenchFile:
     requests: pd.DataFrame
     itls: pd.DataFrame
     findings: list[Finding] = field(default_factory=list)
-
-
-# ---------------------------------------------------------------- directory scan
-
-
-def _natural_key(path: Path) -> tuple[Any, ...]:
-    parts = re.split(r"(\d+)", path.name)
-    return tuple((0, int(p), p) if p.isdigit() else (1, 0, p) for p in parts), path.name
-
-
-def list_bench_files(directory: Path) -> list[Path]:
-    """``*.json`` / ``*.jsonl`` result files in ``directory`` (not recursive), skipping the
-    ``*.pytorch.json`` side files and hidden files, in natural order (c2 before c16)."""
-    if not directory.is_dir():
-        raise InputError(directory, "folder not found (expected vllm bench serve result files)")
-    files = [
-        p for p in directory.iterdir()
-        if p.is_file()
-        and not p.name.startswith(".")
-        and p.suffix.lower() in (".json", ".jsonl")
-        and not p.name.lower().endswith(".pytorch.json")
-    ]
-    return sorted(files, key=_natural_key)
 
 
 # ---------------------------------------------------------------- JSON decoding
@@ -341,17 +320,19 @@ def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         key=_metric_sort_key,
     )
     columns = [*SUMMARY_BASE, *metric_cols, "metadata", "has_detail"]
-    frame = pd.DataFrame(rows, columns=columns)
-    for column in frame.columns:
-        if column in ("source", "date", "backend", "model_id", "label", "metadata"):
-            continue
-        if column == "record":
-            frame[column] = frame[column].astype(np.int64)
+    text = {"source", "date", "backend", "model_id", "label", "metadata"}
+    data: dict[str, Any] = {}
+    for column in columns:
+        values = [r.get(column, math.nan) for r in rows]
+        if column in text:
+            data[column] = pd.Series(values, dtype=object)
+        elif column == "record":
+            data[column] = np.asarray(values, dtype=np.int64)
         elif column == "has_detail":
-            frame[column] = frame[column].astype(bool)
+            data[column] = np.asarray(values, dtype=bool)
         else:
-            frame[column] = frame[column].astype(np.float64)
-    return frame
+            data[column] = np.asarray(values, dtype=np.float64)
+    return pd.DataFrame(data, columns=columns)
 
 
 def empty_requests() -> pd.DataFrame:

@@ -1,10 +1,11 @@
 """llama-server log → one row per ``print_timing`` block, rejected requests, restarts, and the
 startup facts (build, slots, context, model / KV buffers).
 
-Logs can be gigabytes, so nothing here loops over lines in Python. The file is read in big
+Logs can be gigabytes, so nothing here loops over lines in Python. The file is read in 64 MiB
 chunks and a handful of compiled byte regexes run over each chunk; each starts with a literal
-(``print_timing: id``, ``release: id``, ``listening``) so ``re`` skips ahead at memchr speed.
-Line numbers come from ``bytes.count(b"\\n", …)`` between consecutive hits.
+(``prompt eval time = ``, ``print_timing: id``, ``release: id``, ``listening``) so ``re`` skips
+ahead at memchr speed, and match groups are converted column-wise with numpy. Line numbers come
+from ``bytes.count(b"\\n", …)`` between consecutive hits, so each chunk is counted once.
 
 print_timing eras handled:
   (a) ≤ 2024 text log: ``INFO [ print_timings] prompt eval time = … | … id_slot=0 id_task=0``
@@ -24,6 +25,7 @@ the startup text before its listening line.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,7 +38,7 @@ import pandas as pd
 from reportgen.errors import Finding, InputError
 
 CHUNK = 64 << 20
-OVERLAP = 64 << 10
+OVERLAP = 64 << 10  # CHUNK must be well above 2 × OVERLAP
 STARTUP_WINDOW = 8 << 20  # how far before a listening line its startup text may begin
 PROMPT_LIT = b"prompt eval time"
 
@@ -127,26 +129,33 @@ def _chunks(f: BinaryIO) -> Iterator[tuple[bytearray, int, int, int]]:
     One bytearray is reused and filled with ``readinto``: copying 64 MB per chunk would cost
     as much as a regex pass. The caller must be done with ``buf`` before asking for the next.
     """
-    buf = bytearray(CHUNK)
+    try:
+        size = os.fstat(f.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = CHUNK
+    cap = min(CHUNK, size + 1)  # a small log gets a small buffer; +1 so EOF shows as short
+    buf = bytearray(cap)
     view = memoryview(buf)
     keep = base = lo = 0
     while True:
         total = keep
-        while total < CHUNK:
+        while total < cap:
             n = f.readinto(view[total:])
             if not n:
                 break
             total += n
-        if total < CHUNK:  # end of file
+        if total < cap:  # end of file
             view.release()
             yield buf[:total], base, lo, total
             return
-        hi = buf.rfind(b"\n", lo, CHUNK - OVERLAP) + 1
+        hi = buf.rfind(b"\n", lo, cap - OVERLAP) + 1
         if hi <= lo:  # one enormous line: cut anywhere
-            hi = CHUNK - OVERLAP
+            hi = cap - OVERLAP
         yield buf, base, lo, hi
         back = buf.rfind(b"\n", 0, max(hi - OVERLAP, 0)) + 1
-        keep = CHUNK - back
+        if back == 0:  # no line start in reach: keep OVERLAP bytes so the window still moves
+            back = max(hi - OVERLAP, 1)
+        keep = cap - back
         buf[:keep] = buf[back:]  # the look-back for the next chunk (≤ 2 × OVERLAP)
         base += back
         lo = hi - back
@@ -374,10 +383,11 @@ class _Collector:
         self.line_at_lo = 1
 
     def scan(self, buf: bytes, base: int, lo: int, hi: int) -> None:
+        # every "prompt eval time" line must end up in a block, except llama_perf_* at exit
         n_lit = buf.count(PROMPT_LIT, lo, hi + len(PROMPT_LIT) - 1)
-        if n_lit:
-            n_lit -= buf.count(b"_print: " + PROMPT_LIT, max(lo - 8, 0), hi + len(PROMPT_LIT) + 7)
         blocks = _fast_blocks(buf, lo, hi, n_lit) if n_lit else _block_arrays([], [], [])
+        if n_lit != blocks["pos"].size:
+            n_lit -= buf.count(b"_print: " + PROMPT_LIT, max(lo - 8, 0), hi + len(PROMPT_LIT) + 7)
         slow: list[tuple[int, str]] = []
         if n_lit != blocks["pos"].size:
             blocks = _slow_blocks(buf, lo, hi, slow)

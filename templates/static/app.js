@@ -101,6 +101,14 @@
   }
   window.reportSetLang = setLang;
 
+  // Printing changes the page width; redraw the figures to fit it, and back afterwards.
+  function resizeAll() {
+    if (!Plotly || figLang === null) return;
+    DATA.figs.forEach(function (f) { Plotly.Plots.resize(document.getElementById(f.id)); });
+  }
+  window.addEventListener('beforeprint', resizeAll);
+  window.addEventListener('afterprint', resizeAll);
+
   if (!window.PlotlyReady) { fail(new Error('plotly.js loader missing')); return; }
   window.PlotlyReady.then(draw).catch(fail);
 })();

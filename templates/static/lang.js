@@ -13,6 +13,7 @@
     }
   }
   if (!l) l = ok(d.getAttribute('data-default-lang')) ? d.getAttribute('data-default-lang') : 'zh';
+  d.classList.add('js');   // scripts run: hide the "needs JavaScript" notes
   d.setAttribute('data-lang', l);
   d.lang = l === 'zh' ? 'zh-CN' : 'en';
   var t = document.querySelector('title');

@@ -22,3 +22,5 @@ window.PlotlyReady = (async function () {
   if (!window.Plotly) throw new Error('plotly.js failed to load');
   return window.Plotly;
 })();
+// Handled in app.js; this keeps the browser from reporting an unhandled rejection first.
+window.PlotlyReady.catch(function () {});

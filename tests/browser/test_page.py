@@ -87,7 +87,7 @@ def test_query_parameter_opens_in_english(open_page: Any, sample_report: Path) -
     snap = snapshot(page)
     assert snap["lang"] == "en" and snap["heading"] == "Crossover"
     assert snap["title"] == ["Output throughput vs concurrency (log–log)"]
-    assert page.locator("#crossover h2 [data-l='zh']").is_hidden()
+    assert page.locator("#crossover h2 .kicker [data-l='zh']").is_hidden()
     watch.assert_clean()
 
 
@@ -122,9 +122,13 @@ def test_png_download_from_the_modebar(open_page: Any, sample_report: Path) -> N
     watch.assert_clean()
 
 
-def test_hostile_round_shows_payloads_as_text(open_page: Any, hostile_report: Path) -> None:
+def test_hostile_round_shows_payloads_as_text(open_page: Any, hostile_report: Path,
+                                              artifacts: Path) -> None:
     for query in ("", "?lang=en"):
         page, watch = open_page(hostile_report, query)
+        if query:
+            page.locator("#crossover").scroll_into_view_if_needed()
+            page.screenshot(path=str(artifacts / "hostile_en.png"))
         assert page.evaluate("document.documentElement.dataset.rendered") == "true"
         h1 = visible_text(page, "h1")
         assert HOSTILE_SCRIPT in h1 and HOSTILE_IMG in h1
@@ -156,7 +160,6 @@ def test_figures_match_the_embedded_tables(open_page: Any, sample_report: Path) 
     page, _ = open_page(sample_report)
     tables = json.loads(page.evaluate("document.getElementById('report-data').textContent"))
     tiers = [t for t in tables["tiers"] if t["engine"] == tables["engines"][0]["id"]]
-    y = page.evaluate("document.getElementById('fig-1').data[0].y")
-    y = list(y.values()) if isinstance(y, dict) else y
+    y = page.evaluate("Array.from(document.getElementById('fig-1')._fullData[0].y)")
     assert [round(v, 6) for v in y] == [round(t["output_tok_s"], 6) for t in tiers]
     assert page.wait_for_function(ALL_DRAWN, arg=6)

@@ -1,0 +1,167 @@
+"""Round directory → which input files exist for each engine (nothing is parsed here except
+``round.toml``).
+
+Paths in messages are shown relative to the round directory's *parent*, e.g.
+``round2-rtx4090/vllm/bench/c8.json``: short, and still says which round a file belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reportgen.errors import Finding, InputError
+from reportgen.gpu_table import lookup_gpu
+from reportgen.manifest import LANGS, Manifest, parse_manifest
+
+METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
+NARRATIVE_FILE = re.compile(r"^([a-z0-9_-]+)\.(" + "|".join(LANGS) + r")\.md$")
+NOT_ENGINES = {"narrative", "__pycache__"}
+
+
+@dataclass(frozen=True)
+class EngineFiles:
+    id: str
+    dir: Path
+    bench: tuple[Path, ...]
+    server_log: Path | None = None
+    fingerprint: Path | None = None
+    gpu_csv: Path | None = None
+    metrics: dict[int, tuple[Path, Path]] = field(default_factory=dict)  # C -> (before, after)
+
+
+@dataclass
+class RoundFiles:
+    root: Path
+    manifest: Manifest
+    engines: dict[str, EngineFiles]
+    narrative: dict[tuple[str, str], Path]  # (section, lang) -> file
+    findings: list[Finding] = field(default_factory=list)
+
+    def show(self, path: Path) -> str:
+        return display_path(path, self.root)
+
+
+def display_path(path: Path, root: Path) -> str:
+    """``path`` relative to the parent of the round directory ``root`` (POSIX separators);
+    the path as given when it lies elsewhere."""
+    base = root.resolve().parent
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _natural_key(path: Path) -> tuple[object, ...]:
+    parts = re.split(r"(\d+)", path.name)
+    return tuple((0, int(p), p) if p.isdigit() else (1, 0, p) for p in parts), path.name
+
+
+def list_bench_files(directory: Path) -> list[Path]:
+    """``*.json`` / ``*.jsonl`` result files in ``directory`` (not recursive), skipping the
+    ``*.pytorch.json`` side files, hidden and non-JSON files, in natural order (c2 before c16,
+    then by name, so the order never depends on the file system)."""
+    if not directory.is_dir():
+        raise InputError(directory, "folder not found (expected vllm bench serve result files)")
+    files = [
+        p for p in directory.iterdir()
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.suffix.lower() in (".json", ".jsonl")
+        and not p.name.lower().endswith(".pytorch.json")
+    ]
+    return sorted(files, key=_natural_key)
+
+
+def _optional(folder: Path, name: str) -> Path | None:
+    path = folder / name
+    return path if path.is_file() else None
+
+
+def _metrics(folder: Path, root: Path, engine: str, findings: list[Finding]
+             ) -> dict[int, tuple[Path, Path]]:
+    if not folder.is_dir():
+        return {}
+    halves: dict[int, dict[str, Path]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        m = METRICS_FILE.match(path.name)
+        if m is None or not path.is_file():
+            findings.append(Finding(display_path(path, root),
+                                    "not a c<C>-before.prom / c<C>-after.prom scrape; ignored",
+                                    engine=engine))
+            continue
+        halves.setdefault(int(m.group(1)), {})[m.group(2)] = path
+    pairs = {}
+    for conc, pair in sorted(halves.items()):
+        if len(pair) == 2:
+            pairs[conc] = (pair["before"], pair["after"])
+        else:
+            have = next(iter(pair.values()))
+            missing = "after" if "before" in pair else "before"
+            findings.append(Finding(display_path(have, root),
+                                    f"no matching c{conc}-{missing}.prom; this scrape is ignored",
+                                    engine=engine))
+    return pairs
+
+
+def discover(round_dir: Path) -> RoundFiles:
+    """Parse ``round.toml`` and list each engine's files. Missing engine folders and engines
+    without any bench result are errors; everything else optional."""
+    root = round_dir
+    if not root.is_dir():
+        raise InputError(root, "round directory not found")
+    manifest_path = root / "round.toml"
+    try:
+        manifest = parse_manifest(manifest_path, lookup_gpu)
+    except InputError as exc:  # re-word with the same path style as every other message
+        raise InputError(display_path(manifest_path, root), exc.message, exc.line) from None
+
+    findings: list[Finding] = []
+    engines: dict[str, EngineFiles] = {}
+    for spec in manifest.engines:
+        folder = root / spec.dir
+        shown = display_path(folder, root)
+        if not folder.is_dir():
+            raise InputError(shown, f"folder for engine '{spec.id}' not found "
+                                    f"(round.toml [[engines]] dir = \"{spec.dir}\")")
+        bench_dir = folder / "bench"
+        if not bench_dir.is_dir():
+            raise InputError(display_path(bench_dir, root),
+                             f"engine '{spec.id}' has no bench/ folder with vllm bench serve "
+                             "result files")
+        bench = list_bench_files(bench_dir)
+        if not bench:
+            raise InputError(display_path(bench_dir, root),
+                             f"no *.json result files for engine '{spec.id}' (expected vllm "
+                             "bench serve --save-result output; *.pytorch.json is skipped)")
+        engines[spec.id] = EngineFiles(
+            id=spec.id,
+            dir=folder,
+            bench=tuple(bench),
+            server_log=_optional(folder, "server.log"),
+            fingerprint=_optional(folder, "fingerprint.txt"),
+            gpu_csv=_optional(folder, "gpu.csv"),
+            metrics=_metrics(folder / "metrics", root, spec.id, findings),
+        )
+
+    used = {Path(spec.dir).parts[0] for spec in manifest.engines}
+    for path in sorted(root.iterdir()):
+        if path.is_dir() and not path.name.startswith(".") and path.name not in used | NOT_ENGINES:
+            findings.append(Finding(display_path(path, root),
+                                    "folder is not an engine listed in round.toml; ignored"))
+
+    narrative: dict[tuple[str, str], Path] = {}
+    narrative_dir = root / "narrative"
+    if narrative_dir.is_dir():
+        for path in sorted(narrative_dir.iterdir()):
+            m = NARRATIVE_FILE.match(path.name)
+            if m and path.is_file():
+                narrative[(m.group(1), m.group(2))] = path
+            elif not path.name.startswith("."):
+                findings.append(Finding(display_path(path, root),
+                                        "not a <section>.<zh|en>.md narrative file; ignored"))
+    return RoundFiles(root=root, manifest=manifest, engines=engines, narrative=narrative,
+                      findings=findings)

@@ -1,0 +1,281 @@
+"""``load_round(dir) -> LoadedRound``: every input file of a round, parsed and tagged by engine.
+
+Errors name files relative to the round directory's parent (see ``reportgen.discover``).
+Problems that still allow an honest report (a tier one engine lacks, an unpaired scrape, a
+folder round.toml does not mention…) become ``Finding``s; contradictions (the same tier twice,
+log_segments that do not add up to the log) are ``InputError``s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reportgen.discover import EngineFiles, RoundFiles, discover
+from reportgen.errors import Finding, InputError
+from reportgen.load.bench_json import (
+    BenchFile,
+    empty_itls,
+    empty_requests,
+    load_bench_file,
+)
+from reportgen.load.fingerprint import Fingerprint, parse_fingerprint
+from reportgen.load.llama_log import LlamaLog, parse_llama_log
+from reportgen.load.nvidia_smi import load_gpu_csv
+from reportgen.load.prometheus import parse_prometheus
+from reportgen.load.vllm_log import VllmLog, parse_vllm_log
+from reportgen.manifest import EngineSpec, Manifest
+
+Show = Callable[[Path], str]
+SNIFF_BYTES = 4 << 20
+VLLM_MARKERS = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"vllm.entrypoints",
+                b"[gpu_model_runner.py", b"[kv_cache_utils.py", b"(APIServer pid=",
+                b"(EngineCore")
+LLAMA_MARKERS = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
+                 b"load_tensors:", b"load_model:", b"llama_server:", b"server is listening",
+                 b"slot launch_slot_", b"llama_kv_cache")
+
+
+@dataclass
+class EngineData:
+    spec: EngineSpec
+    files: EngineFiles
+    log_kind: str | None = None  # "vllm" | "llamacpp" | None (no log / not parsed)
+    llama_log: LlamaLog | None = None
+    vllm_log: VllmLog | None = None
+    fingerprint: Fingerprint | None = None
+    gpu: pd.DataFrame | None = None
+    metrics: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = field(default_factory=dict)
+    kv_bytes_per_token: float = math.nan
+    kv_bytes_per_token_source: str = ""
+
+
+@dataclass
+class LoadedRound:
+    manifest: Manifest
+    root: Path
+    summary: pd.DataFrame  # bench summary rows of every engine, ``engine`` first
+    requests: pd.DataFrame
+    itls: pd.DataFrame
+    engines: dict[str, EngineData]
+    findings: list[Finding]
+    files: RoundFiles | None = None
+
+
+def sniff_log_kind(path: Path) -> str | None:
+    """"vllm" or "llamacpp" from marker strings in the first (and, if needed, last) 4 MiB."""
+    with path.open("rb") as f:
+        head = f.read(SNIFF_BYTES)
+        f.seek(0, 2)
+        size = f.tell()
+        tail = b""
+        if size > SNIFF_BYTES:
+            f.seek(max(size - SNIFF_BYTES, SNIFF_BYTES))
+            tail = f.read()
+    for text in (head, tail):
+        vllm = sum(m in text for m in VLLM_MARKERS)
+        llama = sum(m in text for m in LLAMA_MARKERS)
+        if vllm != llama:
+            return "vllm" if vllm > llama else "llamacpp"
+    return None
+
+
+def _scores(path: Path) -> tuple[int, int]:
+    with path.open("rb") as f:
+        head = f.read(SNIFF_BYTES)
+    return sum(m in head for m in VLLM_MARKERS), sum(m in head for m in LLAMA_MARKERS)
+
+
+def _engine_findings(items: list[Finding], engine: str) -> list[Finding]:
+    return [dataclasses.replace(f, engine=engine) for f in items]
+
+
+def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
+    path = data.files.server_log
+    if path is None:
+        return
+    kind = data.spec.kind
+    shown = show(path)
+    if kind is None:
+        kind = sniff_log_kind(path)
+        if kind is None:
+            findings.append(Finding(shown, "cannot tell whether this is a vLLM or a llama-server "
+                                           "log (set kind in round.toml); not read",
+                                    engine=data.spec.id))
+            return
+    elif kind in ("vllm", "llamacpp"):
+        vllm, llama = _scores(path)
+        declared, other = (vllm, llama) if kind == "vllm" else (llama, vllm)
+        if declared == 0 and other >= 2:
+            looks = "llama-server" if kind == "vllm" else "vLLM"
+            raise InputError(shown, f"looks like a {looks} log, but round.toml says kind = "
+                                    f"\"{kind}\" for engine '{data.spec.id}'")
+    else:
+        findings.append(Finding(shown, f"no parser for server logs of kind '{kind}'; not read",
+                                engine=data.spec.id))
+        return
+    data.log_kind = kind
+    if kind == "vllm":
+        data.vllm_log = parse_vllm_log(path, name=shown)
+        findings += _engine_findings(data.vllm_log.findings, data.spec.id)
+    else:
+        data.llama_log = parse_llama_log(path, name=shown)
+        findings += _engine_findings(data.llama_log.findings, data.spec.id)
+
+
+def _check_segments(data: EngineData, show: Show, tiers: int, findings: list[Finding]
+                    ) -> None:
+    segments = data.spec.log_segments
+    if segments is None:
+        return
+    if data.llama_log is None:
+        where = data.files.server_log or data.files.dir
+        raise InputError(show(where), f"round.toml gives log_segments for engine "
+                                      f"'{data.spec.id}', but there is no llama-server log "
+                                      "(server.log) to split")
+    expected = segments.warmup + sum(segments.tiers)
+    blocks = len(data.llama_log.timings)
+    if blocks != expected:
+        raise InputError(
+            data.llama_log.path,
+            f"has {blocks} print_timing blocks, but log_segments in round.toml for engine "
+            f"'{data.spec.id}' add up to {expected} (warmup {segments.warmup} + tiers "
+            f"{sum(segments.tiers)})",
+        )
+    if len(segments.tiers) != tiers:
+        findings.append(Finding(
+            data.llama_log.path, f"log_segments lists {len(segments.tiers)} tiers but engine "
+            f"'{data.spec.id}' has {tiers} concurrency tiers in bench/", engine=data.spec.id,
+        ))
+
+
+def _kv_bytes(data: EngineData, manifest: Manifest) -> None:
+    """Engine's own manifest value, else the model's, else derived from the server log."""
+    spec = data.spec
+    if math.isfinite(spec.kv_bytes_per_token):
+        data.kv_bytes_per_token = spec.kv_bytes_per_token
+        data.kv_bytes_per_token_source = f"round.toml [[engines]] {spec.id}.kv_bytes_per_token"
+    elif math.isfinite(manifest.kv_bytes_per_token):
+        data.kv_bytes_per_token = manifest.kv_bytes_per_token
+        data.kv_bytes_per_token_source = "round.toml [model].kv_bytes_per_token"
+    elif data.llama_log is not None and data.llama_log.facts.kv_bytes_per_token:
+        facts = data.llama_log.facts
+        data.kv_bytes_per_token = float(facts.kv_bytes_per_token)
+        data.kv_bytes_per_token_source = facts.provenance["kv_bytes_per_token"]
+    elif (v := data.vllm_log) is not None and v.kv_cache_gib and v.kv_cache_tokens:
+        ranks = v.ranks or 1  # each rank holds its share of the heads for every token
+        data.kv_bytes_per_token = v.kv_cache_gib * 2**30 * ranks / v.kv_cache_tokens
+        data.kv_bytes_per_token_source = (
+            f"{v.provenance['kv_cache_gib']} / {v.provenance['kv_cache_tokens']} "
+            f"({v.kv_cache_gib} GiB × {ranks} GPU / {v.kv_cache_tokens:,} tokens; GiB printed "
+            "with 2 decimals)"
+        )
+
+
+def _check_tiers(engine: str, summary: pd.DataFrame, findings: list[Finding]) -> None:
+    """Same concurrency twice for one engine → InputError naming both files."""
+    seen: dict[float, tuple[str, int]] = {}
+    for source, record, conc in summary[["source", "record", "concurrency"]].itertuples(
+            index=False):
+        if not math.isfinite(conc):
+            findings.append(Finding(source, f"record {record} has no max_concurrency (a "
+                                            "rate-limited run?); it has no place on the "
+                                            "concurrency axis", engine=engine))
+            continue
+        if conc in seen:
+            first, first_record = seen[conc]
+            raise InputError(
+                source, f"concurrency {conc:g} appears twice for engine '{engine}': {first} "
+                f"(record {first_record}) and {source} (record {record}); keep one result per "
+                "tier",
+            )
+        seen[conc] = (source, record)
+
+
+def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate long ITL frames keeping ``engine`` / ``source`` categorical (millions of
+    rows: object strings would cost ~50 bytes each). Each part holds one file of one engine,
+    so the category codes are built directly instead of re-encoding strings."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        out = empty_itls()
+        out.insert(0, "engine", pd.Categorical([]))
+        return out
+    sizes = [len(p) for p in parts]
+    columns: dict[str, object] = {}
+    for name in ("engine", "source"):
+        labels = [str(p[name].iloc[0]) for p in parts]
+        categories = list(dict.fromkeys(labels))
+        codes = np.repeat(np.asarray([categories.index(x) for x in labels], dtype=np.int32),
+                          sizes)
+        columns[name] = pd.Categorical.from_codes(codes, categories)
+    for name in ("record", "request", "itl_s"):
+        columns[name] = np.concatenate([p[name].to_numpy() for p in parts])
+    return pd.DataFrame(columns)
+
+
+def load_round(round_dir: Path) -> LoadedRound:
+    """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound)."""
+    files = discover(round_dir)
+    manifest = files.manifest
+    show = files.show
+    findings = list(files.findings)
+    engines: dict[str, EngineData] = {}
+    summaries, requests, itls = [], [], []
+
+    for spec in manifest.engines:
+        ef = files.engines[spec.id]
+        data = EngineData(spec=spec, files=ef)
+        bench: list[BenchFile] = [load_bench_file(p, name=show(p)) for p in ef.bench]
+        summary = pd.concat([b.summary for b in bench], ignore_index=True)
+        _check_tiers(spec.id, summary, findings)
+        for b in bench:
+            findings += _engine_findings(b.findings, spec.id)
+            if len(b.requests):
+                requests.append(b.requests.assign(engine=spec.id))
+            if len(b.itls):
+                itls.append(b.itls.assign(engine=spec.id))
+        summaries.append(summary.assign(engine=spec.id))
+
+        _load_log(data, show, findings)
+        tiers = int(np.isfinite(summary["concurrency"]).sum())
+        _check_segments(data, show, tiers, findings)
+        if ef.fingerprint is not None:
+            data.fingerprint = parse_fingerprint(ef.fingerprint, name=show(ef.fingerprint))
+        if ef.gpu_csv is not None:
+            data.gpu = load_gpu_csv(ef.gpu_csv, name=show(ef.gpu_csv))
+        for conc, (before, after) in ef.metrics.items():
+            data.metrics[conc] = (parse_prometheus(before, name=show(before)),
+                                  parse_prometheus(after, name=show(after)))
+        _kv_bytes(data, manifest)
+        engines[spec.id] = data
+
+    summary = pd.concat(summaries, ignore_index=True)
+    summary.insert(0, "engine", summary.pop("engine"))
+    _missing_tiers(summary, {e: show(d.files.dir / "bench") for e, d in engines.items()},
+                   findings)
+    req = pd.concat(requests, ignore_index=True) if requests else empty_requests().assign(
+        engine=pd.Series(dtype=object))
+    req.insert(0, "engine", req.pop("engine"))
+    return LoadedRound(manifest=manifest, root=round_dir, summary=summary, requests=req,
+                       itls=_concat_itls(itls), engines=engines, findings=findings, files=files)
+
+
+def _missing_tiers(summary: pd.DataFrame, bench_dirs: dict[str, str],
+                   findings: list[Finding]) -> None:
+    tiers = summary.dropna(subset=["concurrency"]).groupby("engine", sort=False)["concurrency"]
+    have = {engine: set(values) for engine, values in tiers}
+    everywhere = set().union(*have.values()) if have else set()
+    for engine, own in have.items():
+        missing = sorted(everywhere - own)
+        if missing and len(have) > 1:
+            shown = ", ".join(f"C={c:g}" for c in missing)
+            findings.append(Finding(bench_dirs[engine], f"no result for {shown} "
+                                            "(other engines do); those tiers are compared "
+                                            "without it", engine=engine))
