@@ -57,8 +57,7 @@ def checks_text(analysis: Any, lang: str = "en") -> str:
         return "no self-checks"
     rows = []
     for rec in checks.to_dict("records"):
-        message = rec["message"]
-        text = message.get(lang, "") if isinstance(message, dict) else str(message)
+        text = rec.get(f"message_{lang}") or rec.get("message_en") or ""
         where = " ".join(
             part for part in (
                 rec.get("engine") or "",

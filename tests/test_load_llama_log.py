@@ -268,3 +268,14 @@ def test_swa_kv_blocks_are_summed(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not found"):
         parse_llama_log(tmp_path / "none.log")
+
+
+@pytest.mark.parametrize(("line", "size"), [
+    ("srv    load_model: prompt cache is disabled - use `--cache-ram N` to enable it", "0"),
+    ("srv    load_model: prompt cache is enabled, size limit: 8192 MiB", "8192"),
+])
+def test_prompt_cache_state_is_read_from_the_log(tmp_path: Path, line: str, size: str) -> None:
+    text = f"{line}\nmain: server is listening on http://127.0.0.1:8080\n"
+    f = parse_llama_log(write(tmp_path, text), name="s.log").facts
+    assert f.args["cache_ram_mib"] == size
+    assert f.provenance["args.cache_ram_mib"] == "s.log:1"

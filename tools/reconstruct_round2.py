@@ -1075,6 +1075,8 @@ def llama_startup() -> list[tuple[float, str, str]]:
          "wait ... (--no-warmup to disable)", "W"),
         (4.901377, f"srv    load_model: initializing, n_slots = {LLAMA_SLOTS}, n_ctx_slot = "
          f"{ctx_slot}, kv_unified = 'false'", "I"),
+        (4.901402, "srv    load_model: prompt cache is disabled - use `--cache-ram N` to "
+         "enable it", "W"),
         (4.903982, "srv          init: chat template, thinking = 0", "I"),
         (4.904011, "srv  llama_server: model loaded", "I"),
         (4.904016, "srv  llama_server: listening on http://0.0.0.0:8080", "I"),

@@ -469,7 +469,9 @@ ARG_PATTERNS = {
     "flash_attn": re.compile(rb"llama_context: flash_attn += (\S+)"),
     "kv_unified": re.compile(rb"(?:llama_context: kv_unified += |kv_unified = '?)(\w+)"),
     "offloaded_layers": re.compile(rb"offloaded (\d+/\d+) layers to GPU"),
-    "cache_ram_mib": re.compile(rb"prompt cache is enabled, size limit: (\d+) MiB"),
+    # "prompt cache is disabled - use `--cache-ram N` to enable it" means a size of 0
+    "cache_ram_mib": re.compile(
+        rb"prompt cache is (?:enabled, size limit: (\d+) MiB|disabled)"),
     "verbosity": re.compile(rb"verbosity = (\d+)"),
 }
 BUILD_ANCHORS = (b"build_info: ", b"build: ")  # first lines a server process prints
@@ -569,7 +571,7 @@ def _facts(region: bytes, first_line: int, name: str, run: int | None) -> LlamaF
         for hit in pattern.finditer(region):  # noqa: B007 - the last one describes this run
             pass
         if hit is not None:
-            facts.args[key] = text(hit.group(1))
+            facts.args[key] = text(hit.group(1) or b"0")
             prov[f"args.{key}"] = f"{name}:{line(hit.start())}"
     return facts
 
