@@ -131,6 +131,25 @@ def tables(round_dir: str, fmt: str, output: str | None) -> None:
 
 
 @main.command()
+@click.argument("round_dir", metavar="ROUND")
+@click.argument("pattern", required=False)
+@click.option("--lang", type=click.Choice(["zh", "en"]), default="en", show_default=True,
+              help="Language of bilingual text values.")
+def values(round_dir: str, pattern: str | None, lang: str) -> None:
+    """List the {{ placeholder }} names narrative files can use, with their values.
+
+    PATTERN keeps names that contain it, or match it as a glob (e.g. 'tiers.*.c64.*').
+    """
+    from reportgen.analyze.run import analyze
+    from reportgen.console import values_text
+    from reportgen.load.round import load_round
+
+    with _input_errors():
+        analysis = analyze(load_round(_round_arg(round_dir)))
+    click.echo(values_text(analysis.values, pattern, lang))
+
+
+@main.command()
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",

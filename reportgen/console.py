@@ -67,3 +67,30 @@ def checks_text(analysis: Any, lang: str = "en") -> str:
         )
         rows.append([rec["status"], rec["id"], where, text])
     return table_text(rows, ["status", "check", "where", "message"], set())
+
+
+def values_text(values: dict[str, Any], pattern: str | None = None, lang: str = "en") -> str:
+    """Placeholder names usable in narrative files, each with its default-formatted value.
+    `pattern` keeps names containing it (or matching it as a glob when it has * or ?)."""
+    from fnmatch import fnmatchcase
+
+    from reportgen.narrative import format_value
+
+    def wanted(name: str) -> bool:
+        if not pattern:
+            return True
+        return fnmatchcase(name, pattern) if any(c in pattern for c in "*?[") else pattern in name
+
+    rows = []
+    for name in sorted(filter(wanted, values)):
+        value = values[name]
+        if isinstance(value, dict):
+            value = value.get(lang, value.get("en", ""))
+        try:
+            text = format_value(value)
+        except ValueError:  # e.g. a bool: shown as is, not usable as a number
+            text = str(value)
+        rows.append([name, text, repr(value) if isinstance(value, float) else ""])
+    if not rows:
+        return f"no value name matches '{pattern}'"
+    return table_text(rows, ["name", "{{ name }}", "raw"], set())

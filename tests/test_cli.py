@@ -93,3 +93,18 @@ def test_diff_round_against_its_report(built: Path, tmp_path: Path) -> None:
 def test_version() -> None:
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0 and "reportgen" in result.stdout
+
+
+def test_values_lists_placeholder_names_with_formatted_values() -> None:
+    result = CliRunner().invoke(main, ["values", str(SAMPLE), "tiers.llamacpp.c32.output*"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["name", "{{", "name", "}}", "raw"]
+    assert lines[2].split()[:2] == ["tiers.llamacpp.c32.output_tok_s", "444"]
+    assert len(lines) == 3  # a glob matches exactly, not by substring
+
+
+def test_values_with_no_match_says_so() -> None:
+    result = CliRunner().invoke(main, ["values", str(SAMPLE), "no-such-name"])
+    assert result.exit_code == 0
+    assert "no value name matches 'no-such-name'" in result.stdout
