@@ -108,7 +108,11 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
         revisions = _revisions(analysis, Path(previous))
     html = render_analysis(analysis, round_dir, lang, say, revisions)
     say(f"write {out}")
-    return write_atomic(Path(out), html.encode("utf-8"))
+    try:
+        return write_atomic(Path(out), html.encode("utf-8"))
+    except OSError as exc:  # e.g. the output folder does not exist or is read-only
+        raise InputError(out, f"cannot write: {exc.strerror or exc} (the previous file, if "
+                              "any, is unchanged)") from None
 
 
 def _revisions(analysis: Any, previous: Path) -> Any:

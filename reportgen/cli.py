@@ -19,6 +19,7 @@ from reportgen.errors import InputError
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1
+MAX_MESSAGE = 2000  # a message quoting a megabyte-long input line must not flood the terminal
 
 
 @contextmanager
@@ -27,7 +28,10 @@ def _input_errors() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        text = str(exc)
+        if len(text) > MAX_MESSAGE:
+            text = f"{text[:MAX_MESSAGE]}… ({len(text) - MAX_MESSAGE:,} more characters)"
+        click.echo(f"Error: {text}", err=True)
         sys.exit(EXIT_INPUT)
 
 
@@ -127,7 +131,11 @@ def tables(round_dir: str, fmt: str, output: str | None) -> None:
     else:
         from reportgen.write import write_atomic
 
-        write_atomic(Path(output), text.encode("utf-8"))
+        with _input_errors():
+            try:
+                write_atomic(Path(output), text.encode("utf-8"))
+            except OSError as exc:
+                raise InputError(output, f"cannot write: {exc.strerror or exc}") from None
 
 
 @main.command()

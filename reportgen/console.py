@@ -58,9 +58,10 @@ def checks_text(analysis: Any, lang: str = "en") -> str:
     rows = []
     for rec in checks.to_dict("records"):
         text = rec.get(f"message_{lang}") or rec.get("message_en") or ""
+        engine = rec.get("engine")  # NaN (a float) for round-wide rows
         where = " ".join(
             part for part in (
-                rec.get("engine") or "",
+                engine if isinstance(engine, str) else "",
                 "" if _cell(rec.get("concurrency"), "{:.0f}") == "–"
                 else f"C={rec['concurrency']:.0f}",
             ) if part

@@ -194,6 +194,11 @@ class Data:
             self.pair = (self.order[0], self.order[1])
         else:
             self.pair = None
+        # The page reads the same few rows hundreds of times: filter each frame once.
+        self._own: dict[str, pd.DataFrame] = {}
+        self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] = {}
+        self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
+        self._concs: list[float] | None = None
 
     def _labels(self) -> dict[str, Bi]:
         out: dict[str, Bi] = {}
@@ -211,8 +216,16 @@ class Data:
         return self.labels.get(str(engine), same(str(engine)))
 
     def engine(self, engine: str) -> Mapping[str, Any]:
-        rows = self.engines[self.engines["id"] == engine]
-        return rows.iloc[0].to_dict() if len(rows) else {}
+        if self._engine_rows is None:
+            self._engine_rows = {}
+            if "id" in self.engines.columns:
+                for i, eid in enumerate(self.engines["id"]):
+                    if eid not in self._engine_rows:   # the first row of an id wins
+                        self._engine_rows[eid] = self.engines.iloc[i].to_dict()
+        try:
+            return self._engine_rows.get(engine, {})
+        except TypeError:   # unhashable: matches no id
+            return {}
 
     def engine_facts(self, engine: str) -> Mapping[str, Any]:
         for facts in self.round.get("engines", []) or []:
@@ -221,21 +234,41 @@ class Data:
         return {}
 
     def rows(self, engine: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-        frame = self.tiers if frame is None else frame
+        """An engine's rows of ``frame`` (default: tiers) by concurrency. Read-only: the tiers
+        rows are shared between callers."""
+        if frame is None:
+            if engine not in self._own:
+                self._own[engine] = self._filter(self.tiers, engine)
+            return self._own[engine]
+        return self._filter(frame, engine)
+
+    @staticmethod
+    def _filter(frame: pd.DataFrame | None, engine: str) -> pd.DataFrame:
         if frame is None or frame.empty or "engine" not in frame.columns:
             return pd.DataFrame()
         own = frame[frame["engine"] == engine]
         return own.sort_values("concurrency", kind="stable") if "concurrency" in own else own
 
     def tier(self, engine: str, c: float) -> Mapping[str, Any]:
-        own = self.rows(engine)
-        hit = own[own["concurrency"] == c] if len(own) else own
-        return hit.iloc[0].to_dict() if len(hit) else {}
+        """The engine's first row at concurrency ``c`` ({} when there is none)."""
+        if engine not in self._tiers_by_c:
+            own = self.rows(engine)
+            index: dict[float, Mapping[str, Any]] = {}
+            if len(own):
+                for i, value in enumerate(own["concurrency"]):
+                    key = _num(value)
+                    if not math.isnan(key) and key not in index:
+                        index[key] = own.iloc[i].to_dict()
+            self._tiers_by_c[engine] = index
+        if isinstance(c, str | bytes):
+            return {}
+        return self._tiers_by_c[engine].get(_num(c), {})
 
     def concurrencies(self) -> list[float]:
-        if self.tiers.empty:
-            return []
-        return sorted({float(c) for c in self.tiers["concurrency"]})
+        if self._concs is None:
+            self._concs = [] if self.tiers.empty else \
+                sorted({float(c) for c in self.tiers["concurrency"]})
+        return list(self._concs)
 
     def excluded(self, engine: str, c: float) -> bool:
         return bool(self.tier(engine, c).get("excluded", False))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "checks": ("id", "engine", "concurrency"),
 }
 
+# An input file named in a cell (source columns, check messages): "<round folder>/vllm/x.json"
+_FILE_REF = re.compile(r"(?<![\w/.-])([\w.+-]+)/[\w.+/-]*\.(?:jsonl?|log|txt|csv|prom|md|toml)\b")
 _DATA_SCRIPT = re.compile(
     rb'<script[^>]*\bid="report-data"[^>]*>(.*?)</script>', re.DOTALL | re.IGNORECASE
 )
@@ -133,13 +136,43 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def _round_folder(tables: dict[str, Any]) -> str | None:
+    """The round folder name file references start with (the most common first segment)."""
+    counts: Counter[str] = Counter()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            counts.update(m.group(1) for m in _FILE_REF.finditer(value))
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for table in ROW_KEYS:
+        walk(tables.get(table))
+    return counts.most_common(1)[0][0] if counts else None
+
+
 def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
-    """Every headline value and table cell that differs, in a stable order."""
+    """Every headline value and table cell that differs, in a stable order. File references
+    are compared as if both rounds lived in folders of the same name, so comparing
+    ``round2/`` with ``round2-fixed/`` does not list every source cell as changed."""
     changes: list[Change] = []
+    folders = _round_folder(old), _round_folder(new)
+    renamed = None if None in folders or folders[0] == folders[1] else \
+        (f"{folders[0]}/", f"{folders[1]}/")
+
+    def same(a: Any, b: Any) -> bool:
+        if renamed and isinstance(a, str) and isinstance(b, str):
+            a = a.replace(*renamed)
+        return _same(a, b)
+
     old_values, new_values = _flatten(old.get("values", {})), _flatten(new.get("values", {}))
     for name in sorted(set(old_values) | set(new_values)):
         a, b = old_values.get(name), new_values.get(name)
-        if not _same(a, b):
+        if not same(a, b):
             changes.append(Change("values", name, "", a, b))
     for table, keys in ROW_KEYS.items():
         old_rows, new_rows = _rows(old.get(table), keys), _rows(new.get(table), keys)
@@ -151,7 +184,7 @@ def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
                 a, b = a_row.get(column), b_row.get(column)
                 if isinstance(a, dict) or isinstance(b, dict):  # bilingual messages
                     a, b = (x.get("en") if isinstance(x, dict) else x for x in (a, b))
-                if not _same(a, b):
+                if not same(a, b):
                     changes.append(Change(table, row_id, column, a, b))
     return changes
 

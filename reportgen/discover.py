@@ -48,9 +48,24 @@ def display_path(path: Path, root: Path) -> str:
     the path as given when it lies elsewhere."""
     base = root.resolve().parent
     try:
-        return path.resolve().relative_to(base).as_posix()
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: resolve the folder, keep the name
+        resolved = path.parent.resolve() / path.name
+    try:
+        return resolved.relative_to(base).as_posix()
     except ValueError:
         return str(path)
+
+
+def _check_readable(path: Path, root: Path) -> None:
+    """An input that is there but cannot be opened (a dangling symlink, a symlink loop, a
+    folder where a file belongs) is an error rather than a silently missing file."""
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise InputError(display_path(path, root),
+                         f"cannot read: {exc.strerror or exc} (expected a readable file)") from None
 
 
 def _natural_key(path: Path) -> tuple[object, ...]:
@@ -66,7 +81,7 @@ def list_bench_files(directory: Path) -> list[Path]:
         raise InputError(directory, "folder not found (expected vllm bench serve result files)")
     files = [
         p for p in directory.iterdir()
-        if p.is_file()
+        if (p.is_file() or p.is_symlink())  # a broken link is listed, so reading it fails loudly
         and not p.name.startswith(".")
         and p.suffix.lower() in (".json", ".jsonl")
         and not p.name.lower().endswith(".pytorch.json")
@@ -74,9 +89,12 @@ def list_bench_files(directory: Path) -> list[Path]:
     return sorted(files, key=_natural_key)
 
 
-def _optional(folder: Path, name: str) -> Path | None:
+def _optional(folder: Path, name: str, root: Path) -> Path | None:
     path = folder / name
-    return path if path.is_file() else None
+    if not (path.is_file() or path.is_symlink() or path.exists()):
+        return None
+    _check_readable(path, root)
+    return path
 
 
 def _metrics(folder: Path, root: Path, engine: str, findings: list[Finding]
@@ -88,6 +106,8 @@ def _metrics(folder: Path, root: Path, engine: str, findings: list[Finding]
         if path.name.startswith("."):
             continue
         m = METRICS_FILE.match(path.name)
+        if m is not None:
+            _check_readable(path, root)
         if m is None or not path.is_file():
             findings.append(Finding(display_path(path, root),
                                     "not a c<C>-before.prom / c<C>-after.prom scrape; ignored",
@@ -133,6 +153,8 @@ def discover(round_dir: Path) -> RoundFiles:
                              f"engine '{spec.id}' has no bench/ folder with vllm bench serve "
                              "result files")
         bench = list_bench_files(bench_dir)
+        for path in bench:
+            _check_readable(path, root)
         if not bench:
             raise InputError(display_path(bench_dir, root),
                              f"no *.json result files for engine '{spec.id}' (expected vllm "
@@ -141,9 +163,9 @@ def discover(round_dir: Path) -> RoundFiles:
             id=spec.id,
             dir=folder,
             bench=tuple(bench),
-            server_log=_optional(folder, "server.log"),
-            fingerprint=_optional(folder, "fingerprint.txt"),
-            gpu_csv=_optional(folder, "gpu.csv"),
+            server_log=_optional(folder, "server.log", root),
+            fingerprint=_optional(folder, "fingerprint.txt", root),
+            gpu_csv=_optional(folder, "gpu.csv", root),
             metrics=_metrics(folder / "metrics", root, spec.id, findings),
         )
 
@@ -162,6 +184,7 @@ def discover(round_dir: Path) -> RoundFiles:
                 narrative[(m.group(1), m.group(2))] = path
             elif not path.name.startswith("."):
                 findings.append(Finding(display_path(path, root),
-                                        "not a <section>.<zh|en>.md narrative file; ignored"))
+                                        "not a <section>.<zh|en>.md narrative file; "
+                                        "`reportgen build` stops on it (rename or remove it)"))
     return RoundFiles(root=root, manifest=manifest, engines=engines, narrative=narrative,
                       findings=findings)

@@ -1,9 +1,11 @@
 """The report's Plotly figures, built from the Analysis once per language.
 
-Figures are validated ``go.Figure`` objects (attribute typos fail at build time). The page ships
-them as ``fig.to_dict()`` (numeric arrays as ``bdata``) with the layout template removed and one
-shared copy sent instead; see ``figures_payload``. Ids are fixed by kind, so a figure keeps its id
-whether or not another one is present:
+Figures are built directly as the plain dicts ``plotly.graph_objects.Figure.to_dict()`` returns
+(numeric arrays as ``bdata``, keys in plotly's order), without plotly.py's per-property
+validation, which cost a third of a sample build; tests/test_figures_plotly_schema.py runs every
+figure through ``go.Figure`` instead, so an attribute typo still fails — in the suite. The layout
+template is sent once for all figures; see ``figures_payload``. Ids are fixed by kind, so a figure
+keeps its id whether or not another one is present:
 
     fig-1 output throughput vs concurrency (log–log, crossover marked)
     fig-2 measured ITL p50 vs roofline floor per engine
@@ -18,14 +20,14 @@ a legend entry. Every label comes from the UI string table; every number from th
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from reportgen.i18n import UI, figure_patches
 from reportgen.narrative import LANGS
@@ -42,12 +44,13 @@ CARTESIAN_TRACES = frozenset({
 })
 
 
-def template() -> go.layout.Template:
-    """The one layout template shared by all figures (sent once to the page)."""
+def template() -> dict[str, Any]:
+    """The one layout template shared by all figures (sent once to the page), as
+    ``go.layout.Template(...).to_plotly_json()`` gives it."""
     axis = dict(showgrid=True, gridcolor=GRID, zeroline=False, showline=True, linecolor="#9ca3af",
                 ticks="outside", tickcolor="#9ca3af", ticklen=4, automargin=True,
                 title=dict(font=dict(size=13, color=MUTED), standoff=10))
-    return go.layout.Template(layout=dict(
+    return _node(dict(layout=dict(
         font=dict(family=FONT, size=12, color=INK),
         paper_bgcolor="#ffffff", plot_bgcolor="#ffffff", colorway=list(PALETTE),
         title=dict(x=0, xanchor="left", xref="container", y=1, yref="container", yanchor="top",
@@ -58,14 +61,115 @@ def template() -> go.layout.Template:
         margin=dict(l=64, r=28, t=52, b=56),
         hoverlabel=dict(font=dict(family=FONT, size=12), align="left"),
         hovermode="closest",
-    ))
+    )))
+
+
+# ------------------------------------------------------------------- plotly's dict form
+# plotly.py stores what a constructor (go.Scatter, go.layout.Annotation, …) receives in property
+# name order, ``type`` last for traces; ``update_layout`` keeps call order but gives compound
+# properties (dict values) their slot before plain ones; ``to_dict`` turns numpy arrays into
+# typed-array specs. The helpers below reproduce that, so the page's bytes are the ones the
+# go.Figure version produced.
+
+_TYPED = {"float64": "f8", "float32": "f4", "int32": "i4", "int16": "i2", "int8": "i1",
+          "uint32": "u4", "uint16": "u2", "uint8": "u1"}
+
+
+def _plain(value: Any) -> Any:
+    """A property value as ``to_dict`` shows it: arrays as {dtype, bdata}, numpy scalars and
+    tuples as Python values and lists."""
+    if isinstance(value, np.ndarray):
+        if value.size == 0:
+            return []
+        if value.dtype in (np.int64, np.uint64):   # plotly.js has no 64-bit integer arrays
+            lo, hi = value.min(), value.max()
+            kinds = (np.int8, np.int16, np.int32) if value.dtype == np.int64 else \
+                (np.uint8, np.uint16, np.uint32)
+            kind = next((k for k in kinds if np.iinfo(k).min <= lo and hi <= np.iinfo(k).max),
+                        None)
+            if kind is None:
+                return value.tolist()
+            value = value.astype(kind)
+        code = _TYPED.get(str(value.dtype))
+        if code is None:
+            return value.tolist()
+        spec = {"dtype": code, "bdata": base64.b64encode(np.ascontiguousarray(value)).decode()}
+        if value.ndim > 1:
+            spec["shape"] = str(value.shape)[1:-1]
+        return spec
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _node(props: Mapping[str, Any]) -> dict[str, Any]:
+    """A constructed plotly object: properties in name order, nested objects likewise."""
+    return {k: _node(v) if isinstance(v, Mapping) else _plain(v)
+            for k, v in sorted(props.items()) if v is not None}
+
+
+def _trace(kind: str, **props: Any) -> dict[str, Any]:
+    return {**_node(props), "type": kind}
+
+
+def Scatter(**props: Any) -> dict[str, Any]:  # named like go.Scatter
+    return _trace("scatter", **props)
+
+
+def Bar(**props: Any) -> dict[str, Any]:
+    return _trace("bar", **props)
+
+
+def _update(target: dict[str, Any], updates: Mapping[str, Any]) -> None:
+    """``update_layout`` semantics: nested dicts merge; compound properties take their place
+    in ``target`` first, in the order given, then plain ones are set."""
+    for key, value in updates.items():
+        if isinstance(value, Mapping) and not isinstance(target.get(key), dict):
+            target[key] = {}
+    for key, value in updates.items():
+        if isinstance(value, Mapping):
+            _update(target[key], value)
+        elif value is not None:
+            target[key] = _plain(value)
+
+
+@dataclass
+class Fig:
+    """A figure under construction, as the dict ``go.Figure.to_dict()`` would give (no
+    template: the page sends one shared template)."""
+
+    data: list[dict[str, Any]] = field(default_factory=list)
+    layout: dict[str, Any] = field(default_factory=dict)
+
+    def add_trace(self, trace: dict[str, Any]) -> None:
+        self.data.append(trace)
+
+    def add_annotation(self, **props: Any) -> None:
+        self.layout.setdefault("annotations", []).append(_node(props))
+
+    def add_hline(self, y: float, line: Mapping[str, Any], text: str,
+                  font: Mapping[str, Any]) -> None:
+        """What ``go.Figure.add_hline(y, line=…, annotation=dict(text=…, font=…),
+        annotation_position="top left")`` adds: a full-width line and its label above it."""
+        self.layout.setdefault("shapes", []).append(_node(dict(
+            type="line", x0=0, x1=1, xref="x domain", y0=y, y1=y, yref="y", line=line)))
+        self.add_annotation(font=font, showarrow=False, text=text, x=0, xanchor="left",
+                            xref="x domain", y=y, yanchor="bottom", yref="y")
+
+    def update_layout(self, **updates: Any) -> None:
+        _update(self.layout, updates)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"data": self.data, "layout": self.layout}
 
 
 @dataclass(frozen=True)
 class FigureSpec:
     id: str
     kind: str
-    figure: go.Figure
+    figure: Fig
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -145,17 +249,17 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     return axis
 
 
-def _excluded_legend(fig: go.Figure, ui: UI, lang: str) -> None:
-    fig.add_trace(go.Scatter(
+def _excluded_legend(fig: Fig, ui: UI, lang: str) -> None:
+    fig.add_trace(Scatter(
         x=[None], y=[None], mode="markers", name=ui.raw("fig.excluded_legend", lang),
         marker=dict(symbol="circle-open", size=9, color=MUTED, line=dict(width=2)),
         hoverinfo="skip", showlegend=True,
     ))
 
 
-def _base_layout(fig: go.Figure, ui: UI, kind: str, lang: str, height: int = 460) -> None:
-    fig.update_layout(template=template(), title=dict(text=ui.raw(f"fig.{kind}.title", lang)),
-                      height=height, uirevision="keep")
+def _base_layout(fig: Fig, ui: UI, kind: str, lang: str, height: int = 460) -> None:
+    fig.update_layout(title=dict(text=ui.raw(f"fig.{kind}.title", lang)), height=height,
+                      uirevision="keep")
 
 
 def _all_tiers(analysis: Any) -> list[float]:
@@ -164,12 +268,12 @@ def _all_tiers(analysis: Any) -> list[float]:
 
 # ------------------------------------------------------------------------------- figures
 
-def throughput_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+def throughput_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 1: output tok/s vs concurrency, log–log; crossovers marked and annotated."""
     if analysis.tiers.empty:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
-    fig = go.Figure()
+    fig = Fig()
     any_excluded = False
     curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for engine in engine_order(analysis):
@@ -180,7 +284,7 @@ def throughput_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
         any_excluded |= bool(excluded.any())
         x, y = _col(rows, "concurrency"), _col(rows, "output_tok_s")
         curves[engine] = (x, y, excluded)
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=x, y=y, mode="lines+markers", name=labels[engine][lang],
             line=dict(color=color[engine], width=2.5),
             marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
@@ -197,7 +301,7 @@ def throughput_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
         if not math.isfinite(y_at):
             continue
         name = ui.raw("fig.throughput.crossover", lang, c=f"{c:.1f}")
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=[c], y=[y_at], mode="markers", name=name,
             marker=dict(symbol="x-thin", size=16, color=INK, line=dict(width=3, color=INK)),
             hovertemplate=ui.raw("fig.throughput.crossover_hover", lang,
@@ -231,12 +335,12 @@ def _loglog_at(curve: tuple[np.ndarray, np.ndarray, np.ndarray], c: float, lo: f
     return math.exp(math.log(at[lo]) + t * (math.log(at[hi]) - math.log(at[lo])))
 
 
-def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 2: measured ITL p50 (solid) against each engine's roofline floor (dashed)."""
     if analysis.tiers.empty or "floor_ms" not in analysis.tiers.columns:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
-    fig = go.Figure()
+    fig = Fig()
     any_excluded = False
     for engine in engine_order(analysis):
         rows = _rows(analysis.tiers, engine)
@@ -247,7 +351,7 @@ def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
         x = _col(rows, "concurrency")
         custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
                          [n[0] for n in _notes(excluded, ui, lang)])
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=x, y=_col(rows, "itl_p50_ms"), mode="lines+markers",
             name=ui.raw("fig.itl.measured", lang, engine=labels[engine][lang]),
             line=dict(color=color[engine], width=2.5),
@@ -255,7 +359,7 @@ def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
                         line=dict(width=2, color=color[engine])),
             customdata=custom, hovertemplate=ui.raw("fig.itl.hover_measured", lang),
         ))
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=x, y=_col(rows, "floor_ms"), mode="lines",
             name=ui.raw("fig.itl.floor", lang, engine=labels[engine][lang]),
             line=dict(color=color[engine], width=1.5, dash="dash"),
@@ -286,7 +390,7 @@ MEMORY_PARTS = (("weights_gib", "weights"), ("kv_pool_gib", "kv"), ("other_gib",
 MEMORY_COLORS = {"weights": "#475569", "kv": "#60a5fa", "other": "#cbd5e1"}
 
 
-def memory_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+def memory_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 3: weights / KV pool / other stacked per engine, GPU memory as a line, measured
     totals (nvidia-smi) as markers."""
     mem = analysis.memory
@@ -298,19 +402,19 @@ def memory_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
         return None
     mem = mem.set_index("engine").reindex(order)
     names = [labels[e][lang] for e in order]
-    fig = go.Figure()
+    fig = Fig()
     for column, part in MEMORY_PARTS:
         if column not in mem.columns:
             continue
         y = pd.to_numeric(mem[column], errors="coerce").to_numpy(float)
         y = np.where(y >= 0, y, np.nan)   # an estimate above the measurement leaves no "other"
-        fig.add_trace(go.Bar(
+        fig.add_trace(Bar(
             x=names, y=y,
             name=ui.raw(f"fig.memory.{part}", lang), marker=dict(color=MEMORY_COLORS[part]),
             hovertemplate=ui.raw("fig.memory.hover", lang), width=0.5,
         ))
     if "measured_total_gib" in mem.columns and np.isfinite(_col(mem, "measured_total_gib")).any():
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=names, y=_col(mem, "measured_total_gib"), mode="markers",
             name=ui.raw("fig.memory.measured", lang),
             marker=dict(symbol="diamond", size=13, color=INK, line=dict(width=1.5, color="#fff")),
@@ -319,21 +423,20 @@ def memory_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
     gpu = analysis.round.get("memory_gib")
     if isinstance(gpu, int | float) and math.isfinite(gpu):
         text = ui.raw("fig.memory.gpu", lang, gib=f"{gpu:g}")
-        fig.add_hline(y=float(gpu), line=dict(color="#dc2626", width=2, dash="dot"),
-                      annotation=dict(text=text, font=dict(color="#dc2626", size=12)),
-                      annotation_position="top left")
+        fig.add_hline(float(gpu), line=dict(color="#dc2626", width=2, dash="dot"), text=text,
+                      font=dict(color="#dc2626", size=12))
     _base_layout(fig, ui, "memory", lang)
     fig.update_layout(barmode="stack", legend=dict(traceorder="normal"),
                       yaxis=dict(title=dict(text=ui.raw("fig.memory.y", lang)), rangemode="tozero"))
     return fig
 
 
-def wait_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 4: wait ratio (mean TPOT / ITL p50 − 1) per tier and engine."""
     if analysis.tiers.empty or "wait_ratio" not in analysis.tiers.columns:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
-    fig = go.Figure()
+    fig = Fig()
     any_excluded = False
     for engine in engine_order(analysis):
         rows = _rows(analysis.tiers, engine)
@@ -341,7 +444,7 @@ def wait_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
             continue
         excluded = _excluded(rows)
         any_excluded |= bool(excluded.any())
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=_col(rows, "concurrency"), y=_col(rows, "wait_ratio"), mode="lines+markers",
             name=labels[engine][lang], line=dict(color=color[engine], width=2.5),
             marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
@@ -358,13 +461,13 @@ def wait_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
     return fig
 
 
-def reuse_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+def reuse_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 5: CUDA-graph reuse on both step bases against roofline attainment, per tier."""
     reuse = analysis.graph_reuse
     if reuse is None or reuse.empty or "engine" not in reuse.columns:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
-    fig = go.Figure()
+    fig = Fig()
     any_excluded = False
     for engine in engine_order(analysis):
         rows = _rows(reuse, engine)
@@ -384,7 +487,7 @@ def reuse_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
         for column, key, dash, symbol in series:
             if column not in rows.columns or not np.isfinite(_col(rows, column)).any():
                 continue
-            fig.add_trace(go.Scatter(
+            fig.add_trace(Scatter(
                 x=conc, y=_col(rows, column), mode="lines+markers",
                 name=ui.raw(f"fig.reuse.{key}", lang, engine=label),
                 line=dict(color=color[engine], width=2, dash=dash),
@@ -394,7 +497,7 @@ def reuse_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
             ))
         attainment = [float(tiers["roofline_attainment"].get(c, np.nan))
                       if "roofline_attainment" in tiers else np.nan for c in conc]
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=conc, y=np.asarray(attainment, dtype=float), mode="lines+markers",
             name=ui.raw("fig.reuse.attainment", lang, engine=label),
             line=dict(color=INK, width=2), yaxis="y",
@@ -415,13 +518,13 @@ def reuse_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
     return fig
 
 
-def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
+def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 6: per-user speed (1000 / TPOT p50, tok/s) against machine output tok/s; one
     line per engine, each point labelled with its concurrency."""
     if analysis.tiers.empty or "tpot_p50_ms" not in analysis.tiers.columns:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
-    fig = go.Figure()
+    fig = Fig()
     any_excluded = False
     xs: list[float] = []
     ys: list[float] = []
@@ -437,7 +540,7 @@ def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
         notes = [n[0] for n in _notes(excluded, ui, lang)]
         xs += list(_col(rows, "output_tok_s"))
         ys += list(per_user)
-        fig.add_trace(go.Scatter(
+        fig.add_trace(Scatter(
             x=_col(rows, "output_tok_s"), y=per_user, mode="lines+markers+text",
             name=labels[engine][lang], text=[f"C={c:g}" for c in conc],
             textposition="top right", textfont=dict(size=11, color=color[engine]),
@@ -457,7 +560,7 @@ def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> go.Figure | None:
     return fig
 
 
-BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], go.Figure | None]], ...] = (
+BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
     ("fig-3", "memory", memory_figure),
@@ -477,12 +580,6 @@ def build_figures(analysis: Any, ui: UI, lang: str) -> list[FigureSpec]:
     return out
 
 
-def _strip_template(fig: go.Figure) -> dict[str, Any]:
-    d = fig.to_dict()
-    d.get("layout", {}).pop("template", None)
-    return d
-
-
 def figures_payload(analysis: Any, ui: UI, default_lang: str) -> dict[str, Any]:
     """What the page's script needs: the shared template, and per figure the default-language
     figure plus the per-language patches. ``kinds`` maps id → kind; ``trace_types`` decides the
@@ -494,12 +591,12 @@ def figures_payload(analysis: Any, ui: UI, default_lang: str) -> dict[str, Any]:
     figs = []
     trace_types: set[str] = set()
     for i, spec in enumerate(by_lang[default_lang]):
-        dicts = {lang: _strip_template(by_lang[lang][i].figure) for lang in LANGS}
+        dicts = {lang: by_lang[lang][i].figure.to_dict() for lang in LANGS}
         trace_types |= {str(t.get("type", "scatter")) for t in dicts[default_lang]["data"]}
         figs.append({"id": spec.id, "kind": spec.kind, "fig": dicts[default_lang],
                      "i18n": figure_patches(dicts),
                      "height": int(dicts[default_lang]["layout"].get("height", 460))})
-    shared = template().to_plotly_json()
+    shared = template()
     return {
         "defaultLang": default_lang,
         "template": shared,

@@ -99,15 +99,58 @@ class Manifest:
         return concurrency in self.exclude_from_conclusions.get(engine_id, ())
 
 
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?")
+_SEGMENT = re.compile(r"^([^\[\]]+)(?:\[(\d+)\])?$")
+
+
+def _clip(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def locate(text: str, where: str) -> int | None:
+    """Best-effort 1-based line of a dotted key path such as ``hardware.bandwidth_gb_s`` or
+    ``engines[1].log_segments.tiers`` in TOML source (tomllib gives no positions): the key's
+    line inside its table, else the table header's line, else None."""
+    lines = text.splitlines()
+    parts = [p for p in where.split(".") if p]
+    if not parts:
+        return None
+    m = _SEGMENT.match(parts[0])
+    if m is None:
+        return None
+    name, index = m.group(1).strip(), int(m.group(2) or 0)
+    headers = [(i, h.group(1).replace('"', "").replace(" ", ""))
+               for i, line in enumerate(lines) if (h := _HEADER.match(line))]
+    own = [i for i, h in headers if h == name]
+    key_line = re.compile(r"^\s*\"?" + re.escape(parts[1] if len(parts) > 1 else name) + r"\"?\s*=")
+    if index < len(own):
+        start = own[index]
+        end = next((i for i, _ in headers if i > start), len(lines))
+        if len(parts) > 1:
+            hit = next((i for i in range(start + 1, end) if key_line.match(lines[i])), None)
+            if hit is not None:
+                return hit + 1
+        return start + 1
+    # a top-level key (no table of that name): its own line, before the first header
+    first = headers[0][0] if headers else len(lines)
+    hit = next((i for i in range(first) if key_line.match(lines[i])), None)
+    return None if hit is None else hit + 1
+
+
 class _Reader:
-    """Typed access to the parsed TOML with errors that name the key."""
+    """Typed access to the parsed TOML with errors that name the key (and its line)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.source = ""
+
+    def error(self, message: str, where: str = "") -> InputError:
+        return InputError(self.path, message, locate(self.source, where) if where else None)
 
     def fail(self, key: str, expected: str, got: Any = None) -> InputError:
-        shown = "" if got is None else f", got {got!r}"
-        return InputError(self.path, f"[{key}]: expected {expected}{shown}")
+        shown = "" if got is None else f", got {_clip(got)}"
+        return self.error(f"[{key}]: expected {expected}{shown}", key)
 
     def check_keys(self, table: dict[str, Any], kind: str, where: str) -> None:
         for key in table:
@@ -115,7 +158,8 @@ class _Reader:
                 near = difflib.get_close_matches(key, sorted(_KNOWN[kind]), n=1)
                 hint = f"; did you mean '{near[0]}'?" if near else ""
                 place = where or "top level"
-                raise InputError(self.path, f"unknown key '{key}' in [{place}]{hint}")
+                raise self.error(f"unknown key '{_clip(key, 60)[1:-1]}' in [{place}]{hint}",
+                                 f"{where}.{key}" if where else key)
 
     def table(self, data: dict[str, Any], key: str, required: bool = True) -> dict[str, Any]:
         value = data.get(key)
@@ -140,7 +184,7 @@ class _Reader:
         value = data.get(key)
         if value is None:
             if required:
-                raise InputError(self.path, f"[{where}]: missing key '{key}'")
+                raise self.error(f"[{where}]: missing key '{key}'", where)
             return math.nan
         ok_type = isinstance(value, int) if integer else isinstance(value, int | float)
         if isinstance(value, bool) or not ok_type or not math.isfinite(value):
@@ -156,7 +200,7 @@ class _Reader:
         value = data.get(key)
         if value is None:
             if required:
-                raise InputError(self.path, f"[{where}]: missing key '{key}'")
+                raise self.error(f"[{where}]: missing key '{key}'", where)
             return None
         if isinstance(value, str) and value.strip():
             return Text(value, value)
@@ -247,9 +291,11 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror}") from None
     try:
-        data = tomllib.loads(raw_bytes.decode("utf-8"))
+        r.source = raw_bytes.decode("utf-8")
+        data = tomllib.loads(r.source)
     except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 (byte {exc.start})") from None
+        raise InputError(path, f"not UTF-8 (byte {exc.start})",
+                         raw_bytes.count(b"\n", 0, exc.start) + 1) from None
     except tomllib.TOMLDecodeError as exc:
         # Python 3.11's tomllib only puts the position in the message: "... (at line 3, column 8)"
         found = re.search(r"^(.*?) \(at line (\d+), column (\d+)\)$", str(exc))

@@ -32,6 +32,7 @@ naming the file (and line).
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -44,6 +45,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
+from reportgen.discover import display_path
 from reportgen.errors import InputError
 
 # Page sections in page order; a narrative file may exist for any of them.
@@ -58,6 +60,7 @@ _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
 _SPEC = re.compile(r"^(?:\.(?P<digits>\d{1,2}))?(?P<kind>f|d|pct|x|s)?$")
 _FILE = re.compile(r"^(?P<section>[a-z]+)\.(?P<lang>[a-z]+)\.md$")
+_TIER = re.compile(r"^c\d+$")
 
 
 # ---------------------------------------------------------------------------- number formats
@@ -78,9 +81,10 @@ def is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, Real) and math.isnan(float(value)))
 
 
-def format_value(value: Any, spec: str = "") -> str:
-    """Format one value with a placeholder SPEC (see the module doc). Raises ValueError for a
-    spec that does not parse or does not fit the value's type."""
+@functools.lru_cache(maxsize=64)
+def _spec_parts(spec: str) -> tuple[str | None, str | None]:
+    """(kind, digits) of a SPEC; ValueError when it does not parse. Cached: a page formats a
+    thousand values with a dozen specs."""
     m = _SPEC.match(spec)
     if not m:
         raise ValueError(f"unknown format '{spec}' (expected .Nf, d, pct, .Npct, x, .Nx or s)")
@@ -89,14 +93,24 @@ def format_value(value: Any, spec: str = "") -> str:
         raise ValueError(f"format '{spec}': decimals need f, pct or x")
     if kind is None and digits is None and spec:
         raise ValueError(f"unknown format '{spec}'")
-    if isinstance(value, str):
-        if kind not in (None, "s"):
-            raise ValueError(f"format '{spec}' needs a number, the value is text")
-        return value
+    return kind, digits
+
+
+def format_value(value: Any, spec: str = "") -> str:
+    """Format one value with a placeholder SPEC (see the module doc). Raises ValueError for a
+    spec that does not parse or does not fit the value's type."""
+    kind, digits = _spec_parts(spec)
+    if type(value) is not float:  # a plain float (the usual value) needs none of these checks
+        if isinstance(value, str):
+            if kind not in (None, "s"):
+                raise ValueError(f"format '{spec}' needs a number, the value is text")
+            return value
+        if isinstance(value, bool) or not (value is None or isinstance(value, Real)):
+            if kind == "s":
+                raise ValueError("format 's' needs text, the value is a number")
+            raise ValueError(f"cannot format a {type(value).__name__}")
     if kind == "s":
         raise ValueError("format 's' needs text, the value is a number")
-    if isinstance(value, bool) or not (value is None or isinstance(value, Real)):
-        raise ValueError(f"cannot format a {type(value).__name__}")
     if is_missing(value):
         return MISSING
     x = float(value)
@@ -154,16 +168,51 @@ def _check_placeholders(source: str, values: Mapping[str, Any], path: Path, lang
             ref = _parse_ref(match.group(1))
             if ref is None:
                 expected = "'{{ dotted.name }}' or '{{ dotted.name:format }}'"
-                raise InputError(path, f"malformed placeholder '{match.group(0)}' "
+                shown = match.group(0) if len(match.group(0)) <= 80 else \
+                    f"{match.group(0)[:80]}…"
+                raise InputError(path, f"malformed placeholder '{shown}' "
                                        f"(expected {expected})", lineno)
             if ref.name not in values:
-                near = difflib.get_close_matches(ref.name, list(values), n=1)
-                hint = f"; did you mean '{near[0]}'?" if near else ""
-                raise InputError(path, f"unknown placeholder name '{ref.name}'{hint}", lineno)
+                raise InputError(path, _unknown_name(ref.name, values), lineno)
             try:
                 format_value(_lookup(values, ref.name, lang), ref.spec)
             except ValueError as exc:
                 raise InputError(path, f"placeholder '{ref.name}': {exc}", lineno) from None
+
+
+def _unknown_name(name: str, values: Mapping[str, Any]) -> str:
+    """Tell a typo from a figure the data no longer has: a name that differs from existing
+    ones only in its tier (``c8``) or engine part means that tier / engine data is missing."""
+    parts = name.split(".")
+    engines = {k.split(".")[1] for k in values if k.startswith("engines.") and
+               k.endswith(".label") and k.count(".") == 2}
+    tiers: set[str] = set()
+    others: set[str] = set()
+    for key in values:
+        other = key.split(".")
+        if len(other) != len(parts):
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(parts, other, strict=True)) if a != b]
+        if len(diff) != 1:
+            continue
+        i = diff[0]
+        if _TIER.match(parts[i]) and _TIER.match(other[i]):
+            tiers.add(other[i])
+        elif i == 1 and other[i] in engines and parts[1] in engines:
+            others.add(other[i])
+    fix = "the data changed, so update the narrative"
+    if tiers:
+        have = ", ".join(f"C={t[1:]}" for t in sorted(tiers, key=lambda t: int(t[1:])))
+        tier = next(p for p in parts if _TIER.match(p))
+        return (f"'{name}' has no value in this round's data: there is no C={tier[1:]} result "
+                f"for it (there is for {have}); {fix}")
+    if others:
+        return (f"'{name}' has no value in this round's data: engine '{parts[1]}' lacks this "
+                f"figure ({', '.join(sorted(others))} has it; a missing log or file?); {fix}")
+    near = difflib.get_close_matches(name, list(values), n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else ""
+    shown = name if len(name) <= 80 else f"{name[:80]}…"
+    return f"unknown placeholder name '{shown}'{hint}"
 
 
 def _substitute(text: str, values: Mapping[str, Any], lang: str) -> str:
@@ -239,7 +288,7 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any]) -> dict[str, Pros
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
             continue
-        shown = Path("narrative") / path.name
+        shown = display_path(path, Path(round_dir))
         m = _FILE.match(path.name)
         if not path.is_file() or not m or m.group("section") not in SECTIONS or \
                 m.group("lang") not in LANGS:
@@ -247,9 +296,11 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any]) -> dict[str, Pros
                                     "<section>.<zh|en>.md with section one of "
                                     + ", ".join(SECTIONS))
         try:
-            source = path.read_bytes().decode("utf-8")
+            raw = path.read_bytes()
+            source = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
+            raise InputError(shown, f"not UTF-8 (byte {exc.start})",
+                             raw.count(b"\n", 0, exc.start) + 1) from None
         except OSError as exc:
             raise InputError(shown, f"cannot read: {exc.strerror}") from None
         section, lang = m.group("section"), m.group("lang")

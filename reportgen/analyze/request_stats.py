@@ -7,6 +7,8 @@ gaps; percentiles use numpy's linear interpolation. Arrays are seconds, results 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -31,10 +33,7 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     ok = requests[requests["success"].astype(bool)]
     # pooled ITL gaps of successful requests only, per (source, record)
-    gaps_by_key: dict[tuple, np.ndarray] = {}
-    if len(itls):
-        gaps = itls.merge(ok[[*KEYS, "request"]], on=[*KEYS, "request"])
-        gaps_by_key = {key: g["itl_s"].to_numpy(float) for key, g in gaps.groupby(KEYS)}
+    gaps_by_key = _pooled_gaps(ok, itls) if len(itls) else {}
     rows = []
     for key, group in requests.groupby(KEYS, sort=True):
         good = group[group["success"].astype(bool)]
@@ -49,6 +48,43 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
         row |= _stats(latency, "e2el")
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
+
+
+def _pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[Any, Any], np.ndarray]:
+    """The ITL gaps of the successful requests ``ok``, pooled per (source, record) in the row
+    order of ``itls`` — what merging ``itls`` with ``ok`` on (source, record, request) and
+    grouping gives, without a merge over millions of rows. ``itls`` comes in runs of one
+    (source, record) (each is one record of one file), and within a run a per-record table of
+    successful request indexes picks the rows. Request indexes are unique within a record (the
+    loader numbers them)."""
+    tables: dict[tuple[Any, Any], np.ndarray] = {}
+    for key, group in ok.groupby(KEYS, sort=False):
+        index = group["request"].to_numpy(np.int64)
+        index = index[index >= 0]
+        table = np.zeros(int(index.max()) + 1 if index.size else 0, dtype=bool)
+        table[index] = True
+        tables[key] = table
+    source = itls["source"]
+    if isinstance(source.dtype, pd.CategoricalDtype):
+        codes, labels = source.cat.codes.to_numpy(), list(source.cat.categories)
+    else:
+        codes, labels = pd.factorize(source)
+    record = itls["record"].to_numpy()
+    request = itls["request"].to_numpy()
+    gaps = itls["itl_s"].to_numpy(float)
+    starts = np.flatnonzero(np.r_[True, (codes[1:] != codes[:-1]) | (record[1:] != record[:-1])])
+    pooled: dict[tuple[Any, Any], list[np.ndarray]] = {}
+    for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(itls)], strict=True):
+        table = tables.get((labels[codes[a]], record[a])) if codes[a] >= 0 else None
+        if table is None:
+            continue
+        req = request[a:b]
+        inside = (req >= 0) & (req < table.size)
+        keep = np.zeros(b - a, dtype=bool)
+        keep[inside] = table[req[inside]]
+        pooled.setdefault((labels[codes[a]], record[a]), []).append(gaps[a:b][keep])
+    return {key: parts[0] if len(parts) == 1 else np.concatenate(parts)
+            for key, parts in pooled.items()}
 
 
 def fill_missing_stats(summary: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFrame:

@@ -8,6 +8,7 @@ and ``completed``; see docs/ARCHITECTURE.md for the frame contracts.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -21,7 +22,7 @@ import pandas as pd
 from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
 
-try:  # optional fast path: orjson is not a declared dependency
+try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
     import orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
     orjson = None
@@ -94,7 +95,10 @@ class BenchFile:
 
 
 def _json_error(exc: json.JSONDecodeError) -> str:
-    return f"not valid JSON ({exc.msg} at column {exc.colno})"
+    # "Unterminated string starting at" already ends in "at"
+    where = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+    cut = exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated")
+    return f"not valid JSON ({where})" + ("; the file looks cut off" if cut else "")
 
 
 def _loads(data: bytes | memoryview) -> Any:
@@ -129,7 +133,8 @@ def _records(raw: bytes, name: str) -> list[tuple[Any, int]]:
     try:
         return [(_loads(raw), line0)]
     except UnicodeDecodeError as exc:
-        raise InputError(name, f"not UTF-8 (byte {exc.start})") from None
+        raise InputError(name, f"not UTF-8 (byte {exc.start})",
+                         raw.count(b"\n", 0, exc.start) + 1) from None
     except json.JSONDecodeError as exc:
         raise InputError(name, _json_error(exc), exc.lineno) from None
 
@@ -186,6 +191,8 @@ class _Record:
             raise self.fail(key, f"expected a finite number, got {value!r} (NaN/Infinity literal)")
         if count and (value < 0 or value != int(value)):
             raise self.fail(key, f"expected a whole number >= 0, got {value!r}")
+        if value < 0 and key != "duration":  # never negative; duration has its own > 0 check
+            raise self.fail(key, f"expected a number >= 0, got {value!r}")
         return float(value)
 
     def string(self, key: str) -> str | None:
@@ -223,13 +230,19 @@ class _Record:
         value = self.data[key]
         if not isinstance(value, list):
             raise self.fail(key, f"expected a list of numbers, got {type(value).__name__}")
-        arr = np.asarray(value) if value else np.empty(0, dtype=np.float64)
+        try:
+            arr = np.asarray(value) if value else np.empty(0, dtype=np.float64)
+        except (ValueError, TypeError, OverflowError):  # ragged, e.g. [[], 1024]
+            raise self.fail(key, "expected a flat list of numbers") from None
         # dtype inference instead of dtype=float: numpy would silently parse "1.5" or None
         if arr.ndim != 1 or arr.dtype.kind not in "iuf":
             raise self.fail(key, "expected a list of numbers (seconds / token counts)")
         arr = arr.astype(np.float64, copy=False)
         if not np.isfinite(arr).all():
             raise self.fail(key, "contains NaN/Infinity; expected finite numbers")
+        if key != "start_times" and arr.size and arr.min() < 0:
+            i = int(np.argmin(arr))
+            raise self.fail(key, f"request {i}: expected a value >= 0, got {value[i]!r}")
         return arr
 
     def itls(self) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +255,11 @@ class _Record:
             if not isinstance(item, list):
                 raise self.fail("itls", f"request {i}: expected a list of numbers, got {item!r:.40}"
                                 )
-            parts.append(np.asarray(item) if item else np.empty(0, dtype=np.float64))
+            try:
+                parts.append(np.asarray(item) if item else np.empty(0, dtype=np.float64))
+            except (ValueError, TypeError, OverflowError):  # ragged, e.g. [0.1, [0.2]]
+                raise self.fail("itls", f"request {i}: expected a flat list of numbers "
+                                        "(seconds)") from None
         lengths = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
         for i, p in enumerate(parts):
             if p.ndim != 1 or p.dtype.kind not in "iuf":
@@ -250,6 +267,8 @@ class _Record:
         flat = np.concatenate(parts).astype(np.float64, copy=False) if parts else np.empty(0)
         if not np.isfinite(flat).all():
             raise self.fail("itls", "contains NaN/Infinity; expected finite numbers")
+        if flat.size and flat.min() < 0:
+            raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
         return lengths, flat
 
     def strings(self, key: str) -> list[str]:
@@ -336,6 +355,15 @@ def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def empty_requests() -> pd.DataFrame:
+    return _empty_requests().copy()  # a copy of a built frame: ~30× cheaper than building one
+
+
+def empty_itls() -> pd.DataFrame:
+    return _empty_itls().copy()
+
+
+@functools.cache
+def _empty_requests() -> pd.DataFrame:
     return pd.DataFrame({
         "source": pd.Series(dtype=object), "record": pd.Series(dtype=np.int64),
         "request": pd.Series(dtype=np.int64),
@@ -344,7 +372,8 @@ def empty_requests() -> pd.DataFrame:
     })
 
 
-def empty_itls() -> pd.DataFrame:
+@functools.cache
+def _empty_itls() -> pd.DataFrame:
     return pd.DataFrame({
         "source": pd.Categorical([]), "record": pd.Series(dtype=np.int32),
         "request": pd.Series(dtype=np.int32), "itl_s": pd.Series(dtype=np.float64),
@@ -378,13 +407,22 @@ def _detail_frames(
     sizes = set(lengths.values())
     if len(sizes) > 1:
         shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
-        raise rec.fail(next(iter(lengths)), f"per-request arrays differ in length ({shown})")
+        common = max(sizes, key=list(lengths.values()).count)
+        odd = next(k for k, n in lengths.items() if n != common)
+        raise rec.fail(odd, f"per-request arrays differ in length: {lengths[odd]} entries here, "
+                            f"{common} in the others ({shown})")
     n = sizes.pop()
     num_prompts = rec.data.get("num_prompts")
     if isinstance(num_prompts, int) and n != num_prompts:
         findings.append(Finding(
             name, f"record {index}: per-request arrays hold {n} requests, num_prompts = "
             f"{num_prompts}", rec.line,
+        ))
+    completed = rec.data.get("completed")
+    if errors is not None and isinstance(completed, int) and errors.count("") != completed:
+        findings.append(Finding(
+            name, f"record {index}: completed = {completed}, but the errors array marks "
+            f"{errors.count('')} requests as successful", rec.line,
         ))
 
     nan = np.full(n, np.nan)
@@ -430,7 +468,8 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
     for index, (data, line) in enumerate(records):
         if not isinstance(data, dict):
             kind = "a JSON array (a *.pytorch.json side file?)" if isinstance(data, list) \
-                else type(data).__name__
+                else "null" if data is None else "true/false" if isinstance(data, bool) \
+                else "a string" if isinstance(data, str) else "a number"
             raise InputError(shown, f"top level is {kind}; expected a JSON object", line)
         rec = _Record(data, shown, raw, line, single)
         row = _summary_row(rec, shown, index)

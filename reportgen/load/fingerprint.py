@@ -109,7 +109,8 @@ def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
             fp.values[key] = m.group(2)  # a repeated key: the later line wins
             prov[f"values.{key}"] = where
     if fp.driver_version is None and fp.gpu_count == 0 and not fp.values:
+        found = "the file is empty" if not text.strip() else "found neither"
         raise InputError(
-            shown, "expected verbatim nvidia-smi output and/or 'key: value' lines; found neither",
+            shown, f"expected verbatim nvidia-smi output and/or 'key: value' lines; {found}",
         )
     return fp

@@ -28,6 +28,11 @@ TIME_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
 UNIT = r"(?<=\d) ?(?:%|[A-Za-z][A-Za-z/]*)$"  # the unit after a number: "45 %", "250.07 W"
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    """Echo at most ``limit`` characters of the input in a message (a line can be megabytes)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def _column(field: str, unit: str | None) -> str:
     base = field.replace(".", "_").lower()
     if unit:
@@ -61,10 +66,10 @@ def _numbers(values: list[str], field: str, shown: str, row_lines: list[int]) ->
     missing = series.map(_missing).to_numpy(dtype=bool)
     bare = series.str.replace(UNIT, "", regex=True)
     numbers = pd.to_numeric(bare.where(~missing), errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(np.isnan(numbers) & ~missing)
+    bad = np.flatnonzero(~np.isfinite(numbers) & ~missing)  # "Infinity" parses, but is no sample
     if bad.size:
         j = int(bad[0])
-        raise InputError(shown, f"field '{field}': expected a number, got {values[j]!r}",
+        raise InputError(shown, f"field '{field}': expected a number, got {_clip(values[j])!r}",
                          row_lines[j])
     return numbers
 
@@ -93,7 +98,8 @@ def load_gpu_csv(path: Path, *, name: str | None = None) -> pd.DataFrame:
             if header is None:
                 header, header_text = parsed, line
             elif line != header_text:  # a restarted sampler may repeat the same header
-                raise InputError(shown, f"a different header appears mid-file: {line!r}", number)
+                raise InputError(shown, f"a different header appears mid-file: {_clip(line)!r}",
+                                 number)
             continue
         if header is None:
             raise InputError(
@@ -121,9 +127,10 @@ def load_gpu_csv(path: Path, *, name: str | None = None) -> pd.DataFrame:
             try:
                 columns[column] = pd.to_datetime(raw_values, format=TIME_FORMAT)
             except (ValueError, TypeError):
-                bad = next(j for j, v in enumerate(raw_values) if not _is_time(v))
+                bad = next((j for j, v in enumerate(raw_values) if not _is_time(v)), 0)
                 raise InputError(
-                    shown, f"timestamp {raw_values[bad]!r}: expected YYYY/MM/DD HH:MM:SS.mmm",
+                    shown,
+                    f"timestamp {_clip(raw_values[bad])!r}: expected YYYY/MM/DD HH:MM:SS.mmm",
                     row_lines[bad],
                 ) from None
         elif field in TEXT_FIELDS or field.startswith("name"):
@@ -152,8 +159,8 @@ def _missing(value: str) -> bool:
 
 
 def _is_time(value: str) -> bool:
-    try:
-        pd.to_datetime(value, format=TIME_FORMAT)
+    try:  # a one-item list: the scalar parser stops at a NUL byte the array parser rejects
+        pd.to_datetime([value], format=TIME_FORMAT)
     except (ValueError, TypeError):
         return False
     return True

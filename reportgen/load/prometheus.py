@@ -23,6 +23,11 @@ UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
 COLUMNS = ("name", "labels", "value")
 
 
+def _clip(text: str, limit: int = 60) -> str:
+    """Echo at most ``limit`` characters of the input in a message (a line can be megabytes)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
@@ -112,19 +117,22 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
             try:
                 labels, i = parse_labels(line, i + 1)
             except ValueError as exc:
-                raise InputError(shown, f"{m.group(0)}: {exc}", number) from None
+                raise InputError(shown, f"{_clip(m.group(0))}: {exc}", number) from None
         rest = line[i:].split()
         if not rest or len(rest) > 2 or line[i] not in " \t":
             raise InputError(
-                shown, f"{m.group(0)}: expected 'name{{labels}} value [timestamp]'", number,
+                shown, f"{_clip(m.group(0))}: expected 'name{{labels}} value [timestamp]'",
+                number,
             )
         try:
             value = _value(rest[0])
         except ValueError:
-            raise InputError(shown, f"{m.group(0)}: value {rest[0]!r} is not a number",
+            raise InputError(shown, f"{_clip(m.group(0))}: value {_clip(rest[0])!r} is not a "
+                                    "number",
                              number) from None
         if len(rest) == 2 and not re.fullmatch(r"-?\d+", rest[1]):
-            raise InputError(shown, f"{m.group(0)}: timestamp {rest[1]!r} is not an integer (ms)",
+            raise InputError(shown, f"{_clip(m.group(0))}: timestamp {_clip(rest[1])!r} is not "
+                                    "an integer (ms)",
                              number)
         names.append(m.group(0))
         label_texts.append(canonical_labels(labels))

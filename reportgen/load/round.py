@@ -30,7 +30,7 @@ from reportgen.load.llama_log import LlamaLog, parse_llama_log
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.vllm_log import VllmLog, parse_vllm_log
-from reportgen.manifest import EngineSpec, Manifest
+from reportgen.manifest import EngineSpec, Manifest, locate
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
@@ -124,12 +124,22 @@ def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
     if kind == "vllm":
         data.vllm_log = parse_vllm_log(path, name=shown)
         findings += _engine_findings(data.vllm_log.findings, data.spec.id)
+        if not data.vllm_log.provenance:  # not one start-up fact: empty, cut, or not vLLM's
+            findings.append(Finding(shown, "no vLLM start-up lines found (expected e.g. 'vLLM "
+                                           "API server version', 'Model loading took'); engine "
+                                           "facts and memory are left blank",
+                                    engine=data.spec.id))
     else:
         data.llama_log = parse_llama_log(path, name=shown)
         findings += _engine_findings(data.llama_log.findings, data.spec.id)
+        if len(data.llama_log.timings) == 0 and data.spec.log_segments is None:
+            findings.append(Finding(shown, "no print_timing blocks found (expected 'slot "
+                                           "print_timing: id … prompt eval time = …' lines); "
+                                           "server-side prefill and graph reuse are left blank",
+                                    engine=data.spec.id))
 
 
-def _check_segments(data: EngineData, show: Show, tiers: int, findings: list[Finding]
+def _check_segments(data: EngineData, show: Show, tiers: list[float], manifest: Manifest
                     ) -> None:
     segments = data.spec.log_segments
     if segments is None:
@@ -142,17 +152,30 @@ def _check_segments(data: EngineData, show: Show, tiers: int, findings: list[Fin
     expected = segments.warmup + sum(segments.tiers)
     blocks = len(data.llama_log.timings)
     if blocks != expected:
+        # what the parser tolerated (a block cut off at the end…) often explains the count
+        notes = "".join(f"; line {f.line}: {f.message}" if f.line else f"; {f.message}"
+                        for f in data.llama_log.findings[:2])
         raise InputError(
             data.llama_log.path,
             f"has {blocks} print_timing blocks, but log_segments in round.toml for engine "
             f"'{data.spec.id}' add up to {expected} (warmup {segments.warmup} + tiers "
-            f"{sum(segments.tiers)})",
+            f"{sum(segments.tiers)}){notes}",
         )
-    if len(segments.tiers) != tiers:
-        findings.append(Finding(
-            data.llama_log.path, f"log_segments lists {len(segments.tiers)} tiers but engine "
-            f"'{data.spec.id}' has {tiers} concurrency tiers in bench/", engine=data.spec.id,
-        ))
+    if len(segments.tiers) != len(tiers):
+        # segment i belongs to the i-th tier: with a count missing or extra, every later
+        # segment would be credited to the wrong tier
+        index = next(i for i, e in enumerate(manifest.engines) if e.id == data.spec.id)
+        try:
+            line = locate(manifest.path.read_text(encoding="utf-8"),
+                          f"engines[{index}].log_segments")
+        except (OSError, UnicodeDecodeError):
+            line = None
+        have = ", ".join(f"C={c:g}" for c in tiers)
+        raise InputError(
+            show(manifest.path), f"log_segments for engine '{data.spec.id}' lists "
+            f"{len(segments.tiers)} tier counts, but its bench/ folder has {len(tiers)} tiers "
+            f"({have}); give one block count per tier, in the order the tiers ran", line,
+        )
 
 
 def _kv_bytes(data: EngineData, manifest: Manifest) -> None:
@@ -244,8 +267,8 @@ def load_round(round_dir: Path) -> LoadedRound:
         summaries.append(summary.assign(engine=spec.id))
 
         _load_log(data, show, findings)
-        tiers = int(np.isfinite(summary["concurrency"]).sum())
-        _check_segments(data, show, tiers, findings)
+        tiers = sorted(c for c in summary["concurrency"] if math.isfinite(c))
+        _check_segments(data, show, tiers, manifest)
         if ef.fingerprint is not None:
             data.fingerprint = parse_fingerprint(ef.fingerprint, name=show(ef.fingerprint))
         if ef.gpu_csv is not None:
@@ -253,6 +276,11 @@ def load_round(round_dir: Path) -> LoadedRound:
         for conc, (before, after) in ef.metrics.items():
             data.metrics[conc] = (parse_prometheus(before, name=show(before)),
                                   parse_prometheus(after, name=show(after)))
+            for path, frame in zip((before, after), data.metrics[conc], strict=True):
+                if frame.empty:
+                    findings.append(Finding(show(path), f"no samples in this scrape (empty "
+                                                         f"file?); server metrics for C={conc} "
+                                                         "are left blank", engine=spec.id))
         _kv_bytes(data, manifest)
         engines[spec.id] = data
 

@@ -19,6 +19,7 @@ import ast
 import bisect
 import contextlib
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,8 +211,10 @@ def parse_vllm_log(path: Path, *, name: str | None = None) -> VllmLog:
         put("version", m.group(1), m)
     if m := first("args"):
         try:
-            args = ast.literal_eval(m.group(1))
-        except (ValueError, SyntaxError):
+            with warnings.catch_warnings():  # odd escapes in a damaged line warn, then parse
+                warnings.simplefilter("ignore")
+                args = ast.literal_eval(m.group(1))
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             args = {k: v for k, v in re.findall(r"'(\w+)': '?([^',}]+)'?", m.group(1))}
         if isinstance(args, dict):
             for key, attr in ARG_FIELDS.items():
