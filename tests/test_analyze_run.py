@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -263,3 +264,34 @@ def test_bandwidth_from_the_gpu_table(tmp_path: Path) -> None:
     assert "built-in GPU table" in names["bandwidth_gb_s"].provenance.en
     assert a.graph_reuse.empty and a.memory.empty
     assert math.isnan(a.values["prefill.server_side_gap"])
+
+
+def _bare_round(tmp_path: Path, summary: pd.DataFrame):
+    """The test round with no optional files at all: bench summaries only."""
+    (tmp_path / "round.toml").write_text(MANIFEST.replace(
+        "log_segments = { warmup = 1, tiers = [2, 4, 8, 16] }\n", ""), encoding="utf-8")
+    manifest = parse_manifest(tmp_path / "round.toml", lookup_gpu)
+    bare = {e: SimpleNamespace(llama_log=None, vllm_log=None, fingerprint=None, gpu=None,
+                               metrics={}) for e in ("big", "fast")}
+    return SimpleNamespace(manifest=manifest, root=tmp_path, summary=summary,
+                           requests=pd.DataFrame(), itls=pd.DataFrame(), engines=bare,
+                           findings=[])
+
+
+def test_memory_names_exist_as_nan_without_server_logs(tmp_path: Path) -> None:
+    a = analyze(_bare_round(tmp_path, _summary()))
+    assert len(a.memory) == 0
+    for engine in ("big", "fast"):
+        assert math.isnan(a.values[f"memory.{engine}.weights_gib"])
+        assert math.isnan(a.values[f"memory.{engine}.measured_total_mib"])
+
+
+def test_a_tier_with_no_output_gives_nan_ratios_not_a_warning(tmp_path: Path) -> None:
+    summary = _summary()
+    dead = (summary["engine"] == "fast") & (summary["concurrency"] == 4)
+    summary.loc[dead, ["total_output_tokens", "completed"]] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning from a division by zero fails here
+        a = analyze(_bare_round(tmp_path, summary))
+    assert a.values["throughput_drop.fast.concurrency"] == 4.0
+    assert math.isnan(a.values["throughput_drop.fast.next_over_this"])

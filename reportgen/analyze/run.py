@@ -19,6 +19,7 @@ from reportgen.analyze.crossover import crossings, crossover_table, pair_ratios,
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
     GIB,
+    MEMORY_COLUMNS,
     kv_capacity_ratio,
     kv_pool_gib,
     measured_used_mib,
@@ -449,6 +450,11 @@ def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFra
     return out
 
 
+def _ratio(num: float, den: float) -> float:
+    """num / den, NaN when the denominator is zero or missing (a tier with no output)."""
+    return float(num) / float(den) if den and math.isfinite(float(den)) else math.nan
+
+
 def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
     """The first tier where an engine's output throughput falls below the previous tier."""
     out: dict[str, Any] = {}
@@ -462,9 +468,9 @@ def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
         base = f"throughput_drop.{engine}"
         out[f"{base}.concurrency"] = float(cur["concurrency"])
         out[f"{base}.previous_concurrency"] = float(prev["concurrency"])
-        out[f"{base}.ratio_to_previous"] = float(cur["output_tok_s"] / prev["output_tok_s"])
+        out[f"{base}.ratio_to_previous"] = _ratio(cur["output_tok_s"], prev["output_tok_s"])
         out[f"{base}.next_over_this"] = (
-            float(later.iloc[0] / cur["output_tok_s"]) if len(later) else math.nan)
+            _ratio(later.iloc[0], cur["output_tok_s"]) if len(later) else math.nan)
     return out
 
 
@@ -521,6 +527,11 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
     v |= flatten_rows(memory, "memory", "engine", numeric_columns(memory), per_tier=False)
     for _, m in memory.iterrows():
         v[f"memory.{m['engine']}.measured_total_mib"] = float(m["measured_total_gib"] * 1024.0)
+    # An engine whose server log is missing still has its memory names (NaN → "—" in prose),
+    # so narrative written for the full round keeps building when an optional file is gone.
+    for engine in engines["id"]:
+        for column in [*MEMORY_NUMBERS, "measured_total_mib"]:
+            v.setdefault(f"memory.{engine}.{column}", math.nan)
     v |= flatten_rows(parity, "output_tokens", "engine", numeric_columns(parity), per_tier=False)
 
     finite = [t for t in temps.values() if np.isfinite(t)]
@@ -530,6 +541,9 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
     for status in ("pass", "warn", "fail"):
         v[f"checks.{status}"] = int((checks["status"] == status).sum())
     return dict(sorted(v.items()))
+
+
+MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.endswith("source"))
 
 
 # ----------------------------------------------------------------------------- entry point
