@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,6 +249,14 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     return axis
 
 
+def _tier_rows(analysis: Any) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
+    """(engine, its tier rows, excluded mask) in figure order, skipping engines with no tiers."""
+    for engine in engine_order(analysis):
+        rows = _rows(analysis.tiers, engine)
+        if not rows.empty:
+            yield engine, rows, _excluded(rows)
+
+
 def _excluded_legend(fig: Fig, ui: UI, lang: str) -> None:
     fig.add_trace(Scatter(
         x=[None], y=[None], mode="markers", name=ui.raw("fig.excluded_legend", lang),
@@ -276,11 +284,7 @@ def throughput_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     fig = Fig()
     any_excluded = False
     curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    for engine in engine_order(analysis):
-        rows = _rows(analysis.tiers, engine)
-        if rows.empty:
-            continue
-        excluded = _excluded(rows)
+    for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
         x, y = _col(rows, "concurrency"), _col(rows, "output_tok_s")
         curves[engine] = (x, y, excluded)
@@ -342,11 +346,7 @@ def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     any_excluded = False
-    for engine in engine_order(analysis):
-        rows = _rows(analysis.tiers, engine)
-        if rows.empty:
-            continue
-        excluded = _excluded(rows)
+    for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
         x = _col(rows, "concurrency")
         custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
@@ -438,11 +438,7 @@ def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     any_excluded = False
-    for engine in engine_order(analysis):
-        rows = _rows(analysis.tiers, engine)
-        if rows.empty:
-            continue
-        excluded = _excluded(rows)
+    for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
         fig.add_trace(Scatter(
             x=_col(rows, "concurrency"), y=_col(rows, "wait_ratio"), mode="lines+markers",
@@ -528,11 +524,7 @@ def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     any_excluded = False
     xs: list[float] = []
     ys: list[float] = []
-    for engine in engine_order(analysis):
-        rows = _rows(analysis.tiers, engine)
-        if rows.empty:
-            continue
-        excluded = _excluded(rows)
+    for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
         tpot = _col(rows, "tpot_p50_ms")
         per_user = np.where(tpot > 0, 1000.0 / np.where(tpot > 0, tpot, np.nan), np.nan)

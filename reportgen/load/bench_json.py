@@ -21,6 +21,7 @@ import pandas as pd
 
 from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
+from reportgen.load.reading import read_input
 
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
     import orjson
@@ -454,12 +455,7 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
     """Read one result file. ``name`` is how the file is shown in errors and in the ``source``
     column (default: the path as given)."""
     shown = str(path) if name is None else name
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(shown, "file not found") from None
-    except OSError as exc:
-        raise InputError(shown, f"cannot read: {exc.strerror}") from None
+    raw = read_input(path, shown)
 
     records = _records(raw, shown)
     single = len(records) == 1

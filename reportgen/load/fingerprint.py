@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.load.reading import read_input
 
 HEADER = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
@@ -57,12 +58,7 @@ def _num(token: str) -> float | None:
 def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
     """Read ``fingerprint.txt``. ``name`` is how the file is shown in errors and provenance."""
     shown = str(path) if name is None else name
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError(shown, "file not found") from None
-    except OSError as exc:
-        raise InputError(shown, f"cannot read: {exc.strerror}") from None
+    text = read_input(path, shown).decode("utf-8", errors="replace")
 
     fp = Fingerprint(path=shown)
     prov = fp.provenance

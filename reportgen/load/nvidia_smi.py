@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
+from reportgen.load.reading import read_input
 
 SEP = ", "
 HEADER_FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)(?: \[([^\]]+)\])?$")
@@ -77,12 +78,7 @@ def _numbers(values: list[str], field: str, shown: str, row_lines: list[int]) ->
 def load_gpu_csv(path: Path, *, name: str | None = None) -> pd.DataFrame:
     """Read a sampler CSV. ``name`` is how the file is shown in errors (default: the path)."""
     shown = str(path) if name is None else name
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError(shown, "file not found") from None
-    except OSError as exc:
-        raise InputError(shown, f"cannot read: {exc.strerror}") from None
+    text = read_input(path, shown).decode("utf-8", errors="replace")
 
     lines = text.splitlines()
     header: list[tuple[str, str | None]] | None = None

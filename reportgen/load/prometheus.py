@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
+from reportgen.load.reading import read_input
 
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 LABEL_NAME = re.compile(r"\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*\"")
@@ -94,12 +95,7 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
     """One row per sample. Comments (``# HELP``, ``# TYPE``, others) are skipped; an optional
     trailing timestamp is accepted and dropped."""
     shown = str(path) if name is None else name
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError(shown, "file not found") from None
-    except OSError as exc:
-        raise InputError(shown, f"cannot read: {exc.strerror}") from None
+    text = read_input(path, shown).decode("utf-8", errors="replace")
 
     names: list[str] = []
     label_texts: list[str] = []

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reportgen.errors import Finding, InputError
+from reportgen.errors import Finding
+from reportgen.load.reading import read_input
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RAY_REPEAT = re.compile(r"[ \t]*\[repeated \d+x across cluster\]")
@@ -164,12 +165,7 @@ def _config_items(text: str) -> dict[str, str]:
 def parse_vllm_log(path: Path, *, name: str | None = None) -> VllmLog:
     """Read a ``vllm serve`` log. ``name`` is how the file is shown in errors and provenance."""
     shown = str(path) if name is None else name
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(shown, "file not found") from None
-    except OSError as exc:
-        raise InputError(shown, f"cannot read: {exc.strerror}") from None
+    raw = read_input(path, shown)
     text = raw.decode("utf-8", errors="replace")
     log = VllmLog(path=shown)
     if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
