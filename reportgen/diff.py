@@ -205,6 +205,9 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+TEXT_WIDTH = 48
+
+
 def format_changes(changes: list[Change], fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps(
@@ -225,4 +228,6 @@ def format_changes(changes: list[Change], fmt: str = "text") -> str:
         return "\n".join(lines)
     from reportgen.console import table_text
 
-    return table_text(rows, header, {3, 4}) + f"\n\n{len(changes)} change(s)"
+    # a terminal table: long texts (check messages) are clipped; --format json has them whole
+    clipped = [[c if len(c) <= TEXT_WIDTH else c[:TEXT_WIDTH - 1] + "…" for c in r] for r in rows]
+    return table_text(clipped, header, set()) + f"\n\n{len(changes)} change(s)"

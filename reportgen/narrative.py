@@ -180,6 +180,13 @@ def _check_placeholders(source: str, values: Mapping[str, Any], path: Path, lang
                 raise InputError(path, f"placeholder '{ref.name}': {exc}", lineno) from None
 
 
+# Value families that exist only when the data shows the thing they describe.
+_CONDITIONAL = {
+    "throughput_drop": "no engine's output throughput falls from one tier to the next",
+    "crossover": "no pair of engines has throughput curves that cross",
+}
+
+
 def _unknown_name(name: str, values: Mapping[str, Any]) -> str:
     """Tell a typo from a figure the data no longer has: a name that differs from existing
     ones only in its tier (``c8``) or engine part means that tier / engine data is missing."""
@@ -209,6 +216,9 @@ def _unknown_name(name: str, values: Mapping[str, Any]) -> str:
     if others:
         return (f"'{name}' has no value in this round's data: engine '{parts[1]}' lacks this "
                 f"figure ({', '.join(sorted(others))} has it; a missing log or file?); {fix}")
+    family = _CONDITIONAL.get(parts[0])
+    if family and not any(k.startswith(f"{parts[0]}.") for k in values):
+        return f"'{name}' has no value in this round's data ({family}); {fix}"
     near = difflib.get_close_matches(name, list(values), n=1)
     hint = f"; did you mean '{near[0]}'?" if near else ""
     shown = name if len(name) <= 80 else f"{name[:80]}…"

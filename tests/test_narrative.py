@@ -176,3 +176,12 @@ def test_placeholder_error_inside_a_round_names_the_relative_file(tmp_path: Path
 def test_section_ids_are_the_documented_ones() -> None:
     assert SECTIONS[0] == "setup" and SECTIONS[-1] == "next"
     assert len(set(SECTIONS)) == len(SECTIONS) == 15
+
+
+def test_a_figure_the_corrected_data_no_longer_has_is_named_as_such() -> None:
+    # VALUES has no throughput_drop.* at all: no engine's throughput dips in this data
+    with pytest.raises(InputError) as err:
+        render("the dip: {{ throughput_drop.llamacpp.ratio_to_previous:pct }}\n")
+    assert "has no value in this round's data (no engine's output throughput falls" in str(
+        err.value)
+    assert "update the narrative" in str(err.value)
