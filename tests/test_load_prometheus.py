@@ -6,9 +6,17 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reportgen.errors import InputError
-from reportgen.load.prometheus import counter_delta, histogram_mean_delta, parse_prometheus
+from reportgen.load.prometheus import (
+    canonical_labels,
+    counter_delta,
+    histogram_mean_delta,
+    parse_labels,
+    parse_prometheus,
+)
 
 BEFORE = """\
 # HELP vllm:request_success_total Count of successfully processed requests.
@@ -92,3 +100,22 @@ def test_bad_lines(tmp_path: Path, text: str, words: str) -> None:
         parse_prometheus(write(tmp_path, "m.prom", text), name="m/c1-before.prom")
     assert exc.value.path == "m/c1-before.prom" and exc.value.line == 2
     assert words in exc.value.message
+
+
+_LABEL_TEXT = st.lists(
+    st.tuples(st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,6}", fullmatch=True),
+              st.text(alphabet='ab "\\\n=,}{é', max_size=6)),
+    max_size=4,
+).map(lambda pairs: ",".join(
+    f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34)).replace(chr(10), chr(92) + "n")}"'  # noqa: E501
+    for k, v in pairs))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(_LABEL_TEXT, st.sampled_from(["", " ", ","]))
+def test_fast_label_path_agrees_with_the_full_parser(tmp_path_factory, body: str,
+                                                     tail: str) -> None:
+    path = tmp_path_factory.mktemp("p") / "m.prom"
+    path.write_text(f"m{{{body}{tail if body else ''}}} 1\n", encoding="utf-8")
+    expected = canonical_labels(parse_labels(body + (tail if body else "") + "}")[0])
+    assert parse_prometheus(path)["labels"].tolist() == [expected]

@@ -29,6 +29,12 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
+# `{k="v",k2="v2"}` with no backslash in any value; anything else takes parse_labels.
+_PLAIN_LABELS = re.compile(r'\{((?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"\\]*"\s*,)*'
+                           r'(?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"\\]*"\s*)?)\}')
+_PLAIN_PAIR = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*)"')
+
+
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
@@ -110,10 +116,15 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
         i = m.end()
         labels: dict[str, str] = {}
         if i < len(line) and line[i] == "{":
-            try:
-                labels, i = parse_labels(line, i + 1)
-            except ValueError as exc:
-                raise InputError(shown, f"{_clip(m.group(0))}: {exc}", number) from None
+            fast = _PLAIN_LABELS.match(line, i)
+            if fast is not None:  # no escapes: the common case, parsed by one regex
+                labels = dict(_PLAIN_PAIR.findall(fast.group(1)))
+                i = fast.end()
+            else:
+                try:
+                    labels, i = parse_labels(line, i + 1)
+                except ValueError as exc:
+                    raise InputError(shown, f"{_clip(m.group(0))}: {exc}", number) from None
         rest = line[i:].split()
         if not rest or len(rest) > 2 or line[i] not in " \t":
             raise InputError(
