@@ -8,10 +8,12 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fc-list 2>/dev/null | grep -qi "WenQuanYi Micro Hei" || need_apt+=(fonts-wqy-microhei)
 if ((${#need_apt[@]})); then
-  if [ "$(id -u)" = 0 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  as_root=()
+  [ "$(id -u)" = 0 ] || ! sudo -n true 2>/dev/null || as_root=(sudo -n)
+  if [ "$(id -u)" = 0 ] || ((${#as_root[@]})); then
+    echo "tools/test.sh: installing ${need_apt[*]} (apt)" >&2
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   else
     echo "tools/test.sh: please install: ${need_apt[*]} (apt-get install -y ${need_apt[*]})" >&2
     exit 1
