@@ -707,10 +707,14 @@ class PageBuilder:
             out.append(table)
         out.append(Para(self.t("stalls.wait_lead")))
         out += self.figure("wait")
-        table = self.per_tier_table([("stalls.col_wait", "wait_ratio", ".1pct")],
-                                    self.t("stalls.wait_caption"), "stalls.col_c")
+        columns = [("stalls.col_wait", "wait_ratio", ".1pct")]
+        if "wait_ratio_implied" in self.d.a.tiers.columns:
+            columns.append(("stalls.col_wait_implied", "wait_ratio_implied", ".1pct"))
+        table = self.per_tier_table(columns, self.t("stalls.wait_caption"), "stalls.col_c")
         if table is not None:
             out.append(table)
+            if len(columns) > 1:
+                out.append(Para(self.t("stalls.implied_note"), "note"))
         return out
 
     def anomalies(self) -> list[Any]:

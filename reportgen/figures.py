@@ -431,6 +431,10 @@ def memory_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+# The E2EL-based wait ratio is drawn only where it tells a different story (5 points apart).
+WAIT_BASES_APART = 0.05
+
+
 def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 4: wait ratio (mean TPOT / ITL p50 − 1) per tier and engine."""
     if analysis.tiers.empty or "wait_ratio" not in analysis.tiers.columns:
@@ -447,6 +451,18 @@ def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
                         line=dict(width=2, color=color[engine])),
             customdata=_notes(excluded, ui, lang), hovertemplate=ui.raw("fig.wait.hover", lang),
         ))
+        implied = _col(rows, "wait_ratio_implied") if "wait_ratio_implied" in rows else None
+        gap = None if implied is None else np.abs(implied - _col(rows, "wait_ratio"))
+        if gap is not None and np.isfinite(gap).any() and np.nanmax(gap) > WAIT_BASES_APART:
+            fig.add_trace(Scatter(
+                x=_col(rows, "concurrency"), y=implied, mode="lines+markers",
+                name=ui.raw("fig.wait.implied", lang, engine=labels[engine][lang]),
+                line=dict(color=color[engine], width=2, dash="dash"),
+                marker=dict(size=7, color=color[engine], symbol=_symbols(excluded),
+                            line=dict(width=2, color=color[engine])),
+                customdata=_notes(excluded, ui, lang),
+                hovertemplate=ui.raw("fig.wait.hover_implied", lang),
+            ))
     if any_excluded:
         _excluded_legend(fig, ui, lang)
     _base_layout(fig, ui, "wait", lang, height=420)

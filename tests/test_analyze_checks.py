@@ -141,3 +141,15 @@ def test_checks_frame_columns() -> None:
     frame = chk.checks_frame(chk.failed_requests(_tiers(), ["a"]))
     assert list(frame.columns) == ["id", "status", "engine", "concurrency", "value",
                                    "message_zh", "message_en"]
+
+
+def test_mean_tpot_skew_is_flagged_per_tier() -> None:
+    tiers = pd.DataFrame({"engine": ["a", "a", "b"], "concurrency": [8, 16, 8],
+                          "tpot_mean_ms": [4.1, 6.0, 5.0], "tpot_implied_ms": [4.0, 4.0, np.nan]})
+    rows = chk.tpot_skew_checks(tiers, ["a", "b"])
+    assert [(r["id"], r["status"], r["concurrency"]) for r in rows] == [
+        ("tpot.mean_skew", "warn", 16.0)]  # 4.1 vs 4.0 is within 5 %; b has nothing to test
+    assert rows[0]["value"] == pytest.approx(0.5)
+    assert "upper bound" in rows[0]["message_en"]
+    ok = chk.tpot_skew_checks(tiers[tiers["concurrency"] == 8], ["a"])
+    assert [r["status"] for r in ok] == ["pass"]

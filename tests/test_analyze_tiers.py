@@ -98,3 +98,16 @@ def test_waves_round2_llamacpp_c32() -> None:
     assert out["wave_gap"].iloc[0] == pytest.approx(17.973 / 17.851 - 1)
     assert f"{out['wave_gap'].iloc[1] * 100:.1f}" == "0.1"
     assert np.isnan(out["wave_gap"].iloc[2])
+
+
+def test_implied_tpot_and_the_skew_free_wait_ratio() -> None:
+    # row 0: TTFT 100 + 255 gaps of 4 ms = 1120 ms; row 1: n = 1 has no gap; row 2: E2EL < TTFT
+    tiers = pd.DataFrame({
+        "itl_p50_ms": [3.2, 5.0, 5.0], "itl_mean_ms": [4.0] * 3, "tpot_mean_ms": [6.0, 5.0, 5.0],
+        "mean_output_tokens": [256.0, 1.0, 9.0], "ttft_mean_ms": [100.0, 50.0, 80.0],
+        "e2el_mean_ms": [1120.0, 60.0, 70.0]})
+    out = latency_shape(tiers)
+    assert out["tpot_implied_ms"].iloc[0] == pytest.approx(4.0)
+    assert out["wait_ratio_implied"].iloc[0] == pytest.approx(0.25)  # 4 / 3.2 − 1
+    assert out["wait_ratio"].iloc[0] == pytest.approx(0.875)  # 6 / 3.2 − 1: the skewed basis
+    assert out[["tpot_implied_ms", "wait_ratio_implied"]].iloc[1:].isna().all().all()

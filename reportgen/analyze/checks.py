@@ -199,6 +199,45 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
     return rows
 
 
+# Mean TPOT against tpot_implied_ms, the mean TPOT that mean E2EL and TTFT imply (tiers.py).
+# The two agree when every request produced the same n; a few requests stopped early carry a
+# huge per-request TPOT and lift the mean without moving E2EL. Beyond 5 % the wait ratio, which
+# uses mean TPOT, measures that skew as much as stalls.
+TPOT_SKEW_TOL = 0.05
+
+
+def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[dict]:
+    rows = []
+    for engine in engine_order:
+        own = tiers[tiers["engine"] == engine]
+        flagged, tested = 0, 0
+        for _, t in own.iterrows():
+            tpot, implied = t["tpot_mean_ms"], t["tpot_implied_ms"]
+            if not (np.isfinite([tpot, implied]).all() and implied > 0):
+                continue
+            tested += 1
+            skew = tpot / implied - 1.0
+            if abs(skew) <= TPOT_SKEW_TOL:
+                continue
+            flagged += 1
+            c = _c(t["concurrency"])
+            rows.append(check(
+                "tpot.mean_skew", "warn",
+                f"{c} TPOT 均值 {tpot:.2f} ms,而 E2EL 与 TTFT 均值推出的是 {implied:.2f} ms"
+                f"(相差 {skew:+.1%}):少数提前结束的请求拉高了 TPOT 均值,或某个统计量有误;"
+                "这一档的等待占比用的是 TPOT 均值,应视为上限。",
+                f"{c}: mean TPOT {tpot:.2f} ms, but mean E2EL and TTFT imply {implied:.2f} ms "
+                f"({skew:+.1%}): a few requests that stopped early lift the mean, or a statistic "
+                "is off; this tier's wait ratio uses mean TPOT, so read it as an upper bound.",
+                engine, t["concurrency"], skew))
+        if tested and not flagged:
+            rows.append(check(
+                "tpot.mean_skew", "pass",
+                f"{tested} 个并发档的 TPOT 均值都与 E2EL、TTFT 均值一致。",
+                f"Mean TPOT agrees with mean E2EL and TTFT at all {tested} tiers.", engine))
+    return rows
+
+
 def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[dict]:
     """Summary keys must agree with statistics recomputed from the per-request arrays."""
     rows = []

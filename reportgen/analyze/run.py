@@ -55,7 +55,8 @@ TIER_COLUMNS = (
     "total_input_tokens", "total_output_tokens", "output_tok_s", "total_tok_s",
     "ttft_p50_ms", "ttft_p99_ms", "ttft_mean_ms", "itl_p50_ms", "itl_mean_ms", "itl_p99_ms",
     "tpot_p50_ms", "tpot_mean_ms", "e2el_p50_ms", "e2el_mean_ms", "mean_output_tokens",
-    "wait_ratio", "itl_mean_over_p50", "per_slot_tok_s", "floor_ms", "roofline_attainment",
+    "wait_ratio", "tpot_implied_ms", "wait_ratio_implied", "itl_mean_over_p50", "per_slot_tok_s",
+    "floor_ms", "roofline_attainment",
     "waves", "duration_per_wave_s", "wave_gap", "excluded",
 )
 ENGINE_COLUMNS = (
@@ -603,6 +604,7 @@ def analyze(loaded: Any) -> Analysis:
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),
         *chk.identity_checks(tiers, order, manifest.output_tokens),
+        *chk.tpot_skew_checks(tiers, order),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
         *segment_rows,

@@ -98,10 +98,18 @@ def latency_shape(tiers: pd.DataFrame) -> pd.DataFrame:
     wait_ratio = mean TPOT / median ITL − 1: how much longer a request's average gap is than a
     typical gap (time spent waiting behind other requests' prefill).
     per_slot_tok_s = 1000 / ITL p50.
+    tpot_implied_ms = (mean E2EL − mean TTFT) / (mean output tokens − 1): the mean TPOT the
+    end-to-end times imply. Requests that stop early have a huge per-request TPOT and lift
+    mean TPOT above it; wait_ratio_implied uses it instead and is free of that skew.
     """
     out = tiers.copy()
     itl = out["itl_p50_ms"].where(out["itl_p50_ms"] > 0)
     out["wait_ratio"] = out["tpot_mean_ms"] / itl - 1.0
+    nan = pd.Series(np.nan, index=out.index)
+    n, e2el, ttft = (out.get(c, nan) for c in ("mean_output_tokens", "e2el_mean_ms",
+                                                "ttft_mean_ms"))
+    out["tpot_implied_ms"] = (e2el - ttft).where(e2el > ttft) / (n - 1.0).where(n > 1)
+    out["wait_ratio_implied"] = out["tpot_implied_ms"] / itl - 1.0
     out["itl_mean_over_p50"] = out["itl_mean_ms"] / itl
     out["per_slot_tok_s"] = 1000.0 / itl
     return out
