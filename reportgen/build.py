@@ -51,10 +51,12 @@ def chrome(ui: UI, date: str, plotly_version: str) -> dict[str, Bi]:
 
 def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
                     progress: Progress = _quiet, revisions: Any = None) -> str:
-    """The HTML text for an already computed Analysis (narrative read from ``round_dir``)."""
+    """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
+    read from ``round_dir``. A round with several workloads gets one view per workload."""
     from plotly.offline import get_plotlyjs_version
 
-    from reportgen.context import build_page
+    from reportgen.analyze.run import RoundAnalysis
+    from reportgen.context import Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
     from reportgen.render import render_page
@@ -63,25 +65,60 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
 
     if lang is not None and lang not in LANGS:
         raise InputError("--lang", f"expected one of {', '.join(LANGS)}, got {lang!r}")
+    ra = analysis if isinstance(analysis, RoundAnalysis) else RoundAnalysis(
+        parts=[analysis], runs=None, axis=str(analysis.round.get("axis", "concurrency")))
+    first = ra.first
     templates = templates_dir()
     ui = load_ui(templates / "i18n" / "ui.toml")
-    default = lang or analysis.round.get("default_language") or "zh"
+    default = lang or first.round.get("default_language") or "zh"
+    many = len(ra.parts) > 1
+    inferred = tuple((i.key, i.value, i.source) for i in ra.inferred)
 
-    progress("narrative")
-    narrative = load_narrative(round_dir, analysis.values)
-    progress("figures")
-    payload = figures_payload(analysis, ui, default)
-    trace_types = payload.pop("trace_types")
-    kinds = {f["kind"]: (f["id"], f["height"]) for f in payload["figs"]}
-    for f in payload["figs"]:
-        del f["kind"], f["height"]
-    progress("page")
-    date = page_date(analysis.round)
-    page = build_page(analysis, ui, narrative, kinds, default,
-                      chrome(ui, date, get_plotlyjs_version()), date, revisions)
+    figs: list[dict[str, Any]] = []
+    trace_types: set[str] = set()
+    template: Any = None
+    views: list[View] = []
+    date = page_date(first.round)
+    page_chrome = chrome(ui, date, get_plotlyjs_version())
+    if many:
+        page_chrome |= {"views_label": ui.t("views.label"),
+                        "views_note": ui.t("views.note", n=str(len(ra.parts)))}
+    page = None
+    for i, part in enumerate(ra.parts):
+        prefix = f"w{i + 1}-" if many else ""
+        progress("narrative")
+        narrative = load_narrative(round_dir, part.values)
+        progress("figures")
+        payload = figures_payload(part, ui.for_axis(ra.axis), default)
+        trace_types |= set(payload.pop("trace_types"))
+        template = payload["template"]
+        kinds = {f["kind"]: (prefix + f["id"], f["height"]) for f in payload["figs"]}
+        for f in payload["figs"]:
+            f["id"] = prefix + f["id"]
+            del f["kind"], f["height"]
+        figs += payload["figs"]
+        workload = part.round.get("workload") or {}
+        runs = ra.runs
+        if runs is not None and workload:
+            runs = runs[runs["workload"] == workload.get("id")]
+        inputs = Inputs(runs=runs, skipped=tuple(ra.skipped), inferred=inferred,
+                        workloads=len(ra.parts))
+        progress("page")
+        if many:
+            label = workload.get("label") or {}
+            views.append(View(prefix.rstrip("-"), Bi(str(label.get("zh", "")),
+                                                     str(label.get("en", ""))),
+                              build_sections(part, ui, narrative, kinds, revisions, inputs,
+                                             prefix)))
+        else:
+            page = build_page(part, ui, narrative, kinds, default, page_chrome, date,
+                              revisions, inputs)
+    if page is None:
+        page = build_page(first, ui, {}, {}, default, page_chrome, date, views=views)
     progress("render")
-    return render_page(page, templates=templates, report_data=to_json_dict(analysis),
-                       figs=payload, trace_types=trace_types, version=__version__)
+    return render_page(page, templates=templates, report_data=to_json_dict(ra),
+                       figs={"defaultLang": default, "template": template, "figs": figs},
+                       trace_types=trace_types, version=__version__)
 
 
 def build_report(round_dir: Path, out: Path, lang: str | None = None,
@@ -92,7 +129,7 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
     reader has no stored or browser preference). Bad input raises InputError; the output file is
     then left exactly as it was.
     """
-    from reportgen.analyze.run import analyze
+    from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
     from reportgen.write import write_atomic
 
@@ -101,7 +138,7 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
     say(f"load {round_dir}")
     loaded = load_round(round_dir)
     say("analyze")
-    analysis = analyze(loaded)
+    analysis = analyze_round(loaded)
     revisions = None
     if previous is not None:
         say(f"compare with {previous}")

@@ -44,7 +44,7 @@ def _round_arg(value: str | None) -> Path:
     if not path.is_dir():
         if path.is_file() and path.name == "round.toml":
             return path.parent
-        raise InputError(path, "not a round directory (expected a folder holding round.toml)")
+        raise InputError(path, "not a round directory (expected a folder of benchmark results)")
     return path
 
 
@@ -120,11 +120,11 @@ def check(round_dir: str) -> None:
 def tables(round_dir: str, fmt: str, output: str | None) -> None:
     """Print every derived table of ROUND (schema reportgen.tables/1)."""
     from reportgen import tables as tbl
-    from reportgen.analyze.run import analyze
+    from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
     with _input_errors():
-        analysis = analyze(load_round(_round_arg(round_dir)))
+        analysis = analyze_round(load_round(_round_arg(round_dir)))
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None:
         click.echo(text, nl=not text.endswith("\n"))

@@ -115,6 +115,7 @@ class Section:
     prose: Bi | None
     prose_lang: dict[str, str]
     blocks: list[Any] = field(default_factory=list)
+    anchor: str = ""  # the HTML id: `id`, prefixed per workload view when there are several
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,26 @@ class Revisions:
 
 
 @dataclass(frozen=True)
+class View:
+    """One workload's sections; a round with several workloads shows one view at a time."""
+
+    id: str
+    label: Bi
+    sections: list[Section]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the page says about the round's files: runs used (this workload's), files
+    skipped, settings inferred, and how configurations were told apart."""
+
+    runs: pd.DataFrame | None = None
+    skipped: tuple[tuple[str, str], ...] = ()
+    inferred: tuple[tuple[str, str, str], ...] = ()
+    workloads: int = 1
+
+
+@dataclass(frozen=True)
 class Page:
     default_lang: str
     title: Bi
@@ -133,6 +154,7 @@ class Page:
     date: str
     sections: list[Section]
     chrome: dict[str, Bi]
+    views: list[View] = field(default_factory=list)  # several workloads: one view each
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -150,6 +172,8 @@ def fmt_g(value: Any) -> str:
     if is_missing(value):
         return MISSING
     x = float(value)
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,d}"
     return fmt(x)
@@ -297,8 +321,12 @@ def _ctext(c: Any, excluded: bool = False) -> str:
 class PageBuilder:
     def __init__(self, analysis: Any, ui: UI, narrative: Mapping[str, Prose],
                  figures: Mapping[str, tuple[str, int]],
-                 revisions: Revisions | None = None) -> None:
+                 revisions: Revisions | None = None, inputs: Inputs | None = None,
+                 prefix: str = "") -> None:
         self.d = Data(analysis)
+        self.inputs = inputs or Inputs()
+        self.prefix = prefix
+        self.rate_axis = self.d.round.get("axis") == "request_rate"
         self.revisions = revisions
         self.ui = ui
         self.narrative = narrative
@@ -422,7 +450,51 @@ class PageBuilder:
                 cuda=str(r.get("cuda") or MISSING))))
         if r.get("date"):
             items.append((self.t("setup.date"), same(str(r["date"]))))
-        return [Facts(items)]
+        return [Facts(items), *self.inferred_table()]
+
+    def inferred_table(self) -> list[Any]:
+        rows = [Row([tcell(key), tcell(value), tcell(source)])
+                for key, value, source in self.inputs.inferred]
+        if not rows:
+            return []
+        cols = [Column(self.t(f"inputs.{k}")) for k in ("col_key", "col_value", "col_source")]
+        return [Heading(self.t("inputs.inferred_title")), Para(self.t("inputs.inferred_lead")),
+                Table(cols, rows, None)]
+
+    def inputs_tables(self) -> list[Any]:
+        """The runs behind this view's tiers, and the files of the round that were not
+        read (and why)."""
+        out: list[Any] = []
+        runs = self.inputs.runs
+        if runs is not None and len(runs):
+            rows = []
+            for r in runs.itertuples(index=False):
+                x = r.concurrency if not self.rate_axis else (
+                    r.request_rate if math.isfinite(r.request_rate) else math.inf)
+                rows.append(Row([
+                    tcell(str(r.source)), tcell(self.d.label(str(r.engine))),
+                    Cell(same(fmt_g(x)), True), ncell(r.repeat, "d"),
+                    ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
+                    ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),
+                    ncell(r.itl_p50_ms, ".2f")]))
+            keys = (("inputs.col_run", False), ("inputs.col_config", False),
+                    ("data.col_c", True), ("inputs.col_repeat", True), ("data.col_completed", True),
+                    ("data.col_failed", True), ("data.col_duration", True),
+                    ("data.col_out", True), ("data.col_ttft_p50", True),
+                    ("data.col_itl_p50", True))
+            cols = [Column(self.t(k), num) for k, num in keys]
+            out += [Heading(self.t("inputs.runs_title")),
+                    Para(self.t("inputs.runs_lead", n=fmt_g(len(runs)))),
+                    Table(cols, rows, None, variant="wide")]
+            if (runs["concurrency_note"] == "num_prompts").any():
+                out.append(Para(self.t("inputs.effective_concurrency"), "note"))
+        if self.inputs.skipped:
+            rows = [Row([tcell(f), tcell(why)]) for f, why in self.inputs.skipped]
+            cols = [Column(self.t("inputs.col_file")), Column(self.t("inputs.col_reason"))]
+            out += [Heading(self.t("inputs.skipped_title")),
+                    Para(self.t("inputs.skipped_lead", n=fmt_g(len(rows)))),
+                    Table(cols, rows, None)]
+        return out
 
     def glossary(self) -> list[Any]:
         r = self.d.round
@@ -648,6 +720,8 @@ class PageBuilder:
         return out
 
     def batching(self) -> list[Any]:
+        if self.rate_axis:
+            return [Para(self.t("inputs.needs_concurrency"), "note")]
         d = self.d
         slots = self.kv_slots()
         out: list[Any] = [Para(self.t("batching.lead"))]
@@ -676,6 +750,8 @@ class PageBuilder:
         return out
 
     def waves(self) -> list[Any]:
+        if self.rate_axis:
+            return [Para(self.t("inputs.needs_concurrency"), "note")]
         d = self.d
         out: list[Any] = [Para(self.t("waves.lead")), Para(self.t("waves.caveat"), "note")]
         rows = []
@@ -863,7 +939,7 @@ class PageBuilder:
             out.append(Table(cols, rows, None, variant="wide"))
         out += self.figure("tradeoff", self.t("batching.tradeoff_caption"))
         out.append(Para(self.t("data.download"), "note"))
-        return out
+        return out + self.inputs_tables()
 
     def _message(self, r: Mapping[str, Any]) -> Bi:
         msg = r.get("message")
@@ -958,7 +1034,7 @@ class PageBuilder:
                 id=sid, number=len(out) + 1, title=self.t(f"section.{sid}.title"),
                 headline=headline, prose=prose_bi(prose.body) if prose else None,
                 prose_lang=dict(prose.source_lang) if prose else {lang: lang for lang in LANGS},
-                blocks=blocks))
+                blocks=blocks, anchor=self.prefix + sid))
         return out
 
 
@@ -989,13 +1065,28 @@ def _diff_value(value: Any) -> str:
     return str(value)
 
 
+def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+                   figures: Mapping[str, tuple[str, int]], revisions: Revisions | None = None,
+                   inputs: Inputs | None = None, prefix: str = "") -> list[Section]:
+    """One workload's sections (ids prefixed when the page holds several workloads)."""
+    return PageBuilder(analysis, ui.for_axis(str(analysis.round.get("axis"))), narrative,
+                       figures, revisions, inputs, prefix).sections()
+
+
 def build_page(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
                figures: Mapping[str, tuple[str, int]], default_lang: str,
-               chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None) -> Page:
+               chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None,
+               inputs: Inputs | None = None, views: list[View] | None = None) -> Page:
     """Assemble the page. ``figures`` maps figure kind → (id, height) of the figures built;
-    ``chrome`` holds footer/toggle texts prepared by the caller."""
-    builder = PageBuilder(analysis, ui, narrative, figures, revisions)
+    ``chrome`` holds footer/toggle texts prepared by the caller. With ``views`` (several
+    workloads) the page shows those instead of one analysis's sections."""
     r = analysis.round or {}
     title = _bi_text(r.get("title")) or same("reportgen")
+    if views:
+        return Page(default_lang=default_lang, title=title,
+                    subtitle=_bi_text(r.get("subtitle")), date=date,
+                    sections=views[0].sections, chrome=dict(chrome), views=views)
+    builder = PageBuilder(analysis, ui.for_axis(str(r.get("axis"))), narrative, figures,
+                          revisions, inputs)
     return Page(default_lang=default_lang, title=title, subtitle=_bi_text(r.get("subtitle")),
                 date=date, sections=builder.sections(), chrome=dict(chrome))

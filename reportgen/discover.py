@@ -127,6 +127,19 @@ def _metrics(folder: Path, root: Path, engine: str, findings: list[Finding]
     return pairs
 
 
+def read_manifest(root: Path) -> Manifest | None:
+    """round.toml parsed, or None when the folder has none (everything is then inferred)."""
+    if not root.is_dir():
+        raise InputError(root, "round directory not found")
+    path = root / "round.toml"
+    if not (path.exists() or path.is_symlink()):
+        return None
+    try:
+        return parse_manifest(path, lookup_gpu)
+    except InputError as exc:  # re-word with the same path style as every other message
+        raise InputError(display_path(path, root), exc.message, exc.line) from None
+
+
 def discover(round_dir: Path) -> RoundFiles:
     """Parse ``round.toml`` and list each engine's files. Missing engine folders and engines
     without any bench result are errors; everything else optional."""

@@ -21,6 +21,7 @@ a legend entry. Every label comes from the UI string table; every number from th
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -227,10 +228,11 @@ def _notes(excluded: np.ndarray, ui: UI, lang: str) -> list[list[str]]:
     return [[note if x else ""] for x in excluded]
 
 
-def _tiers_axis(values: list[float], title: str) -> dict[str, Any]:
+def _tiers_axis(values: list[float], title: str, inf_at: float | None = None
+                ) -> dict[str, Any]:
     ticks = sorted({float(v) for v in values if math.isfinite(v) and v > 0})
     return dict(type="log", title=dict(text=title), tickvals=ticks,
-                ticktext=[f"{v:g}" for v in ticks])
+                ticktext=["∞" if v == inf_at else f"{v:g}" for v in ticks])
 
 
 def _log_axis(values: Any, title: str) -> dict[str, Any]:
@@ -319,7 +321,8 @@ def throughput_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
         _excluded_legend(fig, ui, lang)
     _base_layout(fig, ui, "throughput", lang)
     fig.update_layout(
-        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang)),
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang),
+                         analysis.round.get("inf_at")),
         yaxis=_log_axis(analysis.tiers["output_tok_s"], ui.raw("fig.throughput.y", lang)),
     )
     return fig
@@ -369,7 +372,8 @@ def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
         _excluded_legend(fig, ui, lang)
     _base_layout(fig, ui, "itl", lang)
     fig.update_layout(
-        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang)),
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang),
+                         analysis.round.get("inf_at")),
         yaxis=dict(title=dict(text=ui.raw("fig.itl.y", lang)), rangemode="tozero"),
     )
     return fig
@@ -467,7 +471,8 @@ def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
         _excluded_legend(fig, ui, lang)
     _base_layout(fig, ui, "wait", lang, height=420)
     fig.update_layout(
-        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang)),
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang),
+                         analysis.round.get("inf_at")),
         yaxis=dict(title=dict(text=ui.raw("fig.wait.y", lang)), tickformat=".0%"),
     )
     return fig
@@ -523,7 +528,8 @@ def reuse_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
         _excluded_legend(fig, ui, lang)
     _base_layout(fig, ui, "reuse", lang)
     fig.update_layout(
-        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang)),
+        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
+                         analysis.round.get("inf_at")),
         yaxis=dict(title=dict(text=ui.raw("fig.reuse.y", lang)), tickformat=".0%",
                    rangemode="tozero"),
     )
@@ -578,8 +584,30 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
 )
 
 
+def _inf_at(tiers: pd.DataFrame) -> float | None:
+    """Where an inf request rate is drawn: one step (×2) past the largest finite tier, so it
+    stays the last point of a log axis (labelled ∞)."""
+    if tiers.empty:
+        return None
+    x = pd.to_numeric(tiers["concurrency"], errors="coerce").to_numpy(dtype=float)
+    if not np.isinf(x).any():
+        return None
+    finite = x[np.isfinite(x) & (x > 0)]
+    return float(finite.max() * 2.0) if finite.size else 1.0
+
+
+def _with_inf_drawn(analysis: Any) -> Any:
+    at = _inf_at(analysis.tiers)
+    if at is None:
+        return analysis
+    tiers = analysis.tiers.copy()
+    tiers["concurrency"] = tiers["concurrency"].astype(float).replace(math.inf, at)
+    return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
+
+
 def build_figures(analysis: Any, ui: UI, lang: str) -> list[FigureSpec]:
     """All figures the data supports, in one language."""
+    analysis = _with_inf_drawn(analysis)
     out = []
     for fig_id, kind, builder in BUILDERS:
         fig = builder(analysis, ui, lang)

@@ -57,6 +57,17 @@ class UI:
         self._strings = dict(strings)
         self._md = md or markdown()
 
+    def for_axis(self, axis: str) -> UI:
+        """The table a request-rate round reads: every ``rate.<key>`` string replaces
+        ``<key>`` (axis titles, column heads, hover text that would otherwise say C)."""
+        if axis != "request_rate":
+            return self
+        swapped = dict(self._strings)
+        for key, value in self._strings.items():
+            if key.startswith("rate."):
+                swapped[key[len("rate."):]] = value
+        return UI(swapped, self._md)
+
     def __contains__(self, key: str) -> bool:
         return key in self._strings
 

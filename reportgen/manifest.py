@@ -22,13 +22,14 @@ ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
     "": {"round", "hardware", "workload", "model", "engines", "analysis"},
-    "round": {"title", "subtitle", "default_language", "date", "series", "client"},
-    "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count"},
+    "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis"},
+    "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
     "workload": {"input_tokens", "output_tokens", "dataset", "ignore_eos"},
     "model": {"name", "kv_bytes_per_token", "params"},
     "engines": {
         "id", "label", "dir", "kind", "weight_bytes_per_step", "weight_bytes_source",
-        "log_segments", "kv_bytes_per_token", "version", "notes",
+        "log_segments", "kv_bytes_per_token", "version", "notes", "tensor_parallel",
+        "pipeline_parallel", "data_parallel", "model",
     },
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
@@ -44,6 +45,15 @@ class Text:
 
     def get(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """One setting read from the files (not from round.toml), with where it was read."""
+
+    key: str      # round.toml key it corresponds to, e.g. "hardware.gpu"
+    value: str
+    source: str   # file[:line] or what it was derived from
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,18 @@ class EngineSpec:
     log_segments: LogSegments | None = None
     version: str | None = None
     notes: Text | None = None
+    dir_given: bool = False  # round.toml names the folder: the fixed <dir>/bench layout
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    data_parallel: int | None = None
+    model: str | None = None
+
+    @property
+    def gpus_per_replica(self) -> int | None:
+        """GPUs that share one copy of the weights (TP × PP); None when neither is known."""
+        if self.tensor_parallel is None and self.pipeline_parallel is None:
+            return None
+        return (self.tensor_parallel or 1) * (self.pipeline_parallel or 1)
 
 
 @dataclass(frozen=True)
@@ -77,8 +99,8 @@ class Manifest:
     gpu: str
     bandwidth_gb_s: float
     memory_gib: float
-    input_tokens: int
-    output_tokens: int
+    input_tokens: float  # an int from round.toml; NaN when unknown
+    output_tokens: float
     model_name: str
     kv_bytes_per_token: float
     engines: tuple[EngineSpec, ...]
@@ -88,6 +110,9 @@ class Manifest:
     series: Text | None = None
     client: str = "vllm bench serve"
     gpu_count: int = 1
+    gpu_count_given: bool = False
+    axis: str | None = None  # "concurrency" | "request_rate"; None: decided from the data
+    inferred: tuple[Inferred, ...] = ()  # settings read from the files, not round.toml
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -258,6 +283,11 @@ def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
         log_segments=None if segments is None else _segments(r, segments, f"{where}.log_segments"),
         version=None if raw.get("version") is None else r.string(raw, "version", where),
         notes=r.text(raw, "notes", where, required=False),
+        dir_given="dir" in raw,
+        tensor_parallel=_parallel(r, raw, "tensor_parallel", where),
+        pipeline_parallel=_parallel(r, raw, "pipeline_parallel", where),
+        data_parallel=_parallel(r, raw, "data_parallel", where),
+        model=None if raw.get("model") is None else r.string(raw, "model", where),
     )
 
 
@@ -278,6 +308,19 @@ def _exclusions(r: _Reader, raw: Any, engine_ids: set[str]) -> dict[str, tuple[i
             raise r.fail(f"{where}.{engine_id}", "a list of concurrency values", tiers)
         out[engine_id] = tuple(sorted(tiers))
     return out
+
+
+def _int_or_nan(value: float) -> float:
+    return int(value) if math.isfinite(value) else math.nan
+
+
+def _parallel(r: _Reader, raw: dict[str, Any], key: str, where: str) -> int | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise r.fail(f"{where}.{key}", "an integer >= 1", value)
+    return value
 
 
 def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
@@ -305,13 +348,14 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         raise InputError(path, f"invalid TOML: {exc}") from None
 
     r.check_keys(data, "", "")
-    rnd = r.table(data, "round")
+    # Every table is optional: what round.toml leaves out is inferred from the files
+    rnd = r.table(data, "round", required=False)
     r.check_keys(rnd, "round", "round")
-    hw = r.table(data, "hardware")
+    hw = r.table(data, "hardware", required=False)
     r.check_keys(hw, "hardware", "hardware")
-    wl = r.table(data, "workload")
+    wl = r.table(data, "workload", required=False)
     r.check_keys(wl, "workload", "workload")
-    model = r.table(data, "model")
+    model = r.table(data, "model", required=False)
     r.check_keys(model, "model", "model")
     analysis = r.table(data, "analysis", required=False)
     r.check_keys(analysis, "analysis", "analysis")
@@ -323,17 +367,17 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     if not isinstance(date, str):
         date = str(date)  # TOML dates parse to datetime.date; keep ISO text
 
-    gpu = r.string(hw, "gpu", "hardware")
-    known = gpu_lookup(gpu) if gpu_lookup else None
-    bandwidth = r.number(hw, "bandwidth_gb_s", "hardware", required=known is None)
-    memory = r.number(hw, "memory_gib", "hardware", required=known is None)
+    gpu = r.string(hw, "gpu", "hardware") if "gpu" in hw else ""
+    known = gpu_lookup(gpu) if gpu_lookup and gpu else None
+    bandwidth = r.number(hw, "bandwidth_gb_s", "hardware", required=False)
+    memory = r.number(hw, "memory_gib", "hardware", required=False)
     if known is not None:
         bandwidth = known[0] if math.isnan(bandwidth) else bandwidth
         memory = known[1] if math.isnan(memory) else memory
 
-    raw_engines = data.get("engines")
-    if not isinstance(raw_engines, list) or not raw_engines:
-        raise InputError(path, "expected at least one [[engines]] table")
+    raw_engines = data.get("engines", [])
+    if not isinstance(raw_engines, list):
+        raise InputError(path, "expected [[engines]] tables")
     root = path.parent
     engines = tuple(_engine(r, raw, i, root) for i, raw in enumerate(raw_engines))
     ids = [e.id for e in engines]
@@ -341,13 +385,18 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     if dupes:
         raise r.fail("engines", "unique engine ids", dupes[0])
 
-    count = hw.get("count", 1)
+    count_key = "gpu_count" if "gpu_count" in hw else "count"
+    count = hw.get(count_key, 1)
     if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise r.fail("hardware.count", "an integer >= 1", count)
+        raise r.fail(f"hardware.{count_key}", "an integer >= 1", count)
+    axis = rnd.get("axis")
+    if axis is not None and axis not in ("concurrency", "request_rate"):
+        raise r.fail("round.axis", '"concurrency" or "request_rate"', axis)
 
     return Manifest(
         path=path,
-        title=r.text(rnd, "title", "round"),
+        title=r.text(rnd, "title", "round", required=False) or Text(
+            f"{root.resolve().name} · 基准测试报告", f"{root.resolve().name} · benchmark report"),
         subtitle=r.text(rnd, "subtitle", "round", required=False),
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,
@@ -355,11 +404,15 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         client=rnd.get("client", "vllm bench serve"),
         gpu=gpu,
         gpu_count=count,
+        gpu_count_given=count_key in hw,
+        axis=axis,
         bandwidth_gb_s=float(bandwidth),
         memory_gib=float(memory),
-        input_tokens=int(r.number(wl, "input_tokens", "workload", integer=True)),
-        output_tokens=int(r.number(wl, "output_tokens", "workload", integer=True)),
-        model_name=r.string(model, "name", "model"),
+        input_tokens=_int_or_nan(r.number(wl, "input_tokens", "workload", integer=True,
+                                          required=False)),
+        output_tokens=_int_or_nan(r.number(wl, "output_tokens", "workload", integer=True,
+                                           required=False)),
+        model_name=r.string(model, "name", "model") if "name" in model else "",
         kv_bytes_per_token=r.number(model, "kv_bytes_per_token", "model", required=False),
         engines=engines,
         exclude_from_conclusions=_exclusions(r, analysis.get("exclude_from_conclusions"), set(ids)),

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis
+from reportgen.analyze.run import RoundAnalysis
 
 SCHEMA = "reportgen.tables/1"
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
@@ -34,7 +35,8 @@ INT_COLUMNS = frozenset({
     "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
     "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
-    "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1",
+    "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
+    "repeats",
 })
 
 
@@ -78,32 +80,98 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def to_json_dict(analysis: Analysis) -> dict[str, Any]:
-    data: dict[str, Any] = {"schema": SCHEMA, "round": _plain(analysis.round)}
+ROUND_FRAMES = ("runs", "skipped", "inferred")
+
+
+def _many(ra: RoundAnalysis) -> bool:
+    return len(ra.parts) > 1
+
+
+def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+    """Every table of the round: the per-workload tables stacked (a ``workload`` column first
+    when the round has several), then the runs used, the files skipped, the settings
+    inferred."""
+    out: dict[str, pd.DataFrame] = {}
     for name in FRAMES:
-        data[name] = _records(getattr(analysis, name))
-    data["values"] = {k: _plain(analysis.values[k]) for k in sorted(analysis.values)}
+        parts = []
+        for part in ra.parts:
+            frame = getattr(part, name)
+            if _many(ra):
+                frame = frame.copy()
+                frame.insert(0, "workload", part.round["workload"]["id"])
+            parts.append(frame)
+        out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+    if ra.runs is not None:
+        out["runs"] = ra.runs
+    out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
+    out["inferred"] = pd.DataFrame([(i.key, i.value, i.source) for i in ra.inferred],
+                                   columns=["key", "value", "source"])
+    return out
+
+
+def round_info(ra: RoundAnalysis) -> dict[str, Any]:
+    info = dict(ra.first.round)
+    if _many(ra):
+        info["workloads"] = [p.round["workload"] for p in ra.parts]
+    return info
+
+
+def all_values(ra: RoundAnalysis) -> dict[str, Any]:
+    """Every named figure; with several workloads each name is prefixed ``<workload>/``."""
+    if not _many(ra):
+        return dict(ra.first.values)
+    return {f"{p.round['workload']['id']}/{k}": v for p in ra.parts for k, v in p.values.items()}
+
+
+def all_constants(ra: RoundAnalysis) -> list[Any]:
+    seen: dict[tuple[str, str], Any] = {}
+    for part in ra.parts:
+        for c in part.constants:
+            seen.setdefault((c.name, str(c.value)), c)
+    return list(seen.values())
+
+
+def _as_round(ra: RoundAnalysis | Analysis) -> RoundAnalysis:
+    if isinstance(ra, Analysis):
+        return RoundAnalysis(parts=[ra], runs=None, axis=ra.round.get("axis", "concurrency"))
+    return ra
+
+
+def to_json_dict(ra: RoundAnalysis | Analysis) -> dict[str, Any]:
+    ra = _as_round(ra)
+    data: dict[str, Any] = {"schema": SCHEMA, "round": _plain(round_info(ra))}
+    tables = frames(ra)
+    for name in FRAMES:
+        data[name] = _records(tables[name])
+    values = all_values(ra)
+    data["values"] = {k: _plain(values[k]) for k in sorted(values)}
     data["constants"] = [
         {"name": c.name, "value": _plain(c.value), "unit": c.unit,
          "provenance": {"zh": c.provenance.zh, "en": c.provenance.en}}
-        for c in analysis.constants
+        for c in all_constants(ra)
     ]
+    for name in ROUND_FRAMES:
+        if name in tables:
+            data[name] = _records(tables[name])
     return data
 
 
-def to_json(analysis: Analysis) -> str:
+def to_json(ra: RoundAnalysis | Analysis) -> str:
     """Deterministic JSON text (same analysis → same bytes)."""
-    return json.dumps(to_json_dict(analysis), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+    return json.dumps(to_json_dict(ra), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
 
 
-def _extra_frames(analysis: Analysis) -> dict[str, pd.DataFrame]:
+def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+    named = all_values(ra)
     values = pd.DataFrame(
-        [(k, _cell(analysis.values[k])) for k in sorted(analysis.values)], columns=["key", "value"])
+        [(k, _cell(named[k])) for k in sorted(named)], columns=["key", "value"])
     constants = pd.DataFrame(
         [(c.name, _cell(c.value), c.unit, c.provenance.zh, c.provenance.en)
-         for c in analysis.constants],
+         for c in all_constants(ra)],
         columns=["name", "value", "unit", "provenance_zh", "provenance_en"])
-    return {"values": values, "constants": constants}
+    tables = frames(ra)
+    return {"values": values, "constants": constants} | {
+        n: tables[n] for n in ROUND_FRAMES if n in tables}
 
 
 def _cell(value: Any) -> Any:
@@ -124,10 +192,11 @@ def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_csv(analysis: Analysis) -> str:
+def to_csv(ra: RoundAnalysis | Analysis) -> str:
+    ra = _as_round(ra)
     out = io.StringIO()
-    frames = {name: getattr(analysis, name) for name in CSV_ORDER} | _extra_frames(analysis)
-    for name, frame in frames.items():
+    tables = frames(ra)
+    for name, frame in ({n: tables[n] for n in CSV_ORDER} | _extra_frames(ra)).items():
         out.write(f"# {name}\n")
         _whole_counts(frame).to_csv(out, index=False, lineterminator="\n")
         out.write("\n")
@@ -164,11 +233,12 @@ def _markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def to_markdown(analysis: Analysis) -> str:
-    title = analysis.round.get("title") or {}
+def to_markdown(ra: RoundAnalysis | Analysis) -> str:
+    ra = _as_round(ra)
+    title = ra.first.round.get("title") or {}
     heading = title.get("en") if isinstance(title, Mapping) else str(title)
     parts = [f"# {heading or 'reportgen tables'}", ""]
-    frames = {name: getattr(analysis, name) for name in CSV_ORDER} | _extra_frames(analysis)
-    for name, frame in frames.items():
+    tables = frames(ra)
+    for name, frame in ({n: tables[n] for n in CSV_ORDER} | _extra_frames(ra)).items():
         parts += [f"## {name}", "", _markdown_table(frame) if len(frame) else "(none)", ""]
     return "\n".join(parts)

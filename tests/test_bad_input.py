@@ -319,8 +319,6 @@ CASES = [
     Case("toml-exclude-unknown-engine",
          lambda r: replace(r / TOML, "{ llamacpp = [32] }", "{ llama = [32] }"), E, TOML, 45,
          "got 'llama'", "excluding a tier of an engine that does not exist hides nothing"),
-    Case("toml-empty", lambda r: (r / TOML).write_bytes(b""), E, TOML, None,
-         "missing table [round]", "an empty manifest describes no round"),
     Case("toml-not-utf8", lambda r: replace_bytes(r / TOML, b'client = "', b'client = "\xff'),
          E, TOML, 10, "not UTF-8",
          "TOML must be UTF-8"),

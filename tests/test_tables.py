@@ -66,7 +66,7 @@ def test_csv_sections_tiers_first_and_parseable() -> None:
     text = to_csv(_analysis())
     names = [line[2:] for line in text.splitlines() if line.startswith("# ")]
     assert names == ["tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill",
-                     "checks", "values", "constants"]
+                     "checks", "values", "constants", "skipped", "inferred"]
     block = text.split("# tiers\n", 1)[1].split("\n\n", 1)[0]
     tiers = pd.read_csv(io.StringIO(block))
     assert list(tiers["concurrency"]) == [1, 2] and np.isnan(tiers["output_tok_s"].iloc[1])

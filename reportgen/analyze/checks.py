@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
 
+# the axis the round sweeps, so messages name a tier as the page does (set by analyze)
+TIER_AXIS: ContextVar[str] = ContextVar("TIER_AXIS", default="concurrency")
 CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message_zh", "message_en")
 
 # E2EL = TTFT + (n − 1)·TPOT holds exactly per request (TPOT's definition). On medians it is
@@ -51,7 +54,10 @@ def checks_frame(rows: Sequence[dict[str, object]]) -> pd.DataFrame:
 
 
 def _c(value: float) -> str:
-    return f"C={int(value)}"
+    """A tier as the round's axis names it: `C=8`, or `4 req/s` / `∞ req/s` on a rate sweep."""
+    x = float(value)
+    text = "∞" if np.isinf(x) else f"{int(x)}" if x.is_integer() else f"{x:g}"
+    return f"{text} req/s" if TIER_AXIS.get() == "request_rate" else f"C={text}"
 
 
 def throughput_drops(tiers: pd.DataFrame, engine: str) -> tuple[list[tuple[dict, dict]], int]:
@@ -364,3 +370,73 @@ def finding_checks(findings: Sequence[object]) -> list[dict]:
     """Problems the loaders tolerated (reportgen.errors.Finding) become warnings."""
     return [check("load.finding", "warn", str(f), str(f), getattr(f, "engine", None))
             for f in findings]
+
+
+# ----------------------------------------------------------------------------- plausibility
+# Figures that cannot be true of a real run point at a wrong input rather than at the engine.
+
+ABOVE_ONE = 1.0 + 1e-6
+TPOT_BELOW_ITL = -0.05      # mean TPOT this far below ITL p50: ITL counts chunks, not tokens
+SUPERLINEAR = 1.05          # throughput may not grow faster than the concurrency (5 % noise)
+
+
+def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
+                        engine_order: Sequence[str], axis: str = "concurrency") -> list[dict]:
+    """Warnings for figures a real run cannot produce, each with its likely cause."""
+    rows: list[dict] = []
+    for engine in engine_order:
+        own = tiers[tiers["engine"] == engine].sort_values("concurrency")
+        worst = own["roofline_attainment"].max() if "roofline_attainment" in own else np.nan
+        eng = engines[engines["id"] == engine]
+        mbu = float(eng["mbu_c1"].iloc[0]) if len(eng) and "mbu_c1" in eng else np.nan
+        if (np.isfinite(worst) and worst > ABOVE_ONE) or (np.isfinite(mbu) and mbu > ABOVE_ONE):
+            value = max(v for v in (worst, mbu) if np.isfinite(v))
+            rows.append(check(
+                "plausibility.roofline", "warn",
+                f"屋顶线达成率或 MBU 达到 {value:.0%},超过 100%:物理上不可能。多半是 GPU 数"
+                "(tensor_parallel / hardware.gpu_count)没算进带宽,或权重/KV 字节数写错了。",
+                f"Roofline attainment or MBU reaches {value:.0%}, above 100%, which no run can "
+                "do. Most likely the GPU count (tensor_parallel / hardware.gpu_count) is missing "
+                "from the bandwidth, or the weight or KV bytes are wrong.", engine, value=value))
+        wait = own["wait_ratio"] if "wait_ratio" in own else pd.Series(dtype=float)
+        low = own[wait < TPOT_BELOW_ITL]
+        if len(low):
+            r = low.iloc[0]
+            rows.append(check(
+                "plausibility.tpot_below_itl", "warn",
+                f"{_c(r['concurrency'])} 平均 TPOT 比 ITL p50 低 {-r['wait_ratio']:.0%}:"
+                "一个请求的平均间隔不可能小于典型间隔。这一代客户端按流式数据块(一块可含多个 "
+                "token)计 ITL,等待占比在此无意义。",
+                f"At {_c(r['concurrency'])} mean TPOT is {-r['wait_ratio']:.0%} below ITL p50, "
+                "which cannot happen per token: this client era counts ITL per streamed chunk "
+                "(a chunk can carry several tokens), so the wait ratio means nothing here.",
+                engine, r["concurrency"], r["wait_ratio"]))
+        if axis == "concurrency" and "requests" in own:
+            over = own[own["requests"] < own["concurrency"]]
+            if len(over):
+                r = over.iloc[0]
+                rows.append(check(
+                    "plausibility.concurrency_above_prompts", "warn",
+                    f"{_c(r['concurrency'])} 只发了 {r['requests']:.0f} 个请求:并发上限从未达到,"
+                    "实际并发最多等于请求数,这一档不能按 C 解读。",
+                    f"{_c(r['concurrency'])} sent only {r['requests']:.0f} requests: the cap "
+                    "was never reached, so at most that many were in flight; this tier cannot be "
+                    "read as C.", engine, r["concurrency"], r["requests"]))
+        if axis == "concurrency":
+            pts = own[np.isfinite(own["output_tok_s"]) & (own["concurrency"] > 0)]
+            for prev, cur in itertools.pairwise(pts.to_dict("records")):
+                grow = cur["output_tok_s"] / prev["output_tok_s"] if prev["output_tok_s"] else 0
+                limit = cur["concurrency"] / prev["concurrency"]
+                if grow > limit * SUPERLINEAR:
+                    rows.append(check(
+                        "plausibility.superlinear", "warn",
+                        f"{_c(prev['concurrency'])}→{_c(cur['concurrency'])} 输出吞吐涨了 "
+                        f"{grow:.2f} 倍,超过并发之比 {limit:.2f}:同一服务器不可能这样。多半是两档"
+                        "的设置不同(长度、预热、前缀缓存)或文件放错了配置。",
+                        f"From {_c(prev['concurrency'])} to {_c(cur['concurrency'])} output "
+                        f"throughput grows {grow:.2f}×, more than the concurrency ratio "
+                        f"{limit:.2f}×, which one server cannot do: the tiers probably differ in "
+                        "settings (lengths, warm-up, prefix cache) or a file sits in the wrong "
+                        "configuration.", engine, cur["concurrency"], grow))
+                    break
+    return rows

@@ -3,11 +3,13 @@ everything it calls takes plain frames and scalars."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import shlex
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +44,21 @@ from reportgen.analyze.roofline import (
     kv_tokens_per_slot,
     step_ratio,
 )
-from reportgen.analyze.tiers import latency_shape, mark_excluded, tier_stats
+from reportgen.analyze.tiers import (
+    REPEAT_COLUMNS,
+    aggregate_repeats,
+    latency_shape,
+    mark_excluded,
+    tier_stats,
+)
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
+from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
-from reportgen.manifest import Manifest, Text
+from reportgen.load.records import LoadedRound
+from reportgen.manifest import Inferred, Manifest, Text
 
-__all__ = ["Analysis", "Constant", "analyze"]
+__all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
 TIER_COLUMNS = (
     "engine", "concurrency", "requests", "completed", "failed", "duration_s",
@@ -65,6 +75,11 @@ ENGINE_COLUMNS = (
     "slope_vs_floor", "tokens_per_slot", "c1", "cmax", "itl_p50_c1_ms", "itl_p50_cmax_ms",
     "floor_ms_cmax", "efficiency_cmax",
 )
+# what needs the number of requests in flight, so is left out of a request-rate sweep
+CONCURRENCY_ONLY = ("floor_ms", "roofline_attainment", "waves", "duration_per_wave_s",
+                    "wave_gap")
+ENGINE_CONCURRENCY_ONLY = ("ms_per_slot", "floor_ms_per_slot", "slope_vs_floor",
+                           "floor_ms_cmax", "efficiency_cmax")
 LLAMA_N_DECODE = "llamacpp:n_decode_total"
 VLLM_PREEMPTIONS = "vllm:num_preemptions_total"
 # bytes per weight for unquantized checkpoints (vLLM's --dtype); quantized formats have no single
@@ -163,9 +178,22 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
                                     f"vLLM log weight loading size ({where})")
 
         constants.append(Constant(f"{spec.id}.kv_bytes_per_token", scalar(kv), "B", kv_from))
+        bandwidth = manifest.bandwidth_gb_s
+        tp = spec.tensor_parallel or 1
+        if tp > 1:
+            # tensor-parallel ranks each read their shard of every weight in the same step,
+            # so a step sees their bandwidth together; pipeline stages take turns instead
+            bandwidth = bandwidth * tp
+            constants.append(Constant(
+                f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
+                _text(f"{tp} 个张量并行 GPU × {manifest.bandwidth_gb_s:g} GB/s"
+                      "(同一步的权重由它们分片并行读取;流水线并行各段轮流读取,不叠加)",
+                      f"{tp} tensor-parallel GPUs × {manifest.bandwidth_gb_s:g} GB/s (they "
+                      "read their shards of one step's weights at once; pipeline stages take "
+                      "turns, so they do not add up)")))
         constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
                                   weight_from))
-        rows.append({"id": spec.id, "bandwidth_gb_s": manifest.bandwidth_gb_s,
+        rows.append({"id": spec.id, "bandwidth_gb_s": bandwidth,
                      "kv_bytes_per_token": kv, "weight_bytes_per_step": weight,
                      "tokens_per_slot": tokens})
     return pd.DataFrame(rows).set_index("id")
@@ -551,6 +579,14 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 def analyze(loaded: Any) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound."""
+    token = chk.TIER_AXIS.set(getattr(loaded, "axis", "concurrency"))
+    try:
+        return _analyze(loaded)
+    finally:
+        chk.TIER_AXIS.reset(token)
+
+
+def _analyze(loaded: Any) -> Analysis:
     manifest: Manifest = loaded.manifest
     engines: Mapping[str, Any] = loaded.engines or {}
     order = [e.id for e in manifest.engines]
@@ -573,7 +609,7 @@ def analyze(loaded: Any) -> Analysis:
     itls = getattr(loaded, "itls", None)
     recomputed = recompute_stats(requests if requests is not None else pd.DataFrame(),
                                  itls if itls is not None else pd.DataFrame())
-    summary = fill_missing_stats(loaded.summary, recomputed)
+    summary = aggregate_repeats(fill_missing_stats(loaded.summary, recomputed))
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
@@ -581,9 +617,15 @@ def analyze(loaded: Any) -> Analysis:
     tiers = add_floor(tiers, params)
     tiers = add_waves(tiers)
     tiers = mark_excluded(tiers, manifest.exclude_from_conclusions)
-    tiers = tiers[list(TIER_COLUMNS)]
+    axis = getattr(loaded, "axis", "concurrency")
+    on_rate_axis = axis == "request_rate"
+    if on_rate_axis:  # the floor, waves and slots count concurrent requests: no such axis here
+        tiers[list(CONCURRENCY_ONLY)] = math.nan
+    tiers = tiers[[*TIER_COLUMNS, *(c for c in REPEAT_COLUMNS if c in tiers.columns)]]
 
     roof = engine_roofline(params, tiers)
+    if on_rate_axis:
+        roof[list(ENGINE_CONCURRENCY_ONLY)] = math.nan
     labels = {e.id: e.label for e in manifest.engines}
     roof["label_zh"] = [labels[i].zh for i in roof["id"]]
     roof["label_en"] = [labels[i].en for i in roof["id"]]
@@ -609,6 +651,7 @@ def analyze(loaded: Any) -> Analysis:
         *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
         *segment_rows,
         *chk.temperature_check(temps),
+        *chk.plausibility_checks(tiers, engines_frame, order, axis),
     ]
     for spec in manifest.engines:
         preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
@@ -617,7 +660,7 @@ def analyze(loaded: Any) -> Analysis:
     checks = chk.checks_frame(check_rows)
 
     facts = [_engine_facts(spec, engines.get(spec.id)) for spec in manifest.engines]
-    concurrency = sorted({int(c) for c in tiers["concurrency"]})
+    concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
     round_info: dict[str, Any] = {
         "title": _bilingual(manifest.title),
         "subtitle": _bilingual(manifest.subtitle),
@@ -643,6 +686,7 @@ def analyze(loaded: Any) -> Analysis:
         "cuda": _joined([f["cuda"] for f in facts]),
         "engines": facts,
         "primary_pair": list(pair) if pair else None,
+        "axis": axis,
         "excluded": {k: list(v) for k, v in manifest.exclude_from_conclusions.items()},
         "exclude_reason": _bilingual(reason),
     }
@@ -658,3 +702,61 @@ def analyze(loaded: Any) -> Analysis:
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants)
+
+
+# ----------------------------------------------------------------------------- whole round
+
+@dataclass
+class RoundAnalysis:
+    """A round's analysis: one ``Analysis`` per workload (runs of other lengths or datasets
+    are never drawn on one curve), plus what describes the whole round — the runs used, the
+    files skipped and why, and the settings inferred from the files."""
+
+    parts: list[Analysis]
+    runs: pd.DataFrame | None
+    axis: str
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    inferred: list[Inferred] = field(default_factory=list)
+
+    @property
+    def first(self) -> Analysis:
+        return self.parts[0]
+
+
+def _workload_info(w: Workload) -> dict[str, Any]:
+    return {"id": w.id, "label": {"zh": w.label("zh"), "en": w.label("en")},
+            "dataset": w.dataset, "input_tokens": w.input_tokens,
+            "output_tokens": w.output_tokens, "from_settings": w.from_settings}
+
+
+def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
+    """The round restricted to one workload, its lengths filling what round.toml leaves out."""
+    summary = loaded.summary[loaded.summary["workload"] == w.id]
+    present = list(dict.fromkeys(summary["engine"]))
+    manifest = loaded.manifest
+    specs = tuple(e for e in manifest.engines if e.id in present)
+    keep_in = isinstance(manifest.input_tokens, int) and len(loaded.workloads) == 1
+    return dataclasses.replace(
+        loaded, summary=summary.reset_index(drop=True),
+        engines={k: v for k, v in loaded.engines.items() if k in present},
+        manifest=dataclasses.replace(
+            manifest, engines=specs,
+            input_tokens=manifest.input_tokens if keep_in else _whole(w.input_tokens),
+            output_tokens=manifest.output_tokens if keep_in else _whole(w.output_tokens)))
+
+
+def _whole(value: float) -> float:
+    return int(value) if math.isfinite(value) and float(value).is_integer() else value
+
+
+def analyze_round(loaded: LoadedRound) -> RoundAnalysis:
+    """Analyse every workload of the round separately (see RoundAnalysis)."""
+    if len(loaded.workloads) <= 1:
+        parts = [analyze(_for_workload(loaded, loaded.workloads[0]) if loaded.workloads
+                         else loaded)]
+    else:
+        parts = [analyze(_for_workload(loaded, w)) for w in loaded.workloads]
+    for part, w in zip(parts, loaded.workloads, strict=False):
+        part.round["workload"] = _workload_info(w)
+    return RoundAnalysis(parts=parts, runs=loaded.runs, axis=loaded.axis,
+                         skipped=list(loaded.skipped), inferred=list(loaded.inferred))

@@ -28,6 +28,9 @@ BASE_COLUMNS: tuple[str, ...] = (
 )
 
 
+REPEAT_COLUMNS = ("repeats", "output_tok_s_min", "output_tok_s_max")
+
+
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     """A float column, all-NaN when the input never had it (old clients omit keys)."""
     if name in frame.columns:
@@ -45,6 +48,46 @@ def empty_tiers() -> pd.DataFrame:
     frame["engine"] = frame["engine"].astype(str)
     frame["concurrency"] = frame["concurrency"].astype("int64")
     return frame
+
+
+def axis_values(values: pd.Series) -> pd.Series:
+    """Whole numbers stay integers (concurrency tiers); a request-rate axis may hold
+    fractions and inf."""
+    finite = np.isfinite(values)
+    if finite.all() and (values == values.round()).all():
+        return values.astype("int64")
+    return values.astype(float)
+
+
+REPEAT_KEYS = ("engine", "concurrency")
+
+
+def aggregate_repeats(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per (configuration, tier) from several runs of it: every numeric column is the
+    median across repeats (robust to one disturbed run); ``repeats`` counts them and
+    ``output_tok_s_min``/``_max`` keep the spread, from each run's tokens ÷ duration."""
+    if summary.empty or "repeat" not in summary.columns:
+        return summary
+    ok = summary["duration_s"] > 0
+    per_run = (summary["total_output_tokens"] / summary["duration_s"]).where(ok).fillna(
+        summary["output_throughput_tok_s"])
+    total = ((summary["total_input_tokens"] + summary["total_output_tokens"])
+             / summary["duration_s"]).where(ok).fillna(summary["total_token_throughput_tok_s"])
+    work = summary.assign(_tok_s=per_run, _total_tok_s=total)
+    groups = work.groupby(list(REPEAT_KEYS), sort=False, dropna=False)
+    numeric = [c for c in work.columns if c not in REPEAT_KEYS
+               and pd.api.types.is_numeric_dtype(work[c]) and work[c].dtype != bool]
+    first = groups.first()
+    med = groups[numeric].median()
+    out = first.copy()
+    out[numeric] = med
+    out["repeats"] = groups.size()
+    out["output_tok_s_min"] = groups["_tok_s"].min()
+    out["output_tok_s_max"] = groups["_tok_s"].max()
+    # the tier's throughput is the median of the runs' throughputs, not a ratio of medians
+    out["output_tok_s_median"] = groups["_tok_s"].median()
+    out["total_tok_s_median"] = groups["_total_tok_s"].median()
+    return out.drop(columns=["_tok_s", "_total_tok_s"]).reset_index()
 
 
 def select_tier_rows(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFrame:
@@ -69,7 +112,7 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
         return empty_tiers()
     out = pd.DataFrame(index=rows.index)
     out["engine"] = rows["engine"].astype(str)
-    out["concurrency"] = _column(rows, "concurrency").astype("int64")
+    out["concurrency"] = axis_values(_column(rows, "concurrency"))
     out["requests"] = _column(rows, "num_prompts")
     out["completed"] = _column(rows, "completed")
     failed = _column(rows, "failed")
@@ -86,10 +129,17 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
         out[target] = _column(rows, source)
     out["mean_output_tokens"] = (out["total_output_tokens"] / out["completed"]).where(
         out["completed"] > 0)
+    if "output_tok_s_median" in rows.columns:
+        out["output_tok_s"] = _column(rows, "output_tok_s_median")
+        out["total_tok_s"] = _column(rows, "total_tok_s_median")
+    for column in REPEAT_COLUMNS:
+        if column in rows.columns:
+            out[column] = _column(rows, column)
     rank = {engine: i for i, engine in enumerate(engine_order)}
     out["_rank"] = out["engine"].map(rank)
     out = out.sort_values(["_rank", "concurrency"], kind="stable").drop(columns="_rank")
-    return out.reset_index(drop=True)[list(BASE_COLUMNS)]
+    extra = [c for c in REPEAT_COLUMNS if c in out.columns]
+    return out.reset_index(drop=True)[[*BASE_COLUMNS, *extra]]
 
 
 def latency_shape(tiers: pd.DataFrame) -> pd.DataFrame:
@@ -120,7 +170,7 @@ def mark_excluded(tiers: pd.DataFrame, exclude: dict[str, Sequence[int]]) -> pd.
     headline figures)."""
     out = tiers.copy()
     out["excluded"] = [
-        int(c) in set(exclude.get(e, ())) for e, c in zip(out["engine"], out["concurrency"],
+        c in set(exclude.get(e, ())) for e, c in zip(out["engine"], out["concurrency"],
                                                           strict=True)
     ]
     return out

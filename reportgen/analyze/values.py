@@ -33,7 +33,14 @@ def scalar(value: Any) -> Any:
 
 
 def tier_key(concurrency: float) -> str:
-    return f"c{int(concurrency)}"
+    """`c<value>` for a point on the round's axis: `c32`, `c0_5` (a rate of 0.5 req/s),
+    `cinf` (every request sent at once)."""
+    value = float(concurrency)
+    if value == float("inf"):
+        return "cinf"
+    if value.is_integer():
+        return f"c{int(value)}"
+    return "c" + f"{value:g}".replace(".", "_")
 
 
 def flatten_rows(frame: pd.DataFrame, prefix: str, group: str | None, columns: Iterable[str],

@@ -57,11 +57,26 @@ NUMERIC_ARRAYS = {
 }
 ARRAYS = (*NUMERIC_ARRAYS, "itls", "errors", "generated_texts")
 DETAIL_MARKERS = ("ttfts", "itls", "input_lens", "output_lens")  # only --save-detailed writes them
+# Other clients' names for the same metric: SGLang's bench_serving writes `*_e2e_latency_ms`,
+# early benchmark_serving.py `*_latency_ms`; both are vLLM's E2EL.
+METRIC_ALIASES = {"e2e_latency": "e2el", "latency": "e2el"}
+# Client settings some result formats carry (SGLang JSONL, a console log's Namespace line):
+# what the run asked for, so a workload is named by its settings rather than guessed.
+SETTINGS = {
+    "dataset_name": "dataset",
+    "random_input_len": "input_len_setting",
+    "input_len": "input_len_setting",
+    "random_output_len": "output_len_setting",
+    "output_len": "output_len_setting",
+    "sharegpt_output_len": "sharegpt_output_len_setting",
+    "random_range_ratio": "range_ratio_setting",
+}
 KNOWN = {
     *STRINGS, *NUMBERS, *ARRAYS, "request_rate", "max_concurrency", "endpoint_type",
-    "tokenizer_id",
+    "tokenizer_id", "server_info",
 }
 METRIC_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(.+)_ms$")
+
 METRIC_ORDER = ("ttft", "tpot", "itl", "e2el")
 STAT_ORDER = ("mean", "median", "std")
 
@@ -70,7 +85,9 @@ SUMMARY_BASE = (
     "num_prompts", "completed", "failed", "duration_s", "total_input_tokens",
     "total_output_tokens", "request_throughput_req_s", "request_goodput_req_s",
     "output_throughput_tok_s", "total_token_throughput_tok_s", "peak_output_throughput_tok_s",
-    "max_concurrent_requests", "burstiness",
+    "max_concurrent_requests", "burstiness", "dataset", "input_len_setting",
+    "output_len_setting", "sharegpt_output_len_setting", "range_ratio_setting",
+    "has_max_concurrency_key", "line",
 )
 REQUEST_COLUMNS = (
     "source", "record", "request", "input_tokens", "output_tokens", "ttft_s", "latency_s",
@@ -294,6 +311,8 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
     for key, column in STRINGS.items():
         row[column] = rec.string(key)
     row["concurrency"] = rec.concurrency()
+    # 2024 clients had no --max-concurrency at all: absent differs from an explicit null
+    row["has_max_concurrency_key"] = "max_concurrency" in data
     row["request_rate"] = rec.request_rate()
     for key, column in NUMBERS.items():
         if key in data or column not in row:
@@ -311,14 +330,43 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
         )
     if "failed" not in data:  # old benchmark_serving.py did not write it
         row["failed"] = row["num_prompts"] - row["completed"]
+    for key, column in SETTINGS.items():
+        value = data.get(key)
+        if column == "dataset":
+            row[column] = value if isinstance(value, str) and value else None
+        elif isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value.strip()):
+            row[column] = float(value)  # a `--metadata input_len=1000` pair is a string
+        elif isinstance(value, int | float) and not isinstance(value, bool) \
+                and math.isfinite(value) and value >= 0:
+            row[column] = float(value)
     for key, value in data.items():
         m = METRIC_KEY.match(key)
         if m and isinstance(value, int | float | type(None)):
             stat = m.group(1).replace(".", "_")
-            row[f"{m.group(2)}_{stat}_ms"] = rec.number(key)
+            metric = METRIC_ALIASES.get(m.group(2), m.group(2))
+            column = f"{metric}_{stat}_ms"
+            if metric != m.group(2) and f"{stat}_{metric}_ms" in data:
+                continue  # the file has the canonical key too: it wins
+            row[column] = rec.number(key)
     row["metadata"] = {k: v for k, v in data.items() if k not in KNOWN and isinstance(v, str)}
+    row["server"] = _server_info(data.get("server_info"))
     row["has_detail"] = any(k in data for k in DETAIL_MARKERS)
     return row
+
+
+SERVER_INFO = {"model_path": "model", "tp_size": "tensor_parallel",
+               "pp_size": "pipeline_parallel", "dp_size": "data_parallel", "version": "version"}
+
+
+def _server_info(info: Any) -> dict[str, str] | None:
+    """The few launch settings in SGLang's ``server_info`` (its /get_server_info answer)."""
+    if isinstance(info, dict) and isinstance(info.get("decode"), list) and info["decode"]:
+        info = info["decode"][0]  # PD disaggregation nests the decode servers' answers
+    if not isinstance(info, dict):
+        return None
+    out = {name: str(info[key]) for key, name in SERVER_INFO.items()
+           if isinstance(info.get(key), str | int) and not isinstance(info.get(key), bool)}
+    return out or None
 
 
 METRIC_COLUMN = re.compile(r"^(.*)_(mean|median|std|p\d+(?:_\d+)?)_ms$")
@@ -339,8 +387,8 @@ def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         {c for r in rows for c in r if c.endswith("_ms") and c not in SUMMARY_BASE},
         key=_metric_sort_key,
     )
-    columns = [*SUMMARY_BASE, *metric_cols, "metadata", "has_detail"]
-    text = {"source", "date", "backend", "model_id", "label", "metadata"}
+    columns = [*SUMMARY_BASE, *metric_cols, "metadata", "server", "has_detail"]
+    text = {"source", "date", "backend", "model_id", "label", "metadata", "dataset", "server"}
     data: dict[str, Any] = {}
     for column in columns:
         values = [r.get(column, math.nan) for r in rows]
@@ -348,7 +396,7 @@ def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
             data[column] = pd.Series(values, dtype=object)
         elif column == "record":
             data[column] = np.asarray(values, dtype=np.int64)
-        elif column == "has_detail":
+        elif column in ("has_detail", "has_max_concurrency_key"):
             data[column] = np.asarray(values, dtype=bool)
         else:
             data[column] = np.asarray(values, dtype=np.float64)
@@ -456,9 +504,25 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
     column (default: the path as given)."""
     shown = str(path) if name is None else name
     raw = read_input(path, shown)
+    return bench_from_records(decode_records(raw, shown), shown, raw)
 
-    records = _records(raw, shown)
-    single = len(records) == 1
+
+def decode_records(raw: bytes, name: str) -> list[tuple[Any, int]]:
+    """The top-level JSON values of a result file (one object, JSON Lines, or a list of
+    objects such as a sweep's summary), each with its 1-based line."""
+    records = _records(raw, name)
+    if len(records) == 1 and isinstance(records[0][0], list) and records[0][0] \
+            and all(isinstance(x, dict) for x in records[0][0]):
+        return [(x, records[0][1]) for x in records[0][0]]
+    return records
+
+
+def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = b"",
+                       single: bool | None = None) -> BenchFile:
+    """Frames from already decoded result records (a JSON file, or a console log parsed into
+    the same keys). ``raw`` lets errors point at a key's line in a pretty-printed object."""
+    if single is None:
+        single = len(records) == 1 and bool(raw)
     rows, requests, itls = [], [], []
     findings: list[Finding] = []
     for index, (data, line) in enumerate(records):
@@ -469,6 +533,7 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
             raise InputError(shown, f"top level is {kind}; expected a JSON object", line)
         rec = _Record(data, shown, raw, line, single)
         row = _summary_row(rec, shown, index)
+        row["line"] = line
         failed = data.get("failed")
         if (isinstance(failed, int) and isinstance(data.get("num_prompts"), int)
                 and failed + data["completed"] != data["num_prompts"]):

@@ -11,13 +11,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from reportgen.discover import EngineFiles, RoundFiles, discover
+from reportgen.discover import discover
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
     BenchFile,
@@ -25,12 +24,15 @@ from reportgen.load.bench_json import (
     empty_requests,
     load_bench_file,
 )
-from reportgen.load.fingerprint import Fingerprint, parse_fingerprint
-from reportgen.load.llama_log import LlamaLog, parse_llama_log
+from reportgen.load.fingerprint import parse_fingerprint
+from reportgen.load.llama_log import parse_llama_log
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import parse_prometheus
-from reportgen.load.vllm_log import VllmLog, parse_vllm_log
-from reportgen.manifest import EngineSpec, Manifest, locate
+from reportgen.load.records import EngineData, LoadedRound
+from reportgen.load.vllm_log import parse_vllm_log
+from reportgen.manifest import Manifest, locate
+
+__all__ = ["EngineData", "LoadedRound", "load_round"]
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
@@ -40,32 +42,6 @@ VLLM_MARKERS = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"v
 LLAMA_MARKERS = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
                  b"load_tensors:", b"load_model:", b"llama_server:", b"server is listening",
                  b"slot launch_slot_", b"llama_kv_cache")
-
-
-@dataclass
-class EngineData:
-    spec: EngineSpec
-    files: EngineFiles
-    log_kind: str | None = None  # "vllm" | "llamacpp" | None (no log / not parsed)
-    llama_log: LlamaLog | None = None
-    vllm_log: VllmLog | None = None
-    fingerprint: Fingerprint | None = None
-    gpu: pd.DataFrame | None = None
-    metrics: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = field(default_factory=dict)
-    kv_bytes_per_token: float = math.nan
-    kv_bytes_per_token_source: str = ""
-
-
-@dataclass
-class LoadedRound:
-    manifest: Manifest
-    root: Path
-    summary: pd.DataFrame  # bench summary rows of every engine, ``engine`` first
-    requests: pd.DataFrame
-    itls: pd.DataFrame
-    engines: dict[str, EngineData]
-    findings: list[Finding]
-    files: RoundFiles | None = None
 
 
 def sniff_log_kind(path: Path) -> str | None:
@@ -243,8 +219,24 @@ def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+def fixed_layout(root: Path, manifest: Manifest | None) -> bool:
+    """Whether round.toml lists engines laid out as ``<dir>/bench/*.json`` (the layout the
+    sample uses); any other folder is read by content (``reportgen.load.auto``)."""
+    return manifest is not None and bool(manifest.engines) and (
+        any(spec.dir_given for spec in manifest.engines)
+        or any((root / spec.dir / "bench").is_dir() for spec in manifest.engines))
+
+
 def load_round(round_dir: Path) -> LoadedRound:
-    """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound)."""
+    """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound): the fixed layout when
+    round.toml describes one, else every result found below the folder."""
+    from reportgen.discover import display_path, read_manifest
+    from reportgen.load.auto import load_auto
+
+    root = Path(round_dir)
+    manifest = read_manifest(root)
+    if not fixed_layout(root, manifest):
+        return load_auto(root, lambda p: display_path(p, root), manifest)
     files = discover(round_dir)
     manifest = files.manifest
     show = files.show

@@ -101,6 +101,25 @@
   }
   window.reportSetLang = setLang;
 
+  // Several workloads: show one view; figures drawn while hidden get their width on show.
+  function showView(id) {
+    document.querySelectorAll('.view').forEach(function (v) {
+      v.hidden = v.getAttribute('data-view') !== id;
+    });
+    document.querySelectorAll('.view-btn').forEach(function (b) {
+      b.setAttribute('aria-selected', b.getAttribute('data-view') === id ? 'true' : 'false');
+    });
+    root.setAttribute('data-view', id);
+    if (!Plotly || figLang === null) return;
+    DATA.figs.forEach(function (f) {
+      if (f.id.indexOf(id + '-') === 0) Plotly.Plots.resize(document.getElementById(f.id));
+    });
+  }
+  document.querySelectorAll('.view-btn').forEach(function (b) {
+    b.addEventListener('click', function () { showView(b.getAttribute('data-view')); });
+  });
+  window.reportShowView = showView;
+
   // Printing changes the page width; redraw the figures to fit it, and back afterwards.
   function resizeAll() {
     if (!Plotly || figLang === null) return;

@@ -1,0 +1,506 @@
+"""A round folder in any layout → LoadedRound: results found by content anywhere below the
+folder, each run placed by configuration, workload, axis point and repeat.
+
+This is the path for folders as users have them (no ``<engine>/bench/`` layout, or no
+round.toml at all). What round.toml says, when there is one, overrides what is inferred here;
+every inferred value carries the file (and line) it came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+
+from reportgen.discover import EngineFiles
+from reportgen.errors import Finding, InputError
+from reportgen.load.bench_json import BenchFile, bench_from_records, decode_records
+from reportgen.load.reading import read_input
+from reportgen.load.records import EngineData, LoadedRound
+from reportgen.load.scan import ScannedFile
+from reportgen.manifest import EngineSpec, Inferred, Manifest, Text
+
+Show = Callable[[Path], str]
+HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
+    "gpu_name": "gpu", "gpu": "gpu", "gpu_model": "gpu", "accelerator": "gpu",
+    "vllm_version": "version", "sglang_version": "version", "engine_version": "version",
+    "tensor_parallel_size": "tensor_parallel", "tp_size": "tensor_parallel",
+    "pipeline_parallel_size": "pipeline_parallel", "data_parallel_size": "data_parallel",
+    "gpu_count": "gpu_count", "num_gpus": "gpu_count",
+}
+LAUNCH_TP = re.compile(r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =]+(\d+)\b")
+LAUNCH_PP = re.compile(r"(?:--pipeline-parallel-size|--pp-size|-pp)[ =]+(\d+)\b")
+LAUNCH_DP = re.compile(r"(?:--data-parallel-size|--dp-size|--dp|-dp)[ =]+(\d+)\b")
+LAUNCH_MODEL = re.compile(r"(?:vllm serve|--model-path|--model)[ =]+[\"']?([\w./-]+)")
+RESULT_NAME = re.compile(r"[\w.=-]+\.jsonl?\b")
+PLACEHOLDER = re.compile(r"^\$|^\{\{|^<")  # "$MODEL", "{{model}}", "<path>": sanitized values
+
+
+@dataclass
+class ResultSet:
+    """Every result record of the round, before placement."""
+
+    summary: pd.DataFrame
+    requests: list[pd.DataFrame] = field(default_factory=list)
+    itls: list[pd.DataFrame] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    other_json: list[ScannedFile] = field(default_factory=list)  # read for settings
+
+
+def _is_result(value: object) -> bool:
+    return isinstance(value, dict) and "duration" in value and "completed" in value
+
+
+def _result_records(raw: bytes, f: ScannedFile) -> list[tuple[object, int]] | None:
+    """The file's result records, or None when the JSON is something else (an author's
+    summary, metadata). Invalid JSON that names result keys is an error: it was meant to be
+    a result."""
+    try:
+        records = decode_records(raw, f.shown)
+    except InputError:
+        if b'"output_throughput"' in raw[:1 << 20] or b'"completed"' in raw[:1 << 20]:
+            raise
+        return None
+    results = [(v, line) for v, line in records if _is_result(v)]
+    if not results:
+        return None
+    return records if len(results) == len(records) else results
+
+
+def read_results(files: list[ScannedFile]) -> ResultSet:
+    """Load every result and console file; a file that looks like a result but cannot be read
+    is an InputError naming it."""
+    from reportgen.load.bench_console import parse_console
+
+    parts: list[pd.DataFrame] = []
+    out = ResultSet(summary=pd.DataFrame())
+    for f in files:
+        if f.kind not in ("json", "console"):
+            continue
+        raw = read_input(f.path, f.shown)
+        if f.kind == "json":
+            records = _result_records(raw, f)
+            if records is None:
+                out.skipped.append((f.rel, "JSON without 'duration' and 'completed': not a "
+                                           "benchmark result (an author's summary or metadata "
+                                           "file?)"))
+                out.other_json.append(f)
+                continue
+            bench: BenchFile = bench_from_records(records, f.shown, raw)
+            copy = 0 if len(records) == 1 else 1
+        else:
+            records = parse_console(raw, f.shown)
+            if not records:
+                continue
+            bench = bench_from_records(records, f.shown, single=False)
+            copy = 2
+        summary = bench.summary.assign(rel=f.rel, copy=copy, many=len(records) > 1,
+                                       kind=f.kind)
+        parts.append(summary)
+        out.findings += bench.findings
+        if len(bench.requests):
+            out.requests.append(bench.requests)
+        if len(bench.itls):
+            out.itls.append(bench.itls)
+    if parts:
+        out.summary = pd.concat(parts, ignore_index=True)
+    return out
+
+
+def run_source(rel: str, line: float, many: bool) -> str:
+    """How the runs table names a run: the file inside the round, ``#L<n>`` for one record of
+    a many-run file."""
+    return f"{rel}#L{int(line)}" if many and math.isfinite(line) else rel
+
+
+# ------------------------------------------------------------------ where side files belong
+
+
+def _common_depth(a: str, b: str) -> int:
+    pa, pb = PurePosixPath(a).parts, PurePosixPath(b).parts
+    n = 0
+    while n < min(len(pa), len(pb)) and pa[n] == pb[n]:
+        n += 1
+    return n
+
+
+def owner(rel: str, homes: dict[str, str]) -> str | None:
+    """The configuration a side file (log, fingerprint, samples) belongs to: the one whose
+    results share the longest folder path with it; None when that is not one configuration
+    (then the file describes the whole round, or cannot be attributed)."""
+    folder = str(PurePosixPath(rel).parent)
+    folder = "" if folder == "." else folder
+    depth = {cid: _common_depth(folder, home) for cid, home in homes.items()}
+    best = max(depth.values(), default=0)
+    winners = [c for c, d in depth.items() if d == best]
+    if len(winners) == 1 and (best > 0 or len(homes) == 1):
+        return winners[0]
+    return None
+
+
+def homes(summary: pd.DataFrame) -> dict[str, str]:
+    """Each configuration's home folder: the deepest folder holding all of its results."""
+    out: dict[str, str] = {}
+    for cid, rels in summary.groupby("engine", sort=False)["rel"]:
+        parents = [PurePosixPath(r).parent.parts for r in rels]
+        common: list[str] = []
+        for level in zip(*parents, strict=False):
+            if len(set(level)) != 1:
+                break
+            common.append(level[0])
+        out[str(cid)] = "/".join(common)
+    return out
+
+
+# ------------------------------------------------------------------ settings in side files
+
+
+def harvest_json(f: ScannedFile) -> list[tuple[str, str, str]]:
+    """(setting, value, source) from an author's metadata JSON (``meta.json`` with
+    ``gpu_name``, ``vllm_version`` …): files that are not results but describe them."""
+    import json
+
+    try:
+        data = json.loads(read_input(f.path, f.shown)[: 4 << 20])
+    except (ValueError, InputError, RecursionError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    out = []
+    for key, value in data.items():
+        setting = HARVEST_KEYS.get(str(key).lower())
+        if setting and isinstance(value, str | int) and not isinstance(value, bool) \
+                and str(value).strip() and not PLACEHOLDER.match(str(value)):
+            out.append((setting, str(value).strip(), f"{f.shown} ({key})"))
+    return out
+
+
+def harvest_script(f: ScannedFile, result_names: list[str]) -> tuple[list[str], list[tuple[
+        str, str, str]]]:
+    """Launch lines in a script or README: the result files it writes (by name) and the
+    parallel sizes and model it starts the server with. Only literal numbers count: a size
+    behind a shell variable is not guessed."""
+    text = read_input(f.path, f.shown)[: 4 << 20].decode("utf-8", errors="replace")
+    mentioned = set(RESULT_NAME.findall(text))
+    # a copied folder may prefix names (`outputs_x.jsonl` for the script's `x.jsonl`)
+    writes = [name for name in result_names
+              if name in mentioned or any(name.endswith(("_" + m, "-" + m, "/" + m))
+                                          for m in mentioned)]
+    found: list[tuple[str, str, str]] = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not any(m in line for m in ("serve", "launch_server", "llama-server")):
+            continue
+        for key, pattern in (("tensor_parallel", LAUNCH_TP), ("pipeline_parallel", LAUNCH_PP),
+                             ("data_parallel", LAUNCH_DP), ("model", LAUNCH_MODEL)):
+            m = pattern.search(line)
+            if m and not PLACEHOLDER.match(m.group(1)):
+                found.append((key, m.group(1), f"{f.shown}:{i}"))
+    return writes, found
+
+
+def most_common(values: list[str]) -> str | None:
+    counted = Counter(v for v in values if v)
+    return counted.most_common(1)[0][0] if counted else None
+
+
+def replace_findings(findings: list[Finding], engine: str) -> list[Finding]:
+    return [dataclasses.replace(f, engine=engine) for f in findings]
+
+
+# ------------------------------------------------------------------ the whole round
+
+
+def _attach(files: list[ScannedFile], summary: pd.DataFrame, kind: str
+            ) -> tuple[dict[str, list[ScannedFile]], list[ScannedFile]]:
+    """Side files of one kind by configuration; those that belong to none."""
+    own = homes(summary)
+    by: dict[str, list[ScannedFile]] = {}
+    loose: list[ScannedFile] = []
+    for f in files:
+        if f.kind != kind:
+            continue
+        cid = owner(f.rel, own)
+        if cid is None:
+            loose.append(f)
+        else:
+            by.setdefault(cid, []).append(f)
+    return by, loose
+
+
+def _date(summary: pd.DataFrame) -> tuple[str, str]:
+    """The earliest result date (``20260427-104816`` → ``2026-04-27``) and its file."""
+    best = ("", "")
+    for value, source in zip(summary["date"], summary["source"], strict=True):
+        m = re.match(r"^(\d{4})(\d{2})(\d{2})", str(value or ""))
+        if m:
+            iso = f"{m[1]}-{m[2]}-{m[3]}"
+            if not best[0] or iso < best[0]:
+                best = (iso, source)
+    return best
+
+
+def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """The `runs` table: one row per run used, in configuration, workload, axis order."""
+    def col(name: str) -> pd.Series:
+        if name in placed.columns:
+            return placed[name].astype(float)
+        return pd.Series(math.nan, index=placed.index)
+
+    rate = col("request_rate")
+    completed = col("completed")
+    duration = col("duration_s")
+    out_tok = (col("total_output_tokens") / duration).where(duration > 0).fillna(
+        col("output_throughput_tok_s"))
+    total_tok = ((col("total_input_tokens") + col("total_output_tokens")) / duration).where(
+        duration > 0).fillna(col("total_token_throughput_tok_s"))
+    return pd.DataFrame({
+        "source": [run_source(r, ln, m) for r, ln, m in zip(
+            placed["rel"], placed["line"], placed["many"], strict=True)],
+        "engine": placed["engine"].astype(str),
+        "workload": placed["workload"].astype(str),
+        "axis": axis,
+        "concurrency": col("concurrency"),
+        "concurrency_note": placed["concurrency_note"],
+        "request_rate": rate.where(~rate.isin([math.inf])),
+        "repeat": placed["repeat"].astype(int),
+        "completed": completed,
+        "failed": col("failed"),
+        "duration_s": duration,
+        "output_tok_s": out_tok,
+        "total_tok_s": total_tok,
+        "ttft_p50_ms": col("ttft_median_ms"),
+        "itl_p50_ms": col("itl_median_ms"),
+        "tpot_p50_ms": col("tpot_median_ms"),
+        "e2el_p50_ms": col("e2el_median_ms"),
+    }).reset_index(drop=True)
+
+
+def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Settings a result record carries about its server (SGLang's ``server_info``)."""
+    out: list[tuple[str, str, str]] = []
+    if "server" not in rows.columns:
+        return out
+    for info, source in zip(rows["server"], rows["source"], strict=True):
+        if isinstance(info, dict):
+            out += [(k, str(v), f"{source} (server_info.{k})") for k, v in info.items()]
+            break
+    return out
+
+
+def _with_settings(spec: EngineSpec, found: list[tuple[str, str, str]]) -> EngineSpec:
+    """round.toml's values stay; what it leaves out is filled from the files (first found)."""
+    updates: dict[str, object] = {}
+    for key, value, _ in found:
+        if key in updates:
+            continue
+        if key in ("tensor_parallel", "pipeline_parallel", "data_parallel") \
+                and getattr(spec, key) is None and value.isdigit() and int(value) >= 1:
+            updates[key] = int(value)
+        elif (key == "version" and spec.version is None) or (key == "model" and spec.model is None):
+            updates[key] = value
+    return dataclasses.replace(spec, **updates) if updates else spec
+
+
+def _no_results(root: str, files: list[ScannedFile]) -> InputError:
+    shown = "; ".join(f"{f.rel}: {f.reason}" for f in files[:6] if f.kind == "skipped")
+    more = f" (+{len(files) - 6} more)" if len(files) > 6 else ""
+    return InputError(root, "no benchmark result found in this folder or below it (expected "
+                            "vllm bench serve / benchmark_serving.py JSON, SGLang bench_serving "
+                            "JSONL, or their console output)"
+                      + (f"; files seen: {shown}{more}" if shown else ""))
+
+
+def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
+    """Load a round folder in any layout (see the module docstring)."""
+    from reportgen.load import round as legacy
+    from reportgen.load.fingerprint import parse_fingerprint
+    from reportgen.load.nvidia_smi import load_gpu_csv
+    from reportgen.load.placement import configurations, dedupe, place, workloads
+    from reportgen.load.scan import scan_round
+
+    files = scan_round(root, show)
+    results = read_results(files)
+    skipped = [(f.rel, f.reason) for f in files if f.kind == "skipped"] + results.skipped
+    summary = results.summary
+    if summary.empty:
+        raise _no_results(show(root), files)
+    summary, duplicates = dedupe(summary)
+    for d in duplicates:
+        skipped.append((d.dropped, f"the same run as {d.kept} (same requests, duration and "
+                                   "throughput); that copy is used"))
+    summary = summary.reset_index(drop=True)
+    wl, workload_specs = workloads(summary)
+    summary["workload"] = wl
+    cfg, configs = configurations(summary, wl)
+    summary["engine"] = cfg
+    axis_given = given.axis if given is not None else None
+    axis, placed, unplaced = place(summary, axis_given)
+    for u in unplaced:
+        skipped.append((u.source, u.reason))
+    if placed.empty:
+        reasons = "; ".join(f"{u.source}: {u.reason}" for u in unplaced[:8])
+        raise InputError(show(root), f"no run could be placed on the {axis} axis: {reasons}")
+    findings = list(results.findings)
+    for f in files:
+        if f.kind == "failure":
+            findings.append(Finding(f.shown, "a failed run (the client saved a failure record); "
+                                             "it has no results and is not plotted"))
+
+    inferred: list[Inferred] = []
+    names = [PurePosixPath(r).name for r in summary["rel"]]
+    settings: dict[str, list[tuple[str, str, str]]] = {}  # config id -> [(key, value, source)]
+    round_settings: list[tuple[str, str, str]] = []
+    own = homes(placed)
+    for f in files:
+        found: list[tuple[str, str, str]] = []
+        targets: list[str] = []
+        if f in results.other_json:
+            found = harvest_json(f)
+            cid = owner(f.rel, own)
+            targets = [cid] if cid else []
+        elif f.kind == "script":
+            writes, found = harvest_script(f, sorted(set(names)))
+            targets = sorted({c for r, c in zip(summary["rel"], summary["engine"], strict=True)
+                              if PurePosixPath(r).name in writes})
+        if not found:
+            continue
+        if targets:
+            for cid in targets:
+                settings.setdefault(cid, []).extend(found)
+        else:
+            round_settings.extend(found)
+
+    logs_vllm, _ = _attach(files, placed, "vllm_log")
+    logs_llama, _ = _attach(files, placed, "llama_log")
+    prints, loose_prints = _attach(files, placed, "fingerprint")
+    csvs, loose_csvs = _attach(files, placed, "gpu_csv")
+
+    given_engines = {e.id: e for e in (given.engines if given else ())}
+    engines: dict[str, EngineData] = {}
+    specs: list[EngineSpec] = []
+    for c in configs:
+        if c.id not in set(placed["engine"]):
+            continue
+        rows = placed[placed["engine"] == c.id]
+        kind = None
+        log = (logs_vllm.get(c.id) or logs_llama.get(c.id) or [None])[0]
+        if log is not None:
+            kind = "vllm" if log.kind == "vllm_log" else "llamacpp"
+        elif (rows["backend"] == "sglang").all():
+            kind = "sglang"
+        spec = given_engines.get(c.id) or EngineSpec(
+            id=c.id, label=Text(c.label, c.label), dir=own.get(c.id, ""), kind=kind)
+        if spec.kind is None and kind is not None:
+            spec = dataclasses.replace(spec, kind=kind)
+        spec = _with_settings(spec, settings.get(c.id, []) + _server_info(rows))
+        fp = (prints.get(c.id) or loose_prints or [None])[0]
+        csv = (csvs.get(c.id) or loose_csvs or [None])[0]
+        ef = EngineFiles(id=c.id, dir=root / own.get(c.id, ""),
+                         bench=tuple(dict.fromkeys(root / r for r in rows["rel"])),
+                         server_log=log.path if log else None,
+                         fingerprint=fp.path if fp else None, gpu_csv=csv.path if csv else None)
+        data = EngineData(spec=spec, files=ef)
+        legacy._load_log(data, show, findings)
+        if fp is not None:
+            data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
+        if csv is not None:
+            data.gpu = load_gpu_csv(csv.path, name=csv.shown)
+        engines[c.id] = data
+        specs.append(spec)
+        for key, value, source in settings.get(c.id, []):
+            inferred.append(Inferred(f"engines.{c.id}.{key}", value, source))
+        model = most_common([m for m in rows["model_id"] if isinstance(m, str)
+                             and not PLACEHOLDER.match(m)])
+        if model:
+            src = rows.loc[rows["model_id"] == model, "source"].iloc[0]
+            inferred.append(Inferred(f"engines.{c.id}.model", model, f"{src} (model_id)"))
+        inferred.append(Inferred(f"engines.{c.id}.label", c.label,
+                                 f"runs told apart by {c.basis}"))
+    for key, value, source in round_settings:
+        inferred.append(Inferred(key if "." in key else f"round.{key}", value, source))
+
+    manifest = _manifest(root, given, tuple(specs), engines, placed, inferred, axis)
+    for data in engines.values():
+        legacy._kv_bytes(data, manifest)
+    req = [r for r in results.requests]
+    itl = [i for i in results.itls]
+    summary_out = placed.assign(concurrency=placed["tier"])
+    summary_out.insert(0, "engine", summary_out.pop("engine"))
+    from reportgen.load.bench_json import empty_requests
+
+    requests = pd.concat(req, ignore_index=True) if req else empty_requests()
+    engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
+    requests.insert(0, "engine", requests["source"].map(engine_of))
+    itls = legacy._concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
+                                for i in itl])
+    return LoadedRound(
+        manifest=manifest, root=root, summary=summary_out.reset_index(drop=True),
+        requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
+        runs=build_runs(placed, axis),
+        workloads=[w for w in workload_specs if w.id in set(placed["workload"])],
+        skipped=skipped, inferred=inferred)
+
+
+def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
+              engines: dict[str, EngineData], placed: pd.DataFrame, inferred: list[Inferred],
+              axis: str) -> Manifest:
+    """round.toml's values where it gives them, else what the files say (recorded in
+    ``inferred``), else unknown (NaN / empty): the analyses that need it are left out."""
+    from reportgen.gpu_table import lookup_gpu
+
+    gpu, gpu_from, count = "", "", 1
+    for data in engines.values():
+        fp = data.fingerprint
+        if fp is not None and fp.gpu_name:
+            gpu, gpu_from = fp.gpu_name, fp.provenance.get("gpu_name", fp.path)
+            count = max(count, fp.gpu_count or 1)
+            break
+        if data.gpu is not None and "name" in data.gpu.columns and len(data.gpu):
+            gpu, gpu_from = str(data.gpu["name"].iloc[0]), f"{data.files.gpu_csv} (name)"
+            if "index" in data.gpu.columns:
+                count = max(count, int(data.gpu["index"].nunique()))
+            break
+    if not gpu:
+        harvested = [i for i in inferred if i.key.endswith(".gpu") or i.key == "round.gpu"]
+        if harvested:
+            gpu, gpu_from = harvested[0].value, harvested[0].source
+    if gpu:
+        inferred.append(Inferred("hardware.gpu", gpu, gpu_from))
+        if count > 1:
+            inferred.append(Inferred("hardware.gpu_count", str(count), gpu_from))
+    date, date_from = _date(placed)
+    if date:
+        inferred.append(Inferred("round.date", date, f"{date_from} (date)"))
+    models = [i.value for i in inferred if i.key.endswith(".model")]
+    model = most_common(models) or ""
+    inferred.append(Inferred("round.axis", axis, "the runs' max_concurrency / request_rate"))
+
+    if given is not None:
+        gpu = given.gpu or gpu
+        known = lookup_gpu(gpu) if gpu else None
+        bandwidth = given.bandwidth_gb_s if math.isfinite(given.bandwidth_gb_s) else (
+            known[0] if known else math.nan)
+        memory = given.memory_gib if math.isfinite(given.memory_gib) else (
+            known[1] if known else math.nan)
+        return dataclasses.replace(
+            given, gpu=gpu, bandwidth_gb_s=bandwidth, memory_gib=memory, engines=specs,
+            date=given.date or date, model_name=given.model_name or model, axis=axis,
+            gpu_count=given.gpu_count if given.gpu_count_given else count,
+            inferred=tuple(inferred))
+    known = lookup_gpu(gpu) if gpu else None
+    name = root.resolve().name
+    return Manifest(
+        path=root / "round.toml",
+        title=Text(f"{name} · 基准测试报告", f"{name} · benchmark report"),
+        default_language="en", date=date, gpu=gpu,
+        bandwidth_gb_s=known[0] if known else math.nan,
+        memory_gib=known[1] if known else math.nan, input_tokens=math.nan,
+        output_tokens=math.nan, model_name=model, kv_bytes_per_token=math.nan, engines=specs,
+        client="", gpu_count=count, axis=axis, inferred=tuple(inferred))

@@ -1,0 +1,372 @@
+"""Where each run of a folder with no fixed layout belongs: which configuration, which
+workload, which point of the sweep axis, which repeat — and which copies are the same run.
+
+Pure functions over the run-level summary frame (one row per result record; the columns of
+``reportgen.load.bench_json`` plus ``rel`` — the file's path inside the round — and ``copy``,
+the rank of the copy's format: 0 a one-run JSON file, 1 a record of a many-run file, 2 console
+output). Nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import numpy as np
+import pandas as pd
+
+AXES = ("concurrency", "request_rate")
+LENGTH_TOLERANCE = 0.10  # runs whose mean lengths differ by less than this share a workload
+TOKEN = re.compile(r"[A-Za-z0-9]+")
+SWEEP_DIR = re.compile(r"^(.*?)-?BENCH-.*$")
+NUMBERISH = re.compile(r"(?:inf|infinity)$", re.IGNORECASE)  # `rateinf` names an axis point
+ID_CHARS = re.compile(r"[^a-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A run saved twice: ``dropped`` repeats ``kept``, which is the copy used."""
+
+    dropped: str
+    kept: str
+
+
+@dataclass(frozen=True)
+class Unplaced:
+    """A run that has no value on the round's axis."""
+
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Configuration:
+    id: str
+    label: str
+    basis: str  # what separates it from the others: folder, file, model, label, file name
+
+
+@dataclass(frozen=True)
+class Workload:
+    id: str
+    dataset: str | None
+    input_tokens: float   # nominal (the client's setting) or the measured mean; NaN unknown
+    output_tokens: float
+    from_settings: bool   # lengths read from the client's own settings, not inferred
+
+    def label(self, lang: str) -> str:
+        name = self.dataset or ("数据集未知" if lang == "zh" else "dataset unknown")
+        if not (math.isfinite(self.input_tokens) and math.isfinite(self.output_tokens)):
+            return name
+        approx = "" if self.from_settings else "≈"
+        words = ("输入", "输出") if lang == "zh" else ("in", "out")
+        return (f"{name} · {words[0]} {approx}{self.input_tokens:,.0f} / "
+                f"{words[1]} {approx}{self.output_tokens:,.0f}")
+
+
+# what a console prints of a run (two decimals): two repeats never agree on all of it
+DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "duration_s",
+                  "output_throughput_tok_s", "ttft_median_ms", "itl_median_ms",
+                  "ttft_mean_ms", "e2el_median_ms")
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}" if math.isfinite(value) else "nan"
+
+
+def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
+    """Drop the second copy of a run saved twice (a result JSON and its console log, a sweep's
+    run file and its summary). Two records are the same run when requests, tokens, duration,
+    throughput and latency agree at the precision a console prints (two decimals); the copy kept
+    is the one with the most detail: a one-run file, then a record of a many-run file, then
+    console output."""
+    if summary.empty:
+        return summary, []
+    columns = [c for c in DEDUPE_COLUMNS if c in summary.columns]
+    key = pd.Series([tuple(_fmt(v) for v in row) for row in summary[columns].itertuples(
+        index=False, name=None)], index=summary.index)
+    order = summary.assign(_key=key).sort_values(["copy", "source", "record"], kind="stable")
+    first = order.drop_duplicates("_key", keep="first")
+    kept_by_key = dict(zip(first["_key"], first["source"], strict=True))
+    dropped = order[order.duplicated("_key", keep="first")]
+    dups = [Duplicate(f"{s}#{r + 1}" if m else s, kept_by_key[k])
+            for s, r, k, m in zip(dropped["source"], dropped["record"], dropped["_key"],
+                                  dropped["many"], strict=True)]
+    kept = summary.loc[sorted(first.index)]
+    return kept, dups
+
+
+# ------------------------------------------------------------------ configurations
+
+
+def _run_dir(rel: str) -> str:
+    """The folder that holds a run, with a sweep's per-tier ``…BENCH-…`` part cut: in
+    ``vllm bench sweep serve`` output the SERVE part names the configuration and the BENCH part
+    the point of the sweep."""
+    parts = []
+    for part in PurePosixPath(rel).parent.parts:
+        m = SWEEP_DIR.match(part)
+        if m:
+            if m.group(1):
+                parts.append(m.group(1))
+            break
+        parts.append(part)
+    return "/".join(parts)
+
+
+def _name_tokens(rel: str) -> tuple[str, ...]:
+    """Words of a file name that carry no digits (``result-short-rate1`` → result, short)."""
+    stem = PurePosixPath(rel).name.split(".")[0]
+    return tuple(t.lower() for t in TOKEN.findall(stem)
+                 if not any(ch.isdigit() for ch in t) and not NUMBERISH.search(t))
+
+
+def _strip_common(names: Sequence[str]) -> list[str]:
+    """Drop the leading and trailing words every name shares (``vllm-bench-gpu`` /
+    ``vllm-bench-tpu`` → ``gpu`` / ``tpu``), unless that would leave a name empty."""
+    split = [re.split(r"([-_. ]+)", n) for n in names]
+    if len(split) < 2:
+        return list(names)
+    words = [[w for w in s[::2]] for s in split]
+    head = 0
+    while all(len(w) > head + 1 for w in words) and len({w[head] for w in words}) == 1:
+        head += 1
+    tail = 0
+    while all(len(w) > head + tail + 1 for w in words) and len({w[-1 - tail] for w in words}) == 1:
+        tail += 1
+    out = []
+    for s in split:
+        pieces = s[2 * head: len(s) - 2 * tail if tail else len(s)]
+        out.append("".join(pieces).strip("-_. ") or "".join(s))
+    return out
+
+
+def _folder_names(folders: list[str]) -> dict[str, str]:
+    """Short names for folders: the first path level that tells them all apart, less the words
+    they share (``vllm/bench`` / ``llamacpp/bench`` → ``vllm`` / ``llamacpp``;
+    ``vllm-bench-gpu/…`` / ``vllm-bench-tpu/…`` → ``gpu`` / ``tpu``)."""
+    parts = [PurePosixPath(f).parts for f in folders]
+    depth = max((len(p) for p in parts), default=0)
+    for level in range(depth):
+        names = [p[level] if level < len(p) else "" for p in parts]
+        if len(set(names)) == len(names) and all(names):
+            return dict(zip(folders, _strip_common(names), strict=True))
+    return dict(zip(folders, folders, strict=True))
+
+
+def _partition(keys: Sequence[tuple[object, ...]]) -> list[int]:
+    seen: dict[tuple[object, ...], int] = {}
+    return [seen.setdefault(k, len(seen)) for k in keys]
+
+
+def configurations(summary: pd.DataFrame, workload: pd.Series
+                   ) -> tuple[pd.Series, list[Configuration]]:
+    """Assign each run a configuration from whatever separates the runs: the explicit
+    ``--label``, the folder (a sweep's SERVE part), the many-run file it sits in, the served
+    model, or words of its file name that are not explained by its workload. Labels keep only
+    the parts that differ."""
+    n = len(summary)
+    if n == 0:
+        return pd.Series([], dtype=object), []
+    rels = list(summary["rel"])
+    label = [x if isinstance(x, str) and x else None for x in summary["label"]]
+    folder = [_run_dir(r) for r in rels]
+    many_file = [PurePosixPath(r).name.split(".")[0] if m else None
+                 for r, m in zip(rels, summary["many"], strict=True)]
+    model = [x if isinstance(x, str) and x else None for x in summary["model_id"]]
+    tokens = [_name_tokens(r) for r in rels]
+    common = set.intersection(*(set(t) for t in tokens)) if tokens else set()
+    words = [tuple(t for t in ts if t not in common) for ts in tokens]
+    # file-name words that only restate the workload (short / medium / long) separate nothing
+    by_folder = [(f, m, w) for f, m, w in zip(folder, many_file, words, strict=True)]
+    wl = list(workload)
+    explained = _partition([(*k, w) for k, w in zip(by_folder, wl, strict=True)]) == \
+        _partition([(*k[:2], w) for k, w in zip(by_folder, wl, strict=True)])
+    if explained:
+        words = [()] * n
+    candidates = {"label": label, "folder": folder, "file": many_file, "model": model,
+                  "file name": words}
+    full = _partition(list(zip(*candidates.values(), strict=True)))
+    chosen: list[str] = []
+    for name, values in candidates.items():
+        if len(set(values)) > 1:
+            chosen.append(name)
+            if _partition(list(zip(*(candidates[c] for c in chosen), strict=True))) == full:
+                break
+    groups = sorted(set(full))
+    first_row = {g: full.index(g) for g in groups}
+    # a file's words that every configuration's file shares (`sglang_outputs_…_output`) say
+    # nothing about which configuration it is
+    stems = _strip_common([PurePosixPath(rels[first_row[g]]).name.split(".")[0]
+                           for g in groups])
+    texts: dict[str, list[str]] = {}
+    for name in chosen:
+        raw = [candidates[name][first_row[g]] for g in groups]
+        shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
+        if name == "model":
+            shown = [s.rstrip("/").split("/")[-1] for s in shown]
+        elif name == "file":
+            shown = [stem if s else "" for s, stem in zip(shown, stems, strict=True)]
+        elif name == "folder":
+            short = _folder_names(list(dict.fromkeys(s for s in shown if s)))
+            shown = [short.get(s, "") for s in shown]
+        texts[name] = shown
+    configs: list[Configuration] = []
+    ids: set[str] = set()
+    for i, g in enumerate(groups):
+        parts = [texts[name][i] for name in chosen if texts[name][i]]
+        if chosen and not parts:  # separated by being the one file without that trait
+            parts = [stems[i]]
+        text = " · ".join(parts) if parts else (model[first_row[g]] or "run").split("/")[-1]
+        base = ID_CHARS.sub("-", text.lower()).strip("-") or "config"
+        cid, k = base, 2
+        while cid in ids:
+            cid, k = f"{base}-{k}", k + 1
+        ids.add(cid)
+        configs.append(Configuration(cid, text, ", ".join(chosen) or "single"))
+    assigned = pd.Series([configs[groups.index(g)].id for g in full], index=summary.index,
+                         dtype=object)
+    return assigned, configs
+
+
+# ------------------------------------------------------------------ workloads
+
+
+def _mean_per_request(total: pd.Series, completed: pd.Series) -> pd.Series:
+    return (total / completed).where(completed > 0)
+
+
+def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
+    """Runs with other input/output lengths or another dataset are other workloads. Lengths
+    come from the client's settings when the file carries them, else from the mean tokens per
+    completed request, grouped within ±10 %. ShareGPT-like datasets without a fixed output
+    length are one workload per dataset."""
+    if summary.empty:
+        return pd.Series([], dtype=object), []
+    mean_in = _mean_per_request(summary["total_input_tokens"], summary["completed"])
+    mean_out = _mean_per_request(summary["total_output_tokens"], summary["completed"])
+    rows = []
+    for i, idx in enumerate(summary.index):
+        r = summary.loc[idx]
+        dataset = r["dataset"] if isinstance(r["dataset"], str) else None
+        fixed_out = r["output_len_setting"]
+        if dataset and dataset != "random" and dataset.startswith("sharegpt"):
+            fixed_out = r["sharegpt_output_len_setting"]
+            fixed_in = math.nan
+        else:
+            fixed_in = r["input_len_setting"]
+        settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
+        if dataset and not settings and dataset.startswith("sharegpt"):
+            rows.append((i, dataset, math.nan, math.nan, True))
+            continue
+        rows.append((i, dataset, fixed_in if settings else float(mean_in.iloc[i]),
+                     fixed_out if settings else float(mean_out.iloc[i]), settings))
+    groups: list[list[tuple[int, str | None, float, float, bool]]] = []
+    for row in sorted(rows, key=lambda x: (x[1] or "", _sortable(x[2]), _sortable(x[3]), x[0])):
+        for group in groups:
+            if _same_workload(group[0], row):
+                group.append(row)
+                break
+        else:
+            groups.append([row])
+    groups.sort(key=lambda g: (-len(g), min(x[0] for x in g)))  # the main workload first
+    out = [""] * len(rows)
+    specs: list[Workload] = []
+    ids: set[str] = set()
+    for group in groups:
+        with_settings = [g for g in group if g[4]]
+        pick = with_settings or group
+        dataset = group[0][1]
+        inp = float(np.median([g[2] for g in pick])) if pick else math.nan
+        outp = float(np.median([g[3] for g in pick])) if pick else math.nan
+        from_settings = bool(with_settings)
+        if not from_settings and math.isfinite(inp) and math.isfinite(outp):
+            inp, outp = round(inp), round(outp)
+        base = "-".join(x for x in (dataset or "", _len_id(inp), _len_id(outp)) if x) or "runs"
+        wid, k = ID_CHARS.sub("-", base.lower()), 2
+        while wid in ids:
+            wid, k = f"{base}-{k}", k + 1
+        ids.add(wid)
+        specs.append(Workload(wid, dataset, inp, outp, from_settings))
+        for g in group:
+            out[g[0]] = wid
+    return pd.Series(out, index=summary.index, dtype=object), specs
+
+
+def _sortable(x: float) -> float:
+    return x if math.isfinite(x) else -1.0
+
+
+def _len_id(x: float) -> str:
+    return f"{x:.0f}" if math.isfinite(x) else ""
+
+
+def _close(a: float, b: float) -> bool:
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= LENGTH_TOLERANCE * max(abs(a), abs(b), 1.0)
+
+
+def _same_workload(a: tuple[int, str | None, float, float, bool],
+                   b: tuple[int, str | None, float, float, bool]) -> bool:
+    if a[1] != b[1]:
+        return False
+    if a[4] and b[4]:  # both from settings: exact (NaN: a dataset without fixed lengths)
+        return all(x == y or (math.isnan(x) and math.isnan(y))
+                   for x, y in ((a[2], b[2]), (a[3], b[3])))
+    return _close(a[2], b[2]) and _close(a[3], b[3])
+
+
+# ------------------------------------------------------------------ the sweep axis
+
+
+def effective_concurrency(summary: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """(concurrency, note) per run: the configured ``max_concurrency``; for a 2024 client that
+    had no such option and sent every request at once (rate inf), ``num_prompts``."""
+    conc = summary["concurrency"].astype(float).copy()
+    note = pd.Series([""] * len(summary), index=summary.index, dtype=object)
+    old = (~summary["has_max_concurrency_key"].astype(bool)) & conc.isna() & \
+        np.isinf(summary["request_rate"].astype(float)) & (summary["num_prompts"] > 0)
+    conc[old] = summary.loc[old, "num_prompts"].astype(float)
+    note[old] = "num_prompts"
+    return conc, note
+
+
+def choose_axis(concurrency: pd.Series, rate: pd.Series) -> str:
+    """The round's sweep axis from the data: concurrency when every run has one and it varies
+    at least as much as the rate; request rate when only rates vary."""
+    conc_known = concurrency.notna()
+    n_conc = concurrency[conc_known].nunique()
+    n_rate = rate[rate.notna()].nunique()
+    if conc_known.all() and (n_conc > 1 or n_rate <= 1):
+        return "concurrency"
+    if n_rate > 1 or not conc_known.any():
+        return "request_rate"
+    return "concurrency"
+
+
+def place(summary: pd.DataFrame, axis: str | None = None
+          ) -> tuple[str, pd.DataFrame, list[Unplaced]]:
+    """Give each run its point on the axis (``tier``) and its repeat number within its
+    (configuration, workload, tier) cell; runs without a value on the axis are returned as
+    unplaced, with the reason."""
+    conc, note = effective_concurrency(summary)
+    rate = summary["request_rate"].astype(float)
+    axis = axis or choose_axis(conc, rate)
+    out = summary.assign(concurrency=conc, concurrency_note=note)
+    tier = conc if axis == "concurrency" else rate
+    ok = tier.notna()
+    unplaced = [
+        Unplaced(s if not m else f"{s}#{r + 1}",
+                 "no max_concurrency (a rate-limited run?): no place on the concurrency axis"
+                 if axis == "concurrency" else "no request_rate: no place on the rate axis")
+        for s, r, m in zip(out.loc[~ok, "source"], out.loc[~ok, "record"], out.loc[~ok, "many"],
+                           strict=True)
+    ]
+    out = out[ok].assign(tier=tier[ok])
+    out = out.sort_values(["engine", "workload", "tier", "source", "record"], kind="stable")
+    out["repeat"] = out.groupby(["engine", "workload", "tier"], sort=False).cumcount() + 1
+    return axis, out, unplaced

@@ -1,0 +1,54 @@
+"""The load stage's typed result: every input of a round, parsed and tagged by configuration
+(``engine`` keeps its historical name: a configuration may be an engine, a GPU, a launch
+setting or a quantisation)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from reportgen.discover import EngineFiles, RoundFiles
+from reportgen.errors import Finding
+from reportgen.load.fingerprint import Fingerprint
+from reportgen.load.llama_log import LlamaLog
+from reportgen.load.placement import Workload
+from reportgen.load.vllm_log import VllmLog
+from reportgen.manifest import EngineSpec, Inferred, Manifest
+
+
+@dataclass
+class EngineData:
+    spec: EngineSpec
+    files: EngineFiles
+    log_kind: str | None = None  # "vllm" | "llamacpp" | None (no log / not parsed)
+    llama_log: LlamaLog | None = None
+    vllm_log: VllmLog | None = None
+    fingerprint: Fingerprint | None = None
+    gpu: pd.DataFrame | None = None
+    metrics: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = field(default_factory=dict)
+    kv_bytes_per_token: float = math.nan
+    kv_bytes_per_token_source: str = ""
+
+
+@dataclass
+class LoadedRound:
+    manifest: Manifest
+    root: Path
+    summary: pd.DataFrame  # bench summary rows of every engine, ``engine`` first
+    requests: pd.DataFrame
+    itls: pd.DataFrame
+    engines: dict[str, EngineData]
+    findings: list[Finding]
+    files: RoundFiles | None = None
+    # the sweep axis ("concurrency" or "request_rate"); the summary's ``concurrency`` column
+    # holds each run's point on it (its ``tier``)
+    axis: str = "concurrency"
+    runs: pd.DataFrame | None = None           # one row per run used (the `runs` table)
+    workloads: list[Workload] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why not read)
+    inferred: list[Inferred] = field(default_factory=list)
+
+

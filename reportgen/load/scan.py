@@ -1,0 +1,131 @@
+"""Round folder with no fixed layout → which file is what, decided by content, not by name.
+
+Every file under the round folder (recursively, hidden entries and ``narrative/`` excepted) is
+sniffed once: benchmark results (JSON, JSON Lines, a list of results, console output), server
+logs, nvidia-smi fingerprints and CSV samples, Prometheus scrapes, launch scripts. Whatever is
+none of these is listed as skipped, with the reason, so `check` and the page can say what was
+not read and why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from reportgen.errors import InputError
+
+SNIFF = 1 << 20  # enough for a console log's header and the first record of a result file
+WARMUP = re.compile(r"warm[-_ ]?up", re.IGNORECASE)
+FAILURE = re.compile(r"[.-]fail(?:ure|ed)?\.json$", re.IGNORECASE)  # sweep run=N.failure.json
+NVSMI_CSV = re.compile(rb"^\s*(?:timestamp|index|name|uuid|pci\.bus_id)\s*,\s*[a-z_.]+", re.I)
+SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ps1", ".cmd", ".bat", ".yaml", ".yml", ".md",
+                   ".txt", ".toml", ".cfg", ".ini", ".env", ".py")
+LAUNCH = (b"vllm serve", b"sglang.launch_server", b"llama-server", b"--tensor-parallel-size",
+          b"--tp-size", b"vllm.entrypoints")
+VLLM_LOG = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"vllm.entrypoints",
+            b"[gpu_model_runner.py", b"[kv_cache_utils.py", b"(APIServer pid=", b"(EngineCore")
+LLAMA_LOG = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
+             b"load_tensors:", b"srv  load_model:", b"server is listening", b"slot launch_slot_",
+             b"llama_kv_cache")
+NOT_SCANNED = {"narrative", "__pycache__", "node_modules", ".git"}
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    """One file of the round and what it was taken for."""
+
+    path: Path
+    shown: str        # path relative to the round folder's parent (how messages name it)
+    rel: str          # path relative to the round folder (POSIX), the `source` in tables
+    kind: str         # json | console | vllm_log | llama_log | fingerprint | gpu_csv |
+    #                   metrics | script | failure | skipped
+    reason: str = ""  # why a file was skipped (or what a failure file says)
+
+
+def _head(path: Path, shown: str) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(SNIFF)
+    except OSError as exc:
+        raise InputError(shown, f"cannot read: {exc.strerror or exc} (expected a readable file)"
+                         ) from None
+
+
+def _looks_json(head: bytes) -> bool:
+    text = head.lstrip()
+    return text[:1] in (b"{", b"[")
+
+
+def _is_prometheus(head: bytes) -> bool:
+    return head.lstrip().startswith((b"# HELP ", b"# TYPE ")) or (
+        b"\n# TYPE " in head and b"\n# HELP " in head)
+
+
+def classify(path: Path, head: bytes) -> tuple[str, str]:
+    """(kind, reason) for one file from its name's suffix and its first bytes."""
+    from reportgen.load.bench_console import looks_like_console
+
+    name = path.name.lower()
+    if name.endswith(".pytorch.json"):
+        return "skipped", "vLLM's PyTorch-benchmark side file (a different schema)"
+    if b"\x00" in head[:4096]:
+        return "skipped", "binary file"
+    if _looks_json(head):
+        if FAILURE.search(name):
+            return "failure", "a failed run (its result file records the failure)"
+        if WARMUP.search(path.stem):
+            return "skipped", "warm-up run (the file name says so); not a measured run"
+        return "json", ""  # a result or not: decided from its decoded structure
+    if looks_like_console(head):
+        if WARMUP.search(path.stem):
+            return "skipped", "warm-up run (the file name says so); not a measured run"
+        return "console", ""
+    vllm = sum(m in head for m in VLLM_LOG)
+    llama = sum(m in head for m in LLAMA_LOG)
+    if max(vllm, llama) >= 2 and vllm != llama:
+        return ("vllm_log" if vllm > llama else "llama_log"), ""
+    if b"NVIDIA-SMI" in head and b"Driver Version" in head:
+        return "fingerprint", ""
+    if NVSMI_CSV.match(head):
+        return "gpu_csv", ""
+    if _is_prometheus(head):
+        return "metrics", ""
+    if name.endswith(SCRIPT_SUFFIXES) and any(m in head for m in LAUNCH):
+        return "script", ""
+    return "skipped", "not a benchmark result, log or sample this tool reads"
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return False
+    return True
+
+
+def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
+    """Every file under ``root`` with its kind, in a stable (sorted) order. Links that lead
+    out of the round are refused: a round must not pull in files from elsewhere."""
+    out: list[ScannedFile] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and not (Path(folder) == root and d in NOT_SCANNED))
+        for name in sorted(files):
+            if name.startswith(".") or (Path(folder) == root and name == "round.toml"):
+                continue
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            shown = show(path)
+            if path.is_symlink() and not _inside(path, root):
+                out.append(ScannedFile(path, shown, rel, "skipped",
+                                       "a link that leads out of the round folder; not read"))
+                continue
+            if not path.is_file():
+                out.append(ScannedFile(path, shown, rel, "skipped", "not a regular file"))
+                continue
+            kind, reason = classify(path, _head(path, shown))
+            out.append(ScannedFile(path, shown, rel, kind, reason))
+    return out
