@@ -247,12 +247,15 @@ def _date(summary: pd.DataFrame) -> tuple[str, str]:
 
 
 def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
-    """The `runs` table: one row per run used, in configuration, workload, axis order."""
+    """The `runs` table: one row per run used, in file order."""
     def col(name: str) -> pd.Series:
         if name in placed.columns:
             return placed[name].astype(float)
         return pd.Series(math.nan, index=placed.index)
 
+    # file order (path, then line): how a reader finds a run again in the folder
+    placed = placed.assign(_line=placed["line"].astype(float)).sort_values(
+        ["rel", "_line"], kind="stable")
     rate = col("request_rate")
     completed = col("completed")
     duration = col("duration_s")
