@@ -56,7 +56,7 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
     from plotly.offline import get_plotlyjs_version
 
     from reportgen.analyze.run import RoundAnalysis
-    from reportgen.context import Inputs, View, build_page, build_sections
+    from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
     from reportgen.render import render_page
@@ -115,6 +115,10 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
                               revisions, inputs)
     if page is None:
         page = build_page(first, ui, {}, {}, default, page_chrome, date, views=views)
+    placed = {b.id for view in (views or [None]) for section in (
+        view.sections if view else page.sections) for b in section.blocks
+        if isinstance(b, Figure)}
+    figs = [f for f in figs if f["id"] in placed]  # a section that does not apply has none
     progress("render")
     return render_page(page, templates=templates, report_data=to_json_dict(ra),
                        figs={"defaultLang": default, "template": template, "figs": figs},

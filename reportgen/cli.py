@@ -91,21 +91,30 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
 @click.argument("round_dir", metavar="ROUND")
 def check(round_dir: str) -> None:
     """Load ROUND, print its tiers and self-checks; exit 1 if a check fails."""
-    from reportgen.analyze.run import analyze
-    from reportgen.console import checks_text, tiers_text
+    from reportgen.analyze.run import analyze_round
+    from reportgen.console import checks_text, inputs_text, tiers_text
     from reportgen.load.round import load_round
 
     with _input_errors():
         loaded = load_round(_round_arg(round_dir))
-        analysis = analyze(loaded)
-    click.echo(tiers_text(analysis))
+        ra = analyze_round(loaded)
+    for part in ra.parts:
+        workload = part.round.get("workload")
+        if len(ra.parts) > 1 and workload:
+            click.echo(f"\nworkload {workload['id']}: {workload['label']['en']}")
+        click.echo(tiers_text(part))
     if loaded.findings:
         click.echo("\ninput warnings:")
         for finding in loaded.findings:
             click.echo(f"  warn  {finding}")
-    click.echo("")
-    click.echo(checks_text(analysis))
-    failed = (analysis.checks["status"] == "fail").sum() if len(analysis.checks) else 0
+    extra = inputs_text(ra.inferred, ra.skipped)
+    if extra:
+        click.echo("\n" + extra)
+    failed = 0
+    for part in ra.parts:
+        click.echo("")
+        click.echo(checks_text(part))
+        failed += int((part.checks["status"] == "fail").sum()) if len(part.checks) else 0
     if failed:
         click.echo(f"\n{failed} check(s) failed", err=True)
         sys.exit(EXIT_CHECK_FAILED)

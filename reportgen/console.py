@@ -46,6 +46,10 @@ def table_text(rows: list[list[str]], header: list[str], right: set[int]) -> str
 def tiers_text(analysis: Any) -> str:
     tiers: pd.DataFrame = analysis.tiers
     cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
+    if analysis.round.get("axis") == "request_rate":
+        cols = [("concurrency", "req/s", "{:g}") if c[0] == "concurrency" else c for c in cols]
+    if "repeats" in tiers.columns:
+        cols.insert(2, ("repeats", "runs", "{:.0f}"))
     rows = [[_cell(rec[key], fmt) for key, _, fmt in cols] for rec in tiers.to_dict("records")]
     right = {i for i, (key, _, _) in enumerate(cols) if key not in ("engine", "excluded")}
     return table_text(rows, [title for _, title, _ in cols], right)
@@ -95,3 +99,17 @@ def values_text(values: dict[str, Any], pattern: str | None = None, lang: str = 
     if not rows:
         return f"no value name matches '{pattern}'"
     return table_text(rows, ["name", "{{ name }}", "raw"], set())
+
+
+def inputs_text(inferred: list[Any], skipped: list[tuple[str, str]]) -> str:
+    """What `check` says about the folder: settings read from the files, files not read."""
+    parts = []
+    if inferred:
+        rows = [[i.key, i.value, i.source] for i in inferred]
+        parts.append("inferred settings (round.toml can confirm or override each):\n"
+                     + table_text(rows, ["key", "value", "read from"], set()))
+    if skipped:
+        rows = [[f, why] for f, why in skipped]
+        parts.append(f"files not read ({len(rows)}):\n"
+                     + table_text(rows, ["file", "why"], set()))
+    return "\n\n".join(parts)

@@ -588,7 +588,8 @@ class PageBuilder:
                 self.t("headline.anomaly_label", engine=d.label(engine), c=fmt_g(c)),
                 self.t("headline.anomaly_value", tok=fmt(d.tier(engine, c).get("output_tok_s"),
                                                          ".1f")),
-                self.t("headline.anomaly_sub", prev=fmt_g(prev),
+                self.t("headline.anomaly_sub" if d.excluded(engine, c)
+                       else "headline.drop_sub", prev=fmt_g(prev),
                        prev_tok=fmt(d.tier(engine, prev).get("output_tok_s"), ".1f")),
                 "warn"))
             break

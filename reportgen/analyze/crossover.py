@@ -29,7 +29,9 @@ def pair_ratios(tiers: pd.DataFrame, a: str, b: str, column: str = "output_tok_s
     left = rows[rows["engine"] == a].set_index("concurrency")[column]
     right = rows[rows["engine"] == b].set_index("concurrency")[column]
     both = pd.concat({"a": left, "b": right}, axis=1, join="inner").astype(float)
-    both = both[np.isfinite(both["a"]) & np.isfinite(both["b"]) & (both["a"] > 0) & (both["b"] > 0)]
+    both = both[np.isfinite(both["a"]) & np.isfinite(both["b"]) & (both["a"] > 0) & (both["b"] > 0)
+                # an inf request rate has no place on a log axis to interpolate along
+                & np.isfinite(both.index.to_numpy(dtype=float))]
     both = both.sort_index()
     return pd.DataFrame({"concurrency": both.index.to_numpy(dtype=float),
                          "ratio": (both["a"] / both["b"]).to_numpy()})

@@ -59,7 +59,8 @@ def prefill_table(server: Mapping[str, tuple[pd.DataFrame, str]], tiers: pd.Data
         frame, source = server.get(engine, (None, ""))
         by_c = {} if frame is None else frame.set_index("concurrency").to_dict("index")
         for _, tier in own.iterrows():
-            conc = int(tier["concurrency"])
+            c = float(tier["concurrency"])
+            conc = int(c) if c.is_integer() else c  # a rate sweep may end at inf
             hit = by_c.get(conc, {})
             ms = float(hit.get("server_prefill_ms", np.nan))
             rows.append({

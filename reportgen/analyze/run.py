@@ -317,7 +317,7 @@ def _counter_by_tier(data: Any, name: str) -> dict[int, float]:
     for conc, (before, after) in _metrics(data).items():
         delta = counter_delta(before, after, name)
         if np.isfinite(delta):
-            out[int(conc)] = delta
+            out[conc] = delta
     return out
 
 

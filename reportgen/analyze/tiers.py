@@ -91,12 +91,13 @@ def aggregate_repeats(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def select_tier_rows(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFrame:
-    """Rows that sit on the concurrency axis: known engine, finite concurrency; the last record
-    wins when a tier was run twice (checks.duplicate_tiers reports it)."""
+    """Rows that sit on the round's axis: known engine, a value on the axis (an inf request
+    rate is the last point of a rate sweep); the last record wins when a tier was run twice
+    (checks.duplicate_tiers reports it)."""
     if summary.empty or "engine" not in summary.columns:
         return summary.iloc[0:0]
     conc = _column(summary, "concurrency")
-    keep = summary["engine"].isin(list(engine_order)) & np.isfinite(conc)
+    keep = summary["engine"].isin(list(engine_order)) & conc.notna() & (conc > 0)
     rows = summary[keep]
     return rows[~rows.duplicated(["engine", "concurrency"], keep="last")]
 

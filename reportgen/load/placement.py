@@ -58,13 +58,14 @@ class Workload:
     from_settings: bool   # lengths read from the client's own settings, not inferred
 
     def label(self, lang: str) -> str:
-        name = self.dataset or ("数据集未知" if lang == "zh" else "dataset unknown")
+        """`random · in 1,024 / out 128`; ≈ marks lengths measured rather than set."""
         if not (math.isfinite(self.input_tokens) and math.isfinite(self.output_tokens)):
-            return name
+            return self.dataset or ("长度不定" if lang == "zh" else "lengths vary")
         approx = "" if self.from_settings else "≈"
         words = ("输入", "输出") if lang == "zh" else ("in", "out")
-        return (f"{name} · {words[0]} {approx}{self.input_tokens:,.0f} / "
-                f"{words[1]} {approx}{self.output_tokens:,.0f}")
+        lengths = (f"{words[0]} {approx}{self.input_tokens:,.0f} / "
+                   f"{words[1]} {approx}{self.output_tokens:,.0f}")
+        return f"{self.dataset} · {lengths}" if self.dataset else lengths
 
 
 # what a console prints of a run (two decimals): two repeats never agree on all of it

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reportgen.discover import discover
+from reportgen.discover import RoundFiles, discover
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
     BenchFile,
@@ -284,7 +284,21 @@ def load_round(round_dir: Path) -> LoadedRound:
         engine=pd.Series(dtype=object))
     req.insert(0, "engine", req.pop("engine"))
     return LoadedRound(manifest=manifest, root=round_dir, summary=summary, requests=req,
+                       runs=_runs(summary, files),
                        itls=_concat_itls(itls), engines=engines, findings=findings, files=files)
+
+
+def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
+    """The `runs` table of the fixed layout: one result per (engine, tier), one workload."""
+    from reportgen.load.auto import build_runs
+
+    rel = {files.show(p): p.relative_to(files.root).as_posix()
+           for ef in files.engines.values() for p in ef.bench}
+    counts = summary.groupby("source")["record"].transform("size")
+    placed = summary[np.isfinite(summary["concurrency"])].assign(
+        rel=lambda f: f["source"].map(rel), many=lambda f: counts[f.index] > 1,
+        concurrency_note="", repeat=1, workload="", tier=lambda f: f["concurrency"])
+    return build_runs(placed, "concurrency")
 
 
 def _missing_tiers(summary: pd.DataFrame, bench_dirs: dict[str, str],

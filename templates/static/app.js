@@ -54,6 +54,7 @@
     var l = lang();
     return Promise.all(DATA.figs.map(function (f) {
       var el = document.getElementById(f.id);
+      if (!el) return null;
       var fig = f.fig;
       fig.layout.template = JSON.parse(JSON.stringify(DATA.template));
       if (l !== DATA.defaultLang) patchFigure(fig, f.i18n[l]);
