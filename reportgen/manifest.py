@@ -112,6 +112,9 @@ class Manifest:
     gpu_count: int = 1
     gpu_count_given: bool = False
     axis: str | None = None  # "concurrency" | "request_rate"; None: decided from the data
+    # lengths measured (mean tokens per request), not what the client asked for: good for the
+    # KV estimate, meaningless for output-token parity
+    lengths_measured: bool = False
     inferred: tuple[Inferred, ...] = ()  # settings read from the files, not round.toml
 
     def engine(self, engine_id: str) -> EngineSpec:

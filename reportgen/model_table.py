@@ -21,16 +21,17 @@ Conventions
 
 Name matching
 -------------
-``lookup_model`` lower-cases the name, drops a file extension (``.gguf``, ``.safetensors``), and
-turns every run of ``-``, ``_``, ``.``, ``:`` and spaces into one ``-``; so
+``lookup_model`` lower-cases the name, drops a file extension (``.gguf``, ``.safetensors``),
+and turns every run of ``-``, ``_``, ``.``, ``:`` and spaces into one ``-``; so
 ``Qwen2.5-7B-Instruct``, ``qwen2.5:7b`` and ``qwen2_5 7b`` all read ``qwen2-5-7b...``. Path
 components are tried from the last one back (``org/name``, ``/models/name``, and
-``models--org--name/snapshots/<hash>`` cache paths). The rows of ``MODELS`` are tried in order;
-the first whose pattern matches decides, and a row with no spec is a deliberate "unknown" (e.g.
-R1 distills built on bases not in the table). Every pattern names the family *and* the size,
-bounded on both sides, so Qwen3-32B, Qwen3-30B-A3B and Qwen2.5-32B, or gemma-3-1b and
-gemma-3-12b, cannot be confused, and a family without a size matches nothing. DeepSeek-V3/R1 have one size, so their row needs no size but
-refuses a name carrying any other size (Ollama's ``deepseek-r1:7b`` is a distill).
+``models--org--name/snapshots/<hash>`` cache paths). The rows of ``MODELS`` are tried in
+order; the first whose pattern matches decides, and a row with no spec is a deliberate
+"unknown" (e.g. R1 distills built on bases not in the table). Every pattern names the family
+*and* the size, bounded on both sides, so Qwen3-32B, Qwen3-30B-A3B and Qwen2.5-32B, or
+gemma-3-1b and gemma-3-12b, cannot be confused, and a family without a size matches nothing.
+DeepSeek-V3/R1 come in one size, so their rows need no size but refuse a name carrying any
+other size (Ollama's ``deepseek-r1:7b`` is a distill).
 """
 
 from __future__ import annotations

@@ -636,7 +636,8 @@ def _analyze(loaded: Any) -> Analysis:
     graph_reuse, reuse_info, segment_rows = _graph_reuse(manifest, engines, tiers, constants)
     prefill = _prefill(manifest, engines, tiers)
     memory = _memory(manifest, engines, params, constants)
-    parity = chk.output_token_parity(tiers, order, manifest.output_tokens)
+    parity = chk.output_token_parity(
+        tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens)
     temps = _temperatures(manifest, engines)
 
     reason = manifest.exclude_reason
@@ -645,7 +646,8 @@ def _analyze(loaded: Any) -> Analysis:
         *chk.failed_requests(tiers, order),
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),
-        *chk.identity_checks(tiers, order, manifest.output_tokens),
+        *chk.identity_checks(
+            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
         *chk.tpot_skew_checks(tiers, order),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
@@ -742,7 +744,8 @@ def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
         manifest=dataclasses.replace(
             manifest, engines=specs,
             input_tokens=manifest.input_tokens if keep_in else _whole(w.input_tokens),
-            output_tokens=manifest.output_tokens if keep_in else _whole(w.output_tokens)))
+            output_tokens=manifest.output_tokens if keep_in else _whole(w.output_tokens),
+            lengths_measured=not keep_in and not w.from_settings))
 
 
 def _whole(value: float) -> float:

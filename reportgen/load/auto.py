@@ -297,6 +297,23 @@ def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
     return out
 
 
+def _log_settings(data: EngineData) -> list[tuple[str, str, str]]:
+    """Launch settings a server log states (version, parallel sizes, model)."""
+    out: list[tuple[str, str, str]] = []
+    v = data.vllm_log
+    if v is not None:
+        for attr, key in (("version", "version"), ("tensor_parallel_size", "tensor_parallel"),
+                          ("pipeline_parallel_size", "pipeline_parallel"), ("model", "model")):
+            value = getattr(v, attr)
+            if value is not None:
+                out.append((key, str(value), v.provenance.get(attr, v.path)))
+    llama = data.llama_log
+    if llama is not None and llama.facts.build:
+        out.append(("version", str(llama.facts.build),
+                    llama.facts.provenance.get("build", llama.path)))
+    return out
+
+
 def _with_settings(spec: EngineSpec, found: list[tuple[str, str, str]]) -> EngineSpec:
     """round.toml's values stay; what it leaves out is filled from the files (first found)."""
     updates: dict[str, object] = {}
@@ -411,21 +428,37 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
                          fingerprint=fp.path if fp else None, gpu_csv=csv.path if csv else None)
         data = EngineData(spec=spec, files=ef)
         legacy._load_log(data, show, findings)
+        log_facts = _log_settings(data)
+        data.spec = spec = _with_settings(spec, log_facts)
         if fp is not None:
             data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
         if csv is not None:
             data.gpu = load_gpu_csv(csv.path, name=csv.shown)
         engines[c.id] = data
         specs.append(spec)
-        for key, value, source in settings.get(c.id, []):
-            inferred.append(Inferred(f"engines.{c.id}.{key}", value, source))
+        if spec.kind and log is not None:
+            inferred.append(Inferred(f"engines.{c.id}.kind", spec.kind,
+                                     f"{log.shown} (log lines)"))
+        seen_keys: set[str] = set()
+        for key, value, source in [*log_facts, *settings.get(c.id, []), *_server_info(rows)]:
+            if key not in seen_keys:
+                seen_keys.add(key)
+                inferred.append(Inferred(f"engines.{c.id}.{key}", value, source))
         model = most_common([m for m in rows["model_id"] if isinstance(m, str)
                              and not PLACEHOLDER.match(m)])
-        if model:
+        if model and "model" not in seen_keys:
             src = rows.loc[rows["model_id"] == model, "source"].iloc[0]
             inferred.append(Inferred(f"engines.{c.id}.model", model, f"{src} (model_id)"))
         inferred.append(Inferred(f"engines.{c.id}.label", c.label,
                                  f"runs told apart by {c.basis}"))
+    if len(workload_specs) == 1:
+        w = workload_specs[0]
+        how = "the client's settings" if w.from_settings else "mean tokens per completed request"
+        for key, value in (("input_tokens", w.input_tokens), ("output_tokens", w.output_tokens)):
+            if math.isfinite(value):
+                inferred.append(Inferred(f"workload.{key}", f"{value:.0f}", how))
+        if w.dataset:
+            inferred.append(Inferred("workload.dataset", w.dataset, how))
     for key, value, source in round_settings:
         inferred.append(Inferred(key if "." in key else f"round.{key}", value, source))
 
