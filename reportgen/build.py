@@ -72,7 +72,7 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
     ui = load_ui(templates / "i18n" / "ui.toml")
     default = lang or first.round.get("default_language") or "zh"
     many = len(ra.parts) > 1
-    inferred = tuple((i.key, i.value, i.source) for i in ra.inferred)
+    inferred = tuple(ra.inferred)
 
     figs: list[dict[str, Any]] = []
     trace_types: set[str] = set()

@@ -121,6 +121,25 @@ def check(round_dir: str) -> None:
 
 
 @main.command()
+@click.argument("round_dir", metavar="FOLDER")
+@click.option("--force", is_flag=True,
+              help="Replace an existing round.toml (kept as round.toml.bak).")
+def init(round_dir: str, force: bool) -> None:
+    """Write FOLDER/round.toml from what its files say, with TODOs for the rest."""
+    from reportgen.init_toml import write_round_toml
+
+    with _input_errors():
+        result, path, backup = write_round_toml(_round_arg(round_dir), force)
+    click.echo(f"wrote {path}" + (f" (the previous one is {backup})" if backup else ""))
+    if result.open_keys:
+        click.echo("left open (fill these in to enable more of the report):")
+        for key in result.open_keys:
+            click.echo(f"  {key}")
+    else:
+        click.echo("nothing left open")
+
+
+@main.command()
 @click.argument("round_dir", metavar="ROUND")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
               show_default=True)

@@ -105,9 +105,11 @@ def inputs_text(inferred: list[Any], skipped: list[tuple[str, str]]) -> str:
     """What `check` says about the folder: settings read from the files, files not read."""
     parts = []
     if inferred:
-        rows = [[i.key, i.value, i.source] for i in inferred]
+        rows = [[i.key, i.value, i.source,
+                 f"overridden: {i.stated}" if i.status == "overridden" else i.status]
+                for i in inferred]
         parts.append("inferred settings (round.toml can confirm or override each):\n"
-                     + table_text(rows, ["key", "value", "read from"], set()))
+                     + table_text(rows, ["key", "value", "read from", "status"], set()))
     if skipped:
         rows = [[f, why] for f, why in skipped]
         parts.append(f"files not read ({len(rows)}):\n"

@@ -17,6 +17,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from reportgen.i18n import UI, Bi
+from reportgen.manifest import Inferred
 from reportgen.narrative import LANGS, MISSING, SECTIONS, Prose, format_value, is_missing
 
 EXCLUDED_MARK = "†"
@@ -142,7 +143,7 @@ class Inputs:
 
     runs: pd.DataFrame | None = None
     skipped: tuple[tuple[str, str], ...] = ()
-    inferred: tuple[tuple[str, str, str], ...] = ()
+    inferred: tuple[Inferred, ...] = ()
     workloads: int = 1
 
 
@@ -453,11 +454,13 @@ class PageBuilder:
         return [Facts(items), *self.inferred_table()]
 
     def inferred_table(self) -> list[Any]:
-        rows = [Row([tcell(key), tcell(value), tcell(source)])
-                for key, value, source in self.inputs.inferred]
+        rows = [Row([tcell(i.key), tcell(i.value), tcell(i.source),
+                     tcell(self.t(f"inputs.status_{i.status}", value=i.stated))])
+                for i in self.inputs.inferred]
         if not rows:
             return []
-        cols = [Column(self.t(f"inputs.{k}")) for k in ("col_key", "col_value", "col_source")]
+        cols = [Column(self.t(f"inputs.{k}"))
+                for k in ("col_key", "col_value", "col_source", "col_status")]
         return [Heading(self.t("inputs.inferred_title")), Para(self.t("inputs.inferred_lead")),
                 Table(cols, rows, None)]
 

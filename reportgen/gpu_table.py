@@ -62,14 +62,15 @@ GPUS: tuple[tuple[str, str, float | None, float | None, str], ...] = (
     (r"\bgh200\b", "GH200 (variant not named)", None, None,
      "GH200 comes with 96GB HBM3 or 144GB HBM3e; the name does not say which."),
     # --- NVIDIA data centre ---
-    (r"\bh100\b.*\bnvl\b", "H100 NVL", 3900.0, 94.0,
+    (r"\bh100\s*nvl\b|\bh100\b.*\bnvl\b", "H100 NVL", 3900.0, 94.0,
      "NVIDIA H100 Tensor Core GPU datasheet / product page: H100 NVL 94GB HBM3, 3.9 TB/s "
      "(per GPU), GB as marketed."),
     (r"\bh100\b.*\bpcie\b", "H100 PCIe", 2000.0, 80.0,
      "NVIDIA H100 Tensor Core GPU datasheet: H100 PCIe 80GB, 2 TB/s (the PCIe product brief "
      "says 'greater than 2,000 GB/s'), GB as marketed."),
-    (r"\bh100\b.*\b(?:64|94|96)\s*gb?\b", "H100 (non-80GB variant)", None, None,
-     "H100 SXM variants with 64/94/96 GB have other memory configurations; not in this table."),
+    (r"\bh100\b(?=.*\b\d+\s*gb?\b)(?!.*\b80\s*gb?\b)", "H100 (non-80GB variant)", None, None,
+     "H100 variants with other memory sizes (64/94/96/144 GB) have other memory "
+     "configurations; not in this table."),
     (r"\bh100\b", "H100 SXM", 3350.0, 80.0,
      "NVIDIA H100 Tensor Core GPU datasheet: H100 SXM 80GB HBM3, 3.35 TB/s, GB as marketed "
      "(nvidia-smi: 'NVIDIA H100 80GB HBM3'; a bare 'H100' is taken as SXM)."),

@@ -54,6 +54,8 @@ class Inferred:
     key: str      # round.toml key it corresponds to, e.g. "hardware.gpu"
     value: str
     source: str   # file[:line] or what it was derived from
+    status: str = "inferred"  # | "confirmed" / "overridden" by round.toml
+    stated: str = ""          # round.toml's value when it overrides
 
 
 @dataclass(frozen=True)

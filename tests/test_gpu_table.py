@@ -14,6 +14,7 @@ from reportgen.gpu_table import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
     ("NVIDIA H100 80GB HBM3", "H100 SXM", 3350.0, 80.0),
     ("NVIDIA H100 PCIe", "H100 PCIe", 2000.0, 80.0),
     ("NVIDIA H100 NVL", "H100 NVL", 3900.0, 94.0),
+    ("NVIDIA H100NVL", "H100 NVL", 3900.0, 94.0),
     ("NVIDIA A100-SXM4-80GB", "A100 80GB SXM", 2039.0, 80.0),
     ("NVIDIA A100-SXM4-40GB", "A100 40GB", 1555.0, 40.0),
     ("NVIDIA A100 80GB PCIe", "A100 80GB PCIe", 1935.0, 80.0),
@@ -71,7 +72,7 @@ def test_name_to_spec(name: str, canonical: str, bandwidth: float, memory: float
     # recognised, but the figure is not verified or the variant is not named
     "NVIDIA RTX PRO 6000 Blackwell Server Edition", "NVIDIA GH200 144G HBM3e", "GH200",
     "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA GeForce RTX 3090 Ti",
-    "NVIDIA GeForce RTX 4080 SUPER", "NVIDIA H100 SXM5 94GB",
+    "NVIDIA GeForce RTX 4080 SUPER", "NVIDIA H100 SXM5 94GB", "NVIDIA H100 144GB HBM3",
 ])
 def test_unknown_or_unverified_is_none(name: str) -> None:
     assert lookup_gpu_spec(name) is None

@@ -55,8 +55,9 @@ from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier
 from reportgen.analyze.waves import add_waves
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
-from reportgen.load.records import LoadedRound
+from reportgen.load.records import EngineData, LoadedRound
 from reportgen.manifest import Inferred, Manifest, Text
+from reportgen.model_bytes import model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -172,15 +173,21 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
                 weight_from = _text(f"llama-server 日志 GPU 模型缓冲区({where})",
                                     f"llama-server log GPU model buffer ({where})")
             elif np.isfinite(gib):
-                weight = gib * GIB
+                ranks = _get(vlog, "ranks") or 1  # each rank logs its own share
+                weight = gib * GIB * ranks
                 where = _where(vlog, "weights_gib")
-                weight_from = _text(f"vLLM 日志权重加载大小({where})",
-                                    f"vLLM log weight loading size ({where})")
+                per = "" if ranks == 1 else f" × {ranks} GPU"
+                weight_from = _text(f"vLLM 日志权重加载大小({where}){per}",
+                                    f"vLLM log weight loading size ({where}){per}")
+            elif isinstance(data, EngineData) and (known := model_bytes(
+                    data.model_name(manifest.model_name), *data.dtypes())):
+                weight = known.weight_bytes_per_step
+                weight_from = _text(known.weight_source, known.weight_source)
 
         constants.append(Constant(f"{spec.id}.kv_bytes_per_token", scalar(kv), "B", kv_from))
         bandwidth = manifest.bandwidth_gb_s
         tp = spec.tensor_parallel or 1
-        if tp > 1:
+        if tp > 1 and math.isfinite(bandwidth):
             # tensor-parallel ranks each read their shard of every weight in the same step,
             # so a step sees their bandwidth together; pipeline stages take turns instead
             bandwidth = bandwidth * tp

@@ -328,6 +328,34 @@ def _with_settings(spec: EngineSpec, found: list[tuple[str, str, str]]) -> Engin
     return dataclasses.replace(spec, **updates) if updates else spec
 
 
+def compare_with(item: Inferred, given: Manifest) -> Inferred:
+    """Whether round.toml confirmed or overrode an inferred value (``status``)."""
+    parts = item.key.split(".")
+    stated: object = None
+    if parts[0] == "engines" and len(parts) == 3:
+        spec = next((e for e in given.engines if e.id == parts[1]), None)
+        attr = {"label": "label"}.get(parts[2], parts[2])
+        stated = getattr(spec, attr, None) if spec is not None else None
+        if isinstance(stated, Text):
+            stated = stated.en
+    elif item.key == "hardware.gpu":
+        stated = given.gpu or None
+    elif item.key == "hardware.gpu_count":
+        stated = given.gpu_count if given.gpu_count_given else None
+    elif item.key in ("workload.input_tokens", "workload.output_tokens"):
+        value = getattr(given, parts[1])
+        stated = value if isinstance(value, int) else None
+    elif item.key == "round.date":
+        stated = given.date or None
+    elif item.key == "round.axis":
+        stated = given.axis
+    if stated is None:
+        return item
+    same = str(stated) == item.value
+    return dataclasses.replace(item, status="confirmed" if same else "overridden",
+                               stated="" if same else str(stated))
+
+
 def _no_results(root: str, files: list[ScannedFile]) -> InputError:
     shown = "; ".join(f"{f.rel}: {f.reason}" for f in files[:6] if f.kind == "skipped")
     more = f" (+{len(files) - 6} more)" if len(files) > 6 else ""
@@ -435,7 +463,6 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         if csv is not None:
             data.gpu = load_gpu_csv(csv.path, name=csv.shown)
         engines[c.id] = data
-        specs.append(spec)
         if spec.kind and log is not None:
             inferred.append(Inferred(f"engines.{c.id}.kind", spec.kind,
                                      f"{log.shown} (log lines)"))
@@ -447,10 +474,13 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         model = most_common([m for m in rows["model_id"] if isinstance(m, str)
                              and not PLACEHOLDER.match(m)])
         if model and "model" not in seen_keys:
+            if spec.model is None:
+                data.spec = spec = dataclasses.replace(spec, model=model)
             src = rows.loc[rows["model_id"] == model, "source"].iloc[0]
             inferred.append(Inferred(f"engines.{c.id}.model", model, f"{src} (model_id)"))
         inferred.append(Inferred(f"engines.{c.id}.label", c.label,
                                  f"runs told apart by {c.basis}"))
+        specs.append(spec)
     if len(workload_specs) == 1:
         w = workload_specs[0]
         how = "the client's settings" if w.from_settings else "mean tokens per completed request"
@@ -463,6 +493,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         inferred.append(Inferred(key if "." in key else f"round.{key}", value, source))
 
     manifest = _manifest(root, given, tuple(specs), engines, placed, inferred, axis)
+    if given is not None:
+        manifest = dataclasses.replace(manifest, inferred=tuple(
+            compare_with(i, given) for i in manifest.inferred))
     for data in engines.values():
         legacy._kv_bytes(data, manifest)
     req = [r for r in results.requests]
@@ -481,7 +514,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
         runs=build_runs(placed, axis),
         workloads=[w for w in workload_specs if w.id in set(placed["workload"])],
-        skipped=skipped, inferred=inferred)
+        skipped=skipped, inferred=list(manifest.inferred))
 
 
 def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
@@ -514,8 +547,12 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
     date, date_from = _date(placed)
     if date:
         inferred.append(Inferred("round.date", date, f"{date_from} (date)"))
-    models = [i.value for i in inferred if i.key.endswith(".model")]
-    model = most_common(models) or ""
+    # one model for the round only when every configuration served it; otherwise each
+    # configuration keeps its own and none is assumed for the others
+    per_config = {i.key.split(".")[1]: i.value for i in inferred
+                  if i.key.startswith("engines.") and i.key.endswith(".model")}
+    model = next(iter(set(per_config.values()))) if (
+        len(set(per_config.values())) == 1 and len(per_config) == len(specs)) else ""
     inferred.append(Inferred("round.axis", axis, "the runs' max_concurrency / request_rate"))
 
     if given is not None:

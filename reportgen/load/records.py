@@ -32,6 +32,20 @@ class EngineData:
     kv_bytes_per_token: float = math.nan
     kv_bytes_per_token_source: str = ""
 
+    def model_name(self, round_model: str = "") -> str | None:
+        """The model this configuration served: what its server log loaded (a GGUF path names
+        the quantisation), else round.toml's / the results' name, else the round's."""
+        if self.llama_log is not None and self.llama_log.facts.model_path:
+            return self.llama_log.facts.model_path
+        if self.vllm_log is not None and self.vllm_log.model:
+            return self.vllm_log.model
+        return self.spec.model or round_model or None
+
+    def dtypes(self) -> tuple[str | None, str | None]:
+        """(weight dtype, KV-cache dtype) the server log states."""
+        v = self.vllm_log
+        return (v.dtype, v.kv_cache_dtype) if v is not None else (None, None)
+
 
 @dataclass
 class LoadedRound:

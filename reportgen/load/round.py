@@ -31,6 +31,7 @@ from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import Manifest, locate
+from reportgen.model_bytes import model_bytes
 
 __all__ = ["EngineData", "LoadedRound", "load_round"]
 
@@ -175,6 +176,9 @@ def _kv_bytes(data: EngineData, manifest: Manifest) -> None:
             f"({v.kv_cache_gib} GiB × {ranks} GPU / {v.kv_cache_tokens:,} tokens; GiB printed "
             "with 2 decimals)"
         )
+    elif (known := model_bytes(data.model_name(manifest.model_name), *data.dtypes())):
+        data.kv_bytes_per_token = known.kv_bytes_per_token
+        data.kv_bytes_per_token_source = known.kv_source
 
 
 def _check_tiers(engine: str, summary: pd.DataFrame, findings: list[Finding]) -> None:

@@ -1,0 +1,180 @@
+"""`reportgen init`: a commented round.toml holding what the files say, with TODO lines for
+what only the author knows. Pure text from a LoadedRound; the CLI writes it."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from reportgen.errors import InputError
+from reportgen.gpu_table import lookup_gpu_spec
+from reportgen.load.records import LoadedRound
+from reportgen.manifest import Inferred
+from reportgen.model_bytes import model_bytes
+
+
+@dataclass(frozen=True)
+class InitResult:
+    text: str
+    open_keys: list[str]  # keys left as TODO, each with what it would enable
+
+
+def _q(value: str) -> str:
+    """A TOML basic string (JSON's escapes are valid TOML)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _num(value: float) -> str:
+    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
+
+
+def _line(key: str, value: str, source: str) -> str:
+    source = " ".join(source.split())  # a file name with a line break must not end the comment
+    return f"{key} = {value}  # from {source}" if source else f"{key} = {value}"
+
+
+def init_text(loaded: LoadedRound) -> InitResult:
+    """round.toml for ``loaded``: every inferred value with its source, TODOs for the rest."""
+    m = loaded.manifest
+    found: dict[str, Inferred] = {}
+    for item in loaded.inferred:
+        found.setdefault(item.key, item)
+    todo: list[str] = []
+    out = [
+        "# round.toml written by `reportgen init` from the files in this folder.",
+        "# Each value says where it was read. A value written here is used as it is and wins",
+        "# over what reportgen infers; correct anything that is wrong. `# TODO` lines need a",
+        "# value no file states: fill them in to enable what they name.",
+        "",
+        "[round]",
+        f"title = {{ zh = {_q(m.title.zh)}, en = {_q(m.title.en)} }}",
+    ]
+    for key in ("date", "axis"):
+        if (item := found.get(f"round.{key}")) is not None:
+            out.append(_line(key, _q(item.value), item.source))
+    out += ["", "[hardware]"]
+    gpu = found.get("hardware.gpu")
+    if gpu is not None:
+        out.append(_line("gpu", _q(gpu.value), gpu.source))
+        spec = lookup_gpu_spec(gpu.value)
+        if spec is not None:
+            out.append(f"# bandwidth_gb_s = {_num(spec.bandwidth_gb_s)}  # built-in GPU table "
+                       f"({spec.name}: {spec.source}); uncomment to override")
+        else:
+            out.append("# TODO bandwidth_gb_s = ?  # the GPU table does not know this GPU; "
+                       "enables the roofline floor, MBU and batching efficiency")
+            todo.append("hardware.bandwidth_gb_s (roofline floor, MBU, batching efficiency)")
+    else:
+        out.append('# TODO gpu = "?"  # no file names the GPU; enables the roofline floor, '
+                   "MBU and the memory split")
+        todo.append("hardware.gpu (roofline floor, MBU, memory split)")
+    if (count := found.get("hardware.gpu_count")) is not None:
+        out.append(_line("gpu_count", count.value, count.source))
+    if len(loaded.workloads) == 1:
+        out += ["", "[workload]"]
+        for key in ("input_tokens", "output_tokens"):
+            if (item := found.get(f"workload.{key}")) is not None:
+                out.append(_line(key, item.value, item.source))
+        if (item := found.get("workload.dataset")) is not None:
+            out.append(_line("dataset", _q(item.value), item.source))
+    elif loaded.workloads:
+        out += ["", f"# [workload]: {len(loaded.workloads)} workloads, each read from its "
+                    "files (see the page's workload switch)"]
+    out += ["", "[model]"]
+    if m.model_name:
+        out.append(_line("name", _q(m.model_name), "the results' model_id"))
+    kv_line = _kv_line(loaded)
+    out.append(kv_line)
+    if kv_line.startswith("# TODO"):
+        todo.append("model.kv_bytes_per_token (roofline floor, KV capacity)")
+    for spec in m.engines:
+        data = loaded.engines.get(spec.id)
+        out += ["", "[[engines]]", f"id = {_q(spec.id)}"]
+        label = found.get(f"engines.{spec.id}.label")
+        out.append(_line("label", _q(spec.label.en), label.source if label else ""))
+        home = PurePosixPath(spec.dir)
+        if home.name == "bench" and (loaded.root / home).is_dir():  # the <dir>/bench layout
+            out.append(f"dir = {_q(str(home.parent))}")
+        for key in ("kind", "version", "model"):
+            value = getattr(spec, key)
+            if value:
+                item = found.get(f"engines.{spec.id}.{key}")
+                out.append(_line(key, _q(str(value)), item.source if item else ""))
+        for key in ("tensor_parallel", "pipeline_parallel", "data_parallel"):
+            value = getattr(spec, key)
+            if value is not None:
+                item = found.get(f"engines.{spec.id}.{key}")
+                out.append(_line(key, str(value), item.source if item else ""))
+        if spec.tensor_parallel is None:
+            out.append("# TODO tensor_parallel = ?  # GPUs that split each step's weights; "
+                       "leave out for one GPU")
+        known = model_bytes(data.model_name(m.model_name), *data.dtypes()) if data else None
+        if math.isfinite(spec.weight_bytes_per_step):
+            out.append(f"weight_bytes_per_step = {_num(spec.weight_bytes_per_step)}")
+        elif data is not None and data.llama_log is not None \
+                and data.llama_log.facts.model_buffer_mib:
+            out.append("# weight_bytes_per_step: read from the llama-server log's model "
+                       "buffer at build time")
+        elif data is not None and data.vllm_log is not None and data.vllm_log.weights_gib:
+            out.append("# weight_bytes_per_step: read from the vLLM log's weight size at build "
+                       "time")
+        elif known is not None:
+            out.append(f"weight_bytes_per_step = {_num(known.weight_bytes_per_step)}  # "
+                       f"{' '.join(known.weight_source.split())}")
+        else:
+            out.append("# TODO weight_bytes_per_step = ?  # weight bytes read per decode step "
+                       "(active parameters × bytes per parameter)")
+            todo.append(f"engines.{spec.id}.weight_bytes_per_step (roofline floor, MBU)")
+    return InitResult("\n".join(out) + "\n", todo)
+
+
+def _kv_line(loaded: LoadedRound) -> str:
+    """[model].kv_bytes_per_token when every configuration resolved the same figure."""
+    values = {d.kv_bytes_per_token for d in loaded.engines.values()
+              if math.isfinite(d.kv_bytes_per_token)}
+    if len(values) == 1 and len(loaded.engines) and all(
+            math.isfinite(d.kv_bytes_per_token) for d in loaded.engines.values()):
+        data = next(iter(loaded.engines.values()))
+        return (f"kv_bytes_per_token = {_num(values.pop())}  # "
+                f"{data.kv_bytes_per_token_source}")
+    if values:
+        return ("# kv_bytes_per_token differs by configuration; each is read from its own "
+                "log or the model table at build time")
+    return ("# TODO kv_bytes_per_token = ?  # 2 (K,V) × layers × KV heads × head dim × bytes "
+            "per element")
+
+
+def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path, Path | None]:
+    """Infer from ``root``'s files alone (an existing round.toml is not read) and write
+    round.toml atomically; an existing one is refused, or with ``force`` kept as
+    round.toml.bak (round.toml.bak.2 … when that exists too)."""
+    from reportgen.discover import display_path
+    from reportgen.load.auto import load_auto
+    from reportgen.write import write_atomic
+
+    path = root / "round.toml"
+    if (path.exists() or path.is_symlink()) and not force:
+        raise InputError(display_path(path, root), "already exists; `reportgen init` never "
+                                                   "overwrites it (use --force to replace it "
+                                                   "and keep a backup)")
+    result = init_text(load_auto(root, lambda p: display_path(p, root), None))
+    backup = None
+    if path.exists() or path.is_symlink():
+        backup = root / "round.toml.bak"
+        n = 2
+        while backup.exists() or backup.is_symlink():
+            backup, n = root / f"round.toml.bak.{n}", n + 1
+        try:
+            shutil.copy2(path, backup, follow_symlinks=False)
+        except OSError as exc:
+            raise InputError(display_path(path, root),
+                             f"cannot keep a backup: {exc.strerror or exc}") from None
+    try:
+        write_atomic(path, result.text.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(display_path(path, root), f"cannot write: {exc.strerror or exc}"
+                         ) from None
+    return result, path, backup
