@@ -121,7 +121,7 @@ def init_text(loaded: LoadedRound) -> InitResult:
         elif data is not None and data.vllm_log is not None and data.vllm_log.weights_gib:
             out.append("# weight_bytes_per_step: read from the vLLM log's weight size at build "
                        "time")
-        elif known is not None:
+        elif known is not None and math.isfinite(known.weight_bytes_per_step):
             out.append(f"weight_bytes_per_step = {_num(known.weight_bytes_per_step)}  # "
                        f"{' '.join(known.weight_source.split())}")
         else:

@@ -14,9 +14,19 @@ DTYPE_BYTES = {"bfloat16": 2.0, "bf16": 2.0, "float16": 2.0, "fp16": 2.0, "half"
                "fp8_e5m2": 1.0, "int8": 1.0}
 
 
+# Official checkpoints that ship quantised without saying so in their name: (key prefix,
+# bytes per parameter or None when no single figure describes the mix, why).
+NATIVE: tuple[tuple[str, float | None, str], ...] = (
+    ("DeepSeek-V3", 1.0, "the official checkpoint is FP8 (config_671B.json: dtype fp8)"),
+    ("DeepSeek-R1", 1.0, "the official checkpoint is FP8 (config_671B.json: dtype fp8)"),
+    ("gpt-oss", None, "MXFP4 experts with BF16 attention and embeddings: no single "
+                      "bytes-per-parameter figure"),
+)
+
+
 @dataclass(frozen=True)
 class ModelBytes:
-    weight_bytes_per_step: float
+    weight_bytes_per_step: float  # NaN: the table cannot say (see weight_source)
     weight_source: str
     kv_bytes_per_token: float
     kv_source: str
@@ -34,8 +44,12 @@ def model_bytes(name: str | None, weight_dtype: str | None = None,
     if spec is None:
         return None
     quant = bytes_per_param(name)
+    native = next(((b, w) for prefix, b, w in NATIVE
+                   if spec.key.startswith(prefix) and "distill" not in spec.key.lower()), None)
     if quant is not None:
         wbytes, why = quant
+    elif native is not None:
+        wbytes, why = native[0] if native[0] is not None else math.nan, native[1]
     elif weight_dtype and weight_dtype.lower() in DTYPE_BYTES:
         wbytes, why = DTYPE_BYTES[weight_dtype.lower()], f"--dtype {weight_dtype}"
     else:
@@ -43,9 +57,9 @@ def model_bytes(name: str | None, weight_dtype: str | None = None,
     kv = (kv_dtype or "").lower()
     kbytes, kwhy = (DTYPE_BYTES[kv], f"--kv-cache-dtype {kv_dtype}") if kv in DTYPE_BYTES \
         else (2.0, "16-bit KV cache assumed")
-    weight = spec.weight_bytes_per_step(wbytes)
+    weight = spec.weight_bytes_per_step(wbytes)  # NaN when the mix has no single figure
     kvb = spec.kv_bytes_per_token(kbytes)
-    if not (math.isfinite(weight) and math.isfinite(kvb)):
+    if not math.isfinite(kvb):
         return None
     active = "active " if spec.active_params != spec.params else ""
     return ModelBytes(

@@ -180,7 +180,8 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
                 weight_from = _text(f"vLLM 日志权重加载大小({where}){per}",
                                     f"vLLM log weight loading size ({where}){per}")
             elif isinstance(data, EngineData) and (known := model_bytes(
-                    data.model_name(manifest.model_name), *data.dtypes())):
+                    data.model_name(manifest.model_name), *data.dtypes())) \
+                    and np.isfinite(known.weight_bytes_per_step):
                 weight = known.weight_bytes_per_step
                 weight_from = _text(known.weight_source, known.weight_source)
 
