@@ -319,6 +319,16 @@ def _ctext(c: Any, excluded: bool = False) -> str:
 
 # ----------------------------------------------------------------------------- sections
 
+# tiers column → the client's key that fills it, per section (see PageBuilder.gaps)
+SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "prefill": (("ttft_p50_ms", "median_ttft_ms"),),
+    "waves": (("e2el_p50_ms", "median_e2el_ms"),),
+    "stalls": (("itl_mean_ms", "mean_itl_ms"), ("tpot_mean_ms", "mean_tpot_ms")),
+    "data": (("tpot_p50_ms", "median_tpot_ms"), ("e2el_p50_ms", "median_e2el_ms"),
+             ("ttft_p99_ms", "p99_ttft_ms")),
+}
+
+
 class PageBuilder:
     def __init__(self, analysis: Any, ui: UI, narrative: Mapping[str, Prose],
                  figures: Mapping[str, tuple[str, int]],
@@ -542,9 +552,14 @@ class PageBuilder:
         if d.pair:
             a, b = d.pair
             if _num(d.v("crossover.count")) > 0:
+                low, high = _num(d.v("crossover.range_low")), _num(d.v("crossover.range_high"))
+                value = self.t("headline.cross_value", c=fmt(d.v("crossover.concurrency"), ".1f"))
+                if math.isfinite(low) and math.isfinite(high):
+                    value = self.t("headline.cross_value_range",
+                                   c=fmt(d.v("crossover.concurrency"), ".1f"),
+                                   lo=fmt(low, ".1f"), hi=fmt(high, ".1f"))
                 cards.append(Card(
-                    self.t("headline.cross_label"),
-                    self.t("headline.cross_value", c=fmt(d.v("crossover.concurrency"), ".1f")),
+                    self.t("headline.cross_label"), value,
                     self.t("headline.cross_sub", a=d.label(a), b=d.label(b),
                            lo=fmt_g(d.v("crossover.lower_tier")),
                            hi=fmt_g(d.v("crossover.upper_tier")),
@@ -928,6 +943,7 @@ class PageBuilder:
                 ("col_itl_p99", "itl_p99_ms", ".1f"), ("col_tpot_p50", "tpot_p50_ms", ".2f"),
                 ("col_e2el_p50", "e2el_p50_ms", ".0f"), ("col_mean_out", "mean_output_tokens",
                                                          ".2f"))
+        repeats = "repeats" in d.tiers.columns and bool((d.tiers["repeats"] > 1).any())
         rows = []
         for e in d.order:
             for _, r in d.rows(e).iterrows():
@@ -936,10 +952,16 @@ class PageBuilder:
                 for _, column, fspec in spec:
                     cls = "bad" if column == "failed" and _num(r.get(column)) > 0 else ""
                     cells.append(ncell(r.get(column), fspec, cls))
+                if repeats:
+                    cells.append(Cell(same(
+                        f"{fmt_g(r.get('repeats'))} ({fmt(r.get('output_tok_s_min'), '.1f')}–"
+                        f"{fmt(r.get('output_tok_s_max'), '.1f')})"), True))
                 rows.append(Row(cells, "has-excluded" if excl else ""))
         if rows:
             cols = [Column(self.t("data.col_engine")), Column(self.t("data.col_c"), True)]
             cols += [Column(self.t(f"data.{k}"), True) for k, _, _ in spec]
+            if repeats:
+                cols.append(Column(self.t("inputs.repeats_col"), True))
             out.append(Table(cols, rows, None, variant="wide"))
         out += self.figure("tradeoff", self.t("batching.tradeoff_caption"))
         out.append(Para(self.t("data.download"), "note"))
@@ -1013,6 +1035,40 @@ class PageBuilder:
         return [Para(self.t("revisions.lead", previous=rev.previous, n=str(len(rev.changes)))),
                 Table(cols, rows, None, variant="revisions")]
 
+    # --- what would fill the gaps
+
+    def gaps(self, sid: str) -> list[Any]:
+        """One sentence per missing input that leaves a section's cells empty, naming the key
+        (and a file) that would fill them: a section never shows blanks without saying why."""
+        d = self.d
+        out: list[Any] = []
+        example = ""
+        runs = self.inputs.runs
+        if runs is not None and len(runs):
+            example = str(runs["source"].iloc[0])
+        for column, key in SECTION_NEEDS.get(sid, ()):
+            if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
+                out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—"),
+                                "note"))
+        if sid in ("bytes", "batching") and not self.rate_axis and len(d.tiers) \
+                and d.tiers["floor_ms"].isna().all():
+            keys = []
+            if not math.isfinite(_num(d.round.get("bandwidth_gb_s"))):
+                keys.append("hardware.gpu" if not d.round.get("gpu")
+                            else "hardware.bandwidth_gb_s")
+            for e in d.order:
+                eng = d.engine(e)
+                if not math.isfinite(_num(eng.get("weight_bytes_per_step"))):
+                    keys.append(f"engines.{e}.weight_bytes_per_step")
+                if not math.isfinite(_num(eng.get("kv_bytes_per_token"))):
+                    keys.append(f"engines.{e}.kv_bytes_per_token")
+            if keys:
+                out.append(Para(self.t("inputs.needs_key", name="`, `".join(
+                    dict.fromkeys(keys))), "note"))
+        if sid == "memory" and (d.a.memory is None or not len(d.a.memory)):
+            out.append(Para(self.t("inputs.needs_log"), "note"))
+        return out
+
     # --- assembly
 
     def sections(self) -> list[Section]:
@@ -1030,6 +1086,8 @@ class PageBuilder:
             order.insert(order.index("headline") + 1, "revisions")
         for sid in order:
             blocks = makers[sid]()
+            if blocks:
+                blocks += self.gaps(sid)
             prose = self.narrative.get(sid)
             if not blocks and prose is None:
                 continue

@@ -290,13 +290,20 @@ def throughput_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
         any_excluded |= bool(excluded.any())
         x, y = _col(rows, "concurrency"), _col(rows, "output_tok_s")
         curves[engine] = (x, y, excluded)
+        spread: dict[str, Any] = {}
+        if "repeats" in rows.columns and (_col(rows, "repeats") > 1).any():
+            # the min–max of repeated runs around their median
+            spread["error_y"] = dict(type="data", symmetric=False, visible=True,
+                                     array=_col(rows, "output_tok_s_max") - y,
+                                     arrayminus=y - _col(rows, "output_tok_s_min"),
+                                     color=color[engine], thickness=1.5, width=4)
         fig.add_trace(Scatter(
             x=x, y=y, mode="lines+markers", name=labels[engine][lang],
             line=dict(color=color[engine], width=2.5),
             marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
                         line=dict(width=2, color=color[engine])),
             customdata=_notes(excluded, ui, lang),
-            hovertemplate=ui.raw("fig.throughput.hover", lang),
+            hovertemplate=ui.raw("fig.throughput.hover", lang), **spread,
         ))
     for _, cross in analysis.crossovers.iterrows():
         c = float(cross["concurrency"])

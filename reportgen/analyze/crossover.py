@@ -99,3 +99,32 @@ def primary_pair(tiers: pd.DataFrame, engine_order: Sequence[str],
     if not ratios.empty and ratios["ratio"].iloc[0] < 1.0:
         a, b = b, a
     return a, b
+
+
+def crossover_range(tiers: pd.DataFrame, a: str, b: str) -> tuple[float, float]:
+    """Where the crossover may lie given the spread of repeated runs: the crossings of the
+    pessimistic ratio (slowest run of a ÷ fastest of b) and the optimistic one (fastest of a ÷
+    slowest of b), lowest first. NaN without repeats, or when a bound curve never crosses."""
+    if "output_tok_s_min" not in tiers.columns:
+        return math.nan, math.nan
+    lo = _band_ratio(tiers, a, b, "output_tok_s_min", "output_tok_s_max")
+    hi = _band_ratio(tiers, a, b, "output_tok_s_max", "output_tok_s_min")
+    found = []
+    for frame in (lo, hi):
+        hits = crossings(frame["concurrency"], frame["ratio"])
+        found.append(hits[0]["concurrency"] if hits else math.nan)
+    if not all(math.isfinite(x) for x in found):
+        return math.nan, math.nan
+    return min(found), max(found)
+
+
+def _band_ratio(tiers: pd.DataFrame, a: str, b: str, col_a: str, col_b: str) -> pd.DataFrame:
+    """a's col_a ÷ b's col_b over their common usable, finite tiers."""
+    rows = usable(tiers)
+    left = rows[rows["engine"] == a].set_index("concurrency")[col_a]
+    right = rows[rows["engine"] == b].set_index("concurrency")[col_b]
+    both = pd.concat({"a": left, "b": right}, axis=1, join="inner").astype(float)
+    both = both[(both["a"] > 0) & (both["b"] > 0) & np.isfinite(both["a"] + both["b"])
+                & np.isfinite(both.index.to_numpy(dtype=float))].sort_index()
+    return pd.DataFrame({"concurrency": both.index.to_numpy(dtype=float),
+                         "ratio": (both["a"] / both["b"]).to_numpy()})

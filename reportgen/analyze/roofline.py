@@ -114,5 +114,6 @@ def step_ratio(engines: pd.DataFrame, a: str, b: str) -> dict[str, float]:
     eb = engines.set_index("id").loc[b]
     predicted = eb["step_bytes_c1"] / ea["step_bytes_c1"]
     measured = eb["itl_p50_c1_ms"] / ea["itl_p50_c1_ms"]
+    attained = measured / predicted if predicted and np.isfinite(predicted) else np.nan
     return {"predicted": float(predicted), "measured": float(measured),
-            "attained": float(measured / predicted)}
+            "attained": float(attained)}

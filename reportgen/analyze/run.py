@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze import checks as chk
-from reportgen.analyze.crossover import crossings, crossover_table, pair_ratios, primary_pair
+from reportgen.analyze.crossover import (
+    crossings,
+    crossover_range,
+    crossover_table,
+    pair_ratios,
+    primary_pair,
+)
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
     GIB,
@@ -457,6 +463,9 @@ def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFra
     first = hits[0] if hits else {}
     for key in ("concurrency", "lower_tier", "upper_tier", "ratio_lower", "ratio_upper"):
         out[f"crossover.{key}"] = float(first.get(key, math.nan))
+    if "output_tok_s_min" in tiers.columns:  # repeated runs: where the crossover may lie
+        low, high = crossover_range(tiers, a, b)
+        out["crossover.range_low"], out["crossover.range_high"] = low, high
 
     ea, eb = engines.set_index("id").loc[a], engines.set_index("id").loc[b]
     for key, value in step_ratio(engines, a, b).items():
