@@ -438,6 +438,20 @@ def measure_stages(report: Report, round_dir: Path, sample: bool, work: Path) ->
 
 # ---------------------------------------------------------------- output
 
+def measure_many_files(report: Report, repeats: int, work: Path) -> None:
+    """2,000 result files in a nested real-world layout: finding, reading and placing them
+    must stay linear in the number of runs (target ≤ 2 s on this machine)."""
+    from benchmarks.many_files import make
+    from reportgen.load.round import load_round
+
+    root = work / "many"
+    count = make(root)
+    elapsed = median_time(lambda: load_round(root), repeats)
+    runs = len(load_round(root).runs)
+    report.rows.append(Row(f"load {count:,} result files (nested, repeats)", elapsed, "s", None,
+                           None, "≤ 2 s", elapsed <= 2.0, f"{runs:,} runs placed"))
+
+
 def fmt(value: float | None) -> str:
     if value is None:
         return "—"
@@ -496,6 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         from reportgen.resources import sample_round_dir
 
         measure_stages(report, sample_round_dir(), True, work)
+        measure_many_files(report, repeats, work)
         measure_json(report, round_dir, 3, work)
         measure_log(report, round_dir, 3)
         measure_stages(report, round_dir, False, work)

@@ -157,6 +157,24 @@ def test_sharegpt_runs_with_different_fixed_output_lengths_are_two_workloads() -
     assert ids[0] != ids[1]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="placement._same_workload returns False whenever the datasets differ, so a run "
+           "whose record names its dataset ('random' from a console log's Namespace, 1024/256 "
+           "set) is never grouped with runs of unknown dataset measuring 1024/256 per request "
+           "(vllm bench serve JSON has no dataset_name): one workload becomes two",
+)
+def test_a_run_naming_its_dataset_joins_runs_of_unknown_dataset_with_its_lengths() -> None:
+    ids, specs = workloads(frame(
+        {"total_input_tokens": 10240.0, "total_output_tokens": 2560.0},
+        {"total_input_tokens": 10240.0, "total_output_tokens": 2560.0},
+        {"dataset": "random", "input_len_setting": 1024.0, "output_len_setting": 256.0,
+         "total_input_tokens": 10240.0, "total_output_tokens": 2560.0},
+    ))
+    assert ids[0] == ids[1] == ids[2]
+    assert len(specs) == 1
+
+
 def test_the_workload_with_most_runs_comes_first() -> None:
     short = {"dataset": "random", "input_len_setting": 128.0, "output_len_setting": 128.0}
     long = {"dataset": "random", "input_len_setting": 4096.0, "output_len_setting": 1024.0}

@@ -20,7 +20,8 @@ import pandas as pd
 
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
-from reportgen.load.bench_json import BenchFile, bench_from_records, decode_records
+from reportgen.load.bench_json import bench_rows, decode_records, summary_frame
+from reportgen.load.placement import Configuration
 from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
@@ -65,7 +66,10 @@ def _result_records(raw: bytes, f: ScannedFile) -> list[tuple[object, int]] | No
     try:
         records = decode_records(raw, f.shown)
     except InputError:
-        if b'"output_throughput"' in raw[:1 << 20] or b'"completed"' in raw[:1 << 20]:
+        # a .json file that names result keys was meant to be a result: its error stands;
+        # a log whose lines start with `[timestamp]` only looked like JSON
+        if f.path.suffix.lower() in (".json", ".jsonl") and (
+                b'"output_throughput"' in raw[:1 << 20] or b'"completed"' in raw[:1 << 20]):
             raise
         return None
     results = [(v, line) for v, line in records if _is_result(v)]
@@ -79,7 +83,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     is an InputError naming it."""
     from reportgen.load.bench_console import parse_console
 
-    parts: list[pd.DataFrame] = []
+    rows: list[dict[str, object]] = []
     out = ResultSet(summary=pd.DataFrame())
     for f in files:
         if f.kind not in ("json", "console"):
@@ -93,24 +97,22 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
                                            "file?)"))
                 out.other_json.append(f)
                 continue
-            bench: BenchFile = bench_from_records(records, f.shown, raw)
+            got = bench_rows(records, f.shown, raw)
             copy = 0 if len(records) == 1 else 1
         else:
             records = parse_console(raw, f.shown)
             if not records:
                 continue
-            bench = bench_from_records(records, f.shown, single=False)
+            got = bench_rows(records, f.shown, single=False)
             copy = 2
-        summary = bench.summary.assign(rel=f.rel, copy=copy, many=len(records) > 1,
-                                       kind=f.kind)
-        parts.append(summary)
-        out.findings += bench.findings
-        if len(bench.requests):
-            out.requests.append(bench.requests)
-        if len(bench.itls):
-            out.itls.append(bench.itls)
-    if parts:
-        out.summary = pd.concat(parts, ignore_index=True)
+        for row in got.rows:
+            row.update(rel=f.rel, copy=copy, many=len(records) > 1, kind=f.kind)
+        rows += got.rows
+        out.findings += got.findings
+        out.requests += got.requests
+        out.itls += got.itls
+    if rows:
+        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind"))
     return out
 
 
@@ -285,6 +287,26 @@ def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
     }).reset_index(drop=True)
 
 
+def _split_configs(configs: list[Configuration], placed: pd.DataFrame
+                   ) -> list[Configuration]:
+    """Configurations after place() split one by the axis not swept (``id@value``)."""
+    from reportgen.load.placement import ID_CHARS
+
+    out: list[Configuration] = []
+    present = list(dict.fromkeys(placed["engine"]))
+    for c in configs:
+        parts = [e for e in present if e == c.id or e.startswith(c.id + "@")]
+        for e in parts:
+            if e == c.id:
+                out.append(c)
+                continue
+            suffix = e[len(c.id) + 1:]
+            out.append(Configuration(ID_CHARS.sub("-", f"{c.id}-{suffix}".lower()).strip("-"),
+                                     f"{c.label} · {suffix}", f"{c.basis}, {suffix}"))
+            placed.loc[placed["engine"] == e, "engine"] = out[-1].id
+    return out
+
+
 def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
     """Settings a result record carries about its server (SGLang's ``server_info``)."""
     out: list[tuple[str, str, str]] = []
@@ -390,6 +412,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     summary["engine"] = cfg
     axis_given = given.axis if given is not None else None
     axis, placed, unplaced = place(summary, axis_given)
+    configs = _split_configs(configs, placed)
     for u in unplaced:
         skipped.append((u.source, u.reason))
     if placed.empty:

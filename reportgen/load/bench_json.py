@@ -517,14 +517,25 @@ def decode_records(raw: bytes, name: str) -> list[tuple[Any, int]]:
     return records
 
 
-def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = b"",
-                       single: bool | None = None) -> BenchFile:
-    """Frames from already decoded result records (a JSON file, or a console log parsed into
-    the same keys). ``raw`` lets errors point at a key's line in a pretty-printed object."""
+@dataclass
+class BenchRows:
+    """One file's records before they become frames: many files' rows are joined into one
+    summary frame at once (a frame per file would cost more than reading the file)."""
+
+    rows: list[dict[str, Any]]
+    requests: list[pd.DataFrame]
+    itls: list[pd.DataFrame]
+    findings: list[Finding]
+
+
+def bench_rows(records: list[tuple[Any, int]], shown: str, raw: bytes = b"",
+               single: bool | None = None) -> BenchRows:
+    """Summary rows (and per-request frames) from already decoded result records (a JSON
+    file, or a console log parsed into the same keys). ``raw`` lets errors point at a key's
+    line in a pretty-printed object."""
     if single is None:
         single = len(records) == 1 and bool(raw)
-    rows, requests, itls = [], [], []
-    findings: list[Finding] = []
+    out = BenchRows([], [], [], [])
     for index, (data, line) in enumerate(records):
         if not isinstance(data, dict):
             kind = "a JSON array (a *.pytorch.json side file?)" if isinstance(data, list) \
@@ -537,23 +548,39 @@ def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = 
         failed = data.get("failed")
         if (isinstance(failed, int) and isinstance(data.get("num_prompts"), int)
                 and failed + data["completed"] != data["num_prompts"]):
-            findings.append(Finding(
+            out.findings.append(Finding(
                 shown, f"record {index}: completed {data['completed']} + failed {failed} "
                 f"!= num_prompts {data['num_prompts']}", line,
             ))
-        rows.append(row)
-        req, itl = _detail_frames(rec, shown, index, findings)
+        out.rows.append(row)
+        req, itl = _detail_frames(rec, shown, index, out.findings)
         if req is not None:
-            requests.append(req)
+            out.requests.append(req)
         if itl is not None:
-            itls.append(itl)
+            out.itls.append(itl)
+    return out
 
+
+def summary_frame(rows: list[dict[str, Any]], extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    """The summary frame of any number of files' rows; ``extra`` columns (set by the caller
+    on each row) follow the standard ones."""
+    frame = _summary_frame(rows)
+    for column in extra:
+        frame[column] = [r.get(column) for r in rows]
+    return frame
+
+
+def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = b"",
+                       single: bool | None = None) -> BenchFile:
+    """Frames of one file (see bench_rows)."""
+    got = bench_rows(records, shown, raw, single)
     return BenchFile(
         path=shown,
-        summary=_summary_frame(rows),
-        requests=pd.concat(requests, ignore_index=True) if requests else empty_requests(),
-        itls=_concat_itls(itls),
-        findings=findings,
+        summary=_summary_frame(got.rows),
+        requests=pd.concat(got.requests, ignore_index=True) if got.requests
+        else empty_requests(),
+        itls=_concat_itls(got.itls),
+        findings=got.findings,
     )
 
 

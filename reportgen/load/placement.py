@@ -59,8 +59,12 @@ class Workload:
 
     def label(self, lang: str) -> str:
         """`random · in 1,024 / out 128`; ≈ marks lengths measured rather than set."""
-        if not (math.isfinite(self.input_tokens) and math.isfinite(self.output_tokens)):
-            return self.dataset or ("长度不定" if lang == "zh" else "lengths vary")
+        if not math.isfinite(self.input_tokens):
+            name = self.dataset or ("长度不定" if lang == "zh" else "lengths vary")
+            if math.isfinite(self.output_tokens):
+                word = "输出" if lang == "zh" else "out"
+                return f"{name} · {word} {self.output_tokens:,.0f}"
+            return name
         approx = "" if self.from_settings else "≈"
         words = ("输入", "输出") if lang == "zh" else ("in", "out")
         lengths = (f"{words[0]} {approx}{self.input_tokens:,.0f} / "
@@ -90,14 +94,25 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     key = pd.Series([tuple(_fmt(v) for v in row) for row in summary[columns].itertuples(
         index=False, name=None)], index=summary.index)
     order = summary.assign(_key=key).sort_values(["copy", "source", "record"], kind="stable")
-    first = order.drop_duplicates("_key", keep="first")
-    kept_by_key = dict(zip(first["_key"], first["source"], strict=True))
-    dropped = order[order.duplicated("_key", keep="first")]
-    dups = [Duplicate(f"{s}#{r + 1}" if m else s, kept_by_key[k])
-            for s, r, k, m in zip(dropped["source"], dropped["record"], dropped["_key"],
-                                  dropped["many"], strict=True)]
-    kept = summary.loc[sorted(first.index)]
-    return kept, dups
+    kept_rows: dict[tuple[str, ...], list[tuple[object, str, str, str]]] = {}
+    keep: list[object] = []
+    dups: list[Duplicate] = []
+    for idx, k, source, record, many, date, model in zip(
+            order.index, order["_key"], order["source"], order["record"], order["many"],
+            order["date"], order["model_id"], strict=True):
+        # two copies of one run never disagree on a date or model both of them state
+        same = next((kept for kept in kept_rows.get(k, ())
+                     if _compatible(kept[2], date) and _compatible(kept[3], model)), None)
+        if same is None:
+            kept_rows.setdefault(k, []).append((idx, str(source), date, model))
+            keep.append(idx)
+        else:
+            dups.append(Duplicate(f"{source}#{record + 1}" if many else str(source), same[1]))
+    return summary.loc[sorted(keep)], dups
+
+
+def _compatible(a: object, b: object) -> bool:
+    return not (isinstance(a, str) and a and isinstance(b, str) and b) or a == b
 
 
 # ------------------------------------------------------------------ configurations
@@ -125,24 +140,30 @@ def _name_tokens(rel: str) -> tuple[str, ...]:
                  if not any(ch.isdigit() for ch in t) and not NUMBERISH.search(t))
 
 
+def _words(name: str) -> list[str]:
+    """A name cut at `-`, `_` and spaces; a `key=value` part stays whole
+    (`SERVE--max_num_seqs=32` → SERVE, max_num_seqs=32)."""
+    out: list[str] = []
+    for chunk in re.split(r"[-\s]+", name):
+        if not chunk:
+            continue
+        out += [chunk] if "=" in chunk else [w for w in chunk.split("_") if w]
+    return out
+
+
 def _strip_common(names: Sequence[str]) -> list[str]:
     """Drop the leading and trailing words every name shares (``vllm-bench-gpu`` /
     ``vllm-bench-tpu`` → ``gpu`` / ``tpu``), unless that would leave a name empty."""
-    split = [re.split(r"([-_. ]+)", n) for n in names]
-    if len(split) < 2:
+    if len(names) < 2:
         return list(names)
-    words = [[w for w in s[::2]] for s in split]
+    words = [_words(n) for n in names]
     head = 0
     while all(len(w) > head + 1 for w in words) and len({w[head] for w in words}) == 1:
         head += 1
     tail = 0
     while all(len(w) > head + tail + 1 for w in words) and len({w[-1 - tail] for w in words}) == 1:
         tail += 1
-    out = []
-    for s in split:
-        pieces = s[2 * head: len(s) - 2 * tail if tail else len(s)]
-        out.append("".join(pieces).strip("-_. ") or "".join(s))
-    return out
+    return ["_".join(w[head: len(w) - tail]) or n for w, n in zip(words, names, strict=True)]
 
 
 def _folder_names(folders: list[str]) -> dict[str, str]:
@@ -253,16 +274,14 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     for i, idx in enumerate(summary.index):
         r = summary.loc[idx]
         dataset = r["dataset"] if isinstance(r["dataset"], str) else None
-        fixed_out = r["output_len_setting"]
-        if dataset and dataset != "random" and dataset.startswith("sharegpt"):
-            fixed_out = r["sharegpt_output_len_setting"]
-            fixed_in = math.nan
-        else:
-            fixed_in = r["input_len_setting"]
-        settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
-        if dataset and not settings and dataset.startswith("sharegpt"):
-            rows.append((i, dataset, math.nan, math.nan, True))
+        if dataset and dataset.startswith("sharegpt"):
+            # prompts come from the dataset (no fixed input length); the output is fixed only
+            # with --sharegpt-output-len
+            rows.append((i, dataset, math.nan, float(r["sharegpt_output_len_setting"]), True))
             continue
+        fixed_out = r["output_len_setting"]
+        fixed_in = r["input_len_setting"]
+        settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
         rows.append((i, dataset, fixed_in if settings else float(mean_in.iloc[i]),
                      fixed_out if settings else float(mean_out.iloc[i]), settings))
     groups: list[list[tuple[int, str | None, float, float, bool]]] = []
@@ -368,6 +387,31 @@ def place(summary: pd.DataFrame, axis: str | None = None
                            strict=True)
     ]
     out = out[ok].assign(tier=tier[ok])
+    out = split_by_other_axis(out, axis)
     out = out.sort_values(["engine", "workload", "tier", "source", "record"], kind="stable")
     out["repeat"] = out.groupby(["engine", "workload", "tier"], sort=False).cumcount() + 1
     return axis, out, unplaced
+
+
+def other_axis_label(axis: str, value: float) -> str:
+    """How a run's value on the axis not swept is named (`C=16`, `4 req/s`, `inf req/s`)."""
+    if axis == "concurrency":  # the other axis is the rate
+        return "inf req/s" if math.isinf(value) else f"{value:g} req/s"
+    return f"C={value:g}"
+
+
+def split_by_other_axis(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Runs of one configuration that differ on the axis not swept (a concurrency sweep at
+    two request rates) are two series, not repeats: each gets its own configuration,
+    ``<id>@<value>``, so they are drawn and compared apart."""
+    other = placed["request_rate"] if axis == "concurrency" else placed["concurrency"]
+    other = other.astype(float)
+    engine = placed["engine"].astype(str).copy()
+    for (cid, _), idx in placed.groupby(["engine", "workload"], sort=False).groups.items():
+        values = other.loc[idx]
+        if values.nunique(dropna=False) <= 1:
+            continue
+        for i in idx:
+            v = other.loc[i]
+            engine.loc[i] = f"{cid}@{'none' if math.isnan(v) else other_axis_label(axis, v)}"
+    return placed.assign(engine=engine)

@@ -45,10 +45,17 @@ class ScannedFile:
     reason: str = ""  # why a file was skipped (or what a failure file says)
 
 
-def _head(path: Path, shown: str) -> bytes:
+def _head(path: Path, shown: str) -> tuple[bytes, bytes]:
+    """The first and (for a larger file) the last MiB: a console log's result table comes
+    after its progress bar, which can be megabytes of `\r`-separated updates."""
     try:
         with path.open("rb") as f:
-            return f.read(SNIFF)
+            head = f.read(SNIFF)
+            if len(head) < SNIFF:
+                return head, b""
+            f.seek(0, os.SEEK_END)
+            f.seek(max(f.tell() - SNIFF, SNIFF))
+            return head, f.read(SNIFF)
     except OSError as exc:
         raise InputError(shown, f"cannot read: {exc.strerror or exc} (expected a readable file)"
                          ) from None
@@ -64,8 +71,9 @@ def _is_prometheus(head: bytes) -> bool:
         b"\n# TYPE " in head and b"\n# HELP " in head)
 
 
-def classify(path: Path, head: bytes) -> tuple[str, str]:
-    """(kind, reason) for one file from its name's suffix and its first bytes."""
+def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
+    """(kind, reason) for one file from its name's suffix, its first bytes and (for a large
+    file) its last ones."""
     from reportgen.load.bench_console import looks_like_console
 
     name = path.name.lower()
@@ -79,7 +87,7 @@ def classify(path: Path, head: bytes) -> tuple[str, str]:
         if WARMUP.search(path.stem):
             return "skipped", "warm-up run (the file name says so); not a measured run"
         return "json", ""  # a result or not: decided from its decoded structure
-    if looks_like_console(head):
+    if looks_like_console(head) or (tail and looks_like_console(tail)):
         if WARMUP.search(path.stem):
             return "skipped", "warm-up run (the file name says so); not a measured run"
         return "console", ""
@@ -126,6 +134,6 @@ def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
             if not path.is_file():
                 out.append(ScannedFile(path, shown, rel, "skipped", "not a regular file"))
                 continue
-            kind, reason = classify(path, _head(path, shown))
+            kind, reason = classify(path, *_head(path, shown))
             out.append(ScannedFile(path, shown, rel, kind, reason))
     return out
