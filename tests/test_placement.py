@@ -25,7 +25,7 @@ NAN = math.nan
 INF = math.inf
 BASE: dict[str, Any] = {
     "source": "r/x.json", "record": 0, "rel": "x.json", "copy": 0, "many": False, "line": 1.0,
-    "label": None, "model_id": "org/model", "backend": "vllm", "num_prompts": 10.0,
+    "date": None, "label": None, "model_id": "org/model", "backend": "vllm", "num_prompts": 10.0,
     "completed": 10.0, "total_input_tokens": 1000.0, "total_output_tokens": 500.0,
     "duration_s": 5.0, "output_throughput_tok_s": 100.0, "ttft_median_ms": 20.0,
     "itl_median_ms": 5.0, "ttft_mean_ms": 21.0, "e2el_median_ms": NAN, "dataset": None,
@@ -75,6 +75,18 @@ def test_repeats_that_differ_only_in_latency_are_both_kept() -> None:
     kept, dups = dedupe(frame({"source": "r/a.json", "itl_median_ms": 5.01},
                               {"source": "r/b.json", "itl_median_ms": 5.02}))
     assert len(kept) == 2 and dups == []
+
+
+def test_copies_that_state_different_dates_or_models_are_two_runs() -> None:
+    same = {"duration_s": 6.0, "output_throughput_tok_s": 83.33}
+    kept, dups = dedupe(frame(
+        same | {"source": "r/a.json", "date": "20250101-120000"},
+        same | {"source": "r/b.json", "date": "20250102-120000"},
+        same | {"source": "r/c.json", "date": "20250101-120000", "model_id": "org/other"},
+        same | {"source": "r/a.log", "copy": 2, "date": None, "model_id": None},
+    ))
+    assert list(kept["source"]) == ["r/a.json", "r/b.json", "r/c.json"]
+    assert dups == [Duplicate("r/a.log", "r/a.json")]
 
 
 def test_dedupe_keeps_the_original_row_order() -> None:
@@ -140,21 +152,18 @@ def test_sharegpt_without_lengths_is_one_workload() -> None:
     assert specs[0].label("en") == "sharegpt"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="placement.workloads reads sharegpt_output_len_setting but then, as the input length "
-           "of a sharegpt run is never set, files every sharegpt run under one workload: "
-           "--sharegpt-output-len 128 and 1024 runs become one workload (and repeats of one "
-           "cell), against its docstring ('without a fixed output length are one workload')",
-)
 def test_sharegpt_runs_with_different_fixed_output_lengths_are_two_workloads() -> None:
-    ids, _ = workloads(frame(
+    ids, specs = workloads(frame(
         {"dataset": "sharegpt", "sharegpt_output_len_setting": 128.0,
          "total_output_tokens": 1280.0},
         {"dataset": "sharegpt", "sharegpt_output_len_setting": 1024.0,
          "total_output_tokens": 10240.0},
     ))
-    assert ids[0] != ids[1]
+    assert list(ids) == ["sharegpt-128", "sharegpt-1024"]
+    assert [(w.dataset, w.output_tokens, w.from_settings) for w in specs] == [
+        ("sharegpt", 128.0, True), ("sharegpt", 1024.0, True)]
+    assert all(math.isnan(w.input_tokens) for w in specs)
+    assert specs[0].label("en") == "sharegpt · out 128"
 
 
 @pytest.mark.xfail(
@@ -270,12 +279,6 @@ def test_sweep_bench_part_of_a_folder_is_not_a_configuration() -> None:
     assert [c[2] for c in configs] == ["folder", "folder"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="placement._strip_common splits folder names on '-', '_' and '.' and drops the "
-           "shared leading words, so SERVE--gpu_memory_utilization=0.8 / =0.9 become labels "
-           "'8' / '9' and vllm-0.10.1 / vllm-0.11.0 become '10.1' / '11.0'",
-)
 @pytest.mark.parametrize(("folders", "wanted"), [
     (("exp/SERVE--gpu_memory_utilization=0.8", "exp/SERVE--gpu_memory_utilization=0.9"),
      ("gpu_memory_utilization=0.8", "gpu_memory_utilization=0.9")),
@@ -284,8 +287,7 @@ def test_sweep_bench_part_of_a_folder_is_not_a_configuration() -> None:
 def test_folder_labels_keep_whole_values(folders: tuple[str, str],
                                          wanted: tuple[str, str]) -> None:
     _, configs = _configs([{"rel": f"{f}/run=0.json"} for f in folders])
-    labels = [c[1] for c in configs]
-    assert all(w in label for w, label in zip(wanted, labels, strict=True)), labels
+    assert tuple(c[1] for c in configs) == wanted
 
 
 def test_configurations_of_nothing() -> None:
@@ -405,25 +407,28 @@ def test_rate_axis_keeps_inf_as_a_tier() -> None:
     assert unplaced == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="placement.place numbers repeats per (configuration, workload, tier) only: runs "
-           "that differ on the other axis (request rate 1 vs inf at one max_concurrency, or "
-           "max_concurrency 1 vs 16 at rate inf) become 'repeats' of one cell and the tiers "
-           "table reports their median",
-)
-@pytest.mark.parametrize(("axis", "rows"), [
+@pytest.mark.parametrize(("axis", "rows", "engines"), [
     ("concurrency", [{"source": "r/c4-r1.json", "concurrency": 4.0, "request_rate": 1.0},
                      {"source": "r/c4-rinf.json", "concurrency": 4.0, "request_rate": INF},
-                     {"source": "r/c8-r1.json", "concurrency": 8.0, "request_rate": 1.0}]),
+                     {"source": "r/c8-r1.json", "concurrency": 8.0, "request_rate": 1.0}],
+     ["e@1 req/s", "e@inf req/s", "e@1 req/s"]),
     ("request_rate", [{"source": "r/c1.json", "concurrency": 1.0, "request_rate": INF},
                       {"source": "r/c16.json", "concurrency": 16.0, "request_rate": INF},
-                      {"source": "r/r2.json", "request_rate": 2.0}]),
+                      {"source": "r/r2.json", "request_rate": 2.0}],
+     ["e@C=1", "e@C=16", "e@none"]),
 ])
 def test_runs_that_differ_on_the_other_axis_are_not_repeats(
-        axis: str, rows: list[dict[str, Any]]) -> None:
-    chosen, placed, _ = place(frame(*rows))
-    assert chosen == axis
+        axis: str, rows: list[dict[str, Any]], engines: list[str]) -> None:
+    chosen, placed, unplaced = place(frame(*rows))
+    assert chosen == axis and unplaced == []
     other = "request_rate" if axis == "concurrency" else "concurrency"
     for _, cell in placed.groupby(["engine", "workload", "tier"]):
         assert cell[other].nunique(dropna=False) == 1, cell[["source", other, "repeat"]]
+    assert placed.sort_index()["engine"].tolist() == engines
+    assert placed["repeat"].tolist() == [1, 1, 1]
+
+
+def test_runs_of_one_configuration_at_one_other_axis_value_keep_its_id() -> None:
+    _, placed, _ = place(frame({"source": "r/a.json", "concurrency": 4.0, "request_rate": 2.0},
+                               {"source": "r/b.json", "concurrency": 8.0, "request_rate": 2.0}))
+    assert placed["engine"].tolist() == ["e", "e"]

@@ -127,6 +127,15 @@ def by_source(name: str) -> dict[str, dict[str, Any]]:
     return {r["source"]: r for r in tables(name)["runs"]}
 
 
+def copy_round(name: str, tmp_path: Path) -> Path:
+    """A writable copy of a real folder (the originals are read-only)."""
+    root = tmp_path / name
+    shutil.copytree(ROUNDS / name, root, copy_function=shutil.copyfile)
+    for folder in (root, *(p for p in root.rglob("*") if p.is_dir())):
+        folder.chmod(0o755)
+    return root
+
+
 def in_round(name: str, folder: str) -> str:
     """A `skipped` file as a path inside the round: duplicates are named by their shown path,
     which starts with the round folder's own name (see
@@ -262,11 +271,9 @@ def test_a100_console_logs_are_the_same_runs_as_the_json() -> None:
 
 
 def test_a100_console_log_stands_in_for_a_lost_json(tmp_path: Path) -> None:
-    root = tmp_path / A100
-    shutil.copytree(ROUNDS / A100, root)
+    root = copy_round(A100, tmp_path)
     lost = f"{GPU_DIR}/result-short-rate1.json"
     raw = _load((root / lost).read_text(encoding="utf-8"))
-    (root / lost).chmod(0o644)
     (root / lost).unlink()
     data = run_tables(root)
     rows = {r["source"]: r for r in data["runs"]}
@@ -293,11 +300,8 @@ def test_a100_console_log_stands_in_for_a_lost_json(tmp_path: Path) -> None:
            "'random-1024-256' of one run instead of joining '1024-256'",
 )
 def test_a100_console_log_stand_in_keeps_its_workload(tmp_path: Path) -> None:
-    root = tmp_path / A100
-    shutil.copytree(ROUNDS / A100, root)
-    lost = root / GPU_DIR / "result-short-rate1.json"
-    lost.chmod(0o644)
-    lost.unlink()
+    root = copy_round(A100, tmp_path)
+    (root / GPU_DIR / "result-short-rate1.json").unlink()
     data = run_tables(root)
     rows = {r["source"]: r for r in data["runs"]}
     sibling = rows[f"{GPU_DIR}/result-short-rate2.json"]
@@ -363,6 +367,22 @@ def test_sglang_rates_and_offline_runs() -> None:
         + [("llama_3_3_70b_online", "sharegpt", 4.0), ("llama_3_3_70b_online", "sharegpt", 8.0)]
         + [("llama_405b_online", random, float(r)) for r in (1, 2, 4, 8)]
         + [("llama_405b_online", "sharegpt", 4.0), ("llama_405b_online", "sharegpt", 8.0)])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="analyze.checks.output_token_parity takes completed × random_output_len as the "
+           "requested tokens and ignores random_range_ratio: these SGLang runs set it to 0.0 "
+           "(output lengths drawn from 1…L, mean ≈ L/2), so every random workload gets a false "
+           "'≈50 % short of the requested' warning",
+)
+def test_sglang_range_ratio_zero_is_no_output_token_shortfall() -> None:
+    ratios = {x.record["random_range_ratio"] for x in raw_runs(SGLANG)
+              if x.record["dataset_name"] == "random" and "deepseek" not in x.source}
+    assert ratios == {0.0}
+    warned = [c["message"]["en"] for c in tables(SGLANG)["checks"]
+              if c["id"] == "output_tokens.parity" and c["status"] == "warn"]
+    assert warned == []
 
 
 # ------------------------------------------------------------------ the author's own files
