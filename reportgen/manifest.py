@@ -117,6 +117,7 @@ class Manifest:
     # lengths measured (mean tokens per request), not what the client asked for: good for the
     # KV estimate, meaningless for output-token parity
     lengths_measured: bool = False
+    bandwidth_from_table: bool = False  # filled from the built-in GPU table, not round.toml
     inferred: tuple[Inferred, ...] = ()  # settings read from the files, not round.toml
 
     def engine(self, engine_id: str) -> EngineSpec:
@@ -410,6 +411,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         gpu=gpu,
         gpu_count=count,
         gpu_count_given=count_key in hw,
+        bandwidth_from_table=known is not None and "bandwidth_gb_s" not in hw,
         axis=axis,
         bandwidth_gb_s=float(bandwidth),
         memory_gib=float(memory),

@@ -31,12 +31,15 @@ BASE: dict[str, Any] = {
     "itl_median_ms": 5.0, "ttft_mean_ms": 21.0, "e2el_median_ms": NAN, "dataset": None,
     "input_len_setting": NAN, "output_len_setting": NAN, "sharegpt_output_len_setting": NAN,
     "concurrency": NAN, "has_max_concurrency_key": True, "request_rate": INF,
-    "engine": "e", "workload": "w",
+    "engine": "e", "workload": "w", "range_ratio_setting": NAN, "client": "vllm",
 }
 
 
 def frame(*rows: dict[str, Any]) -> pd.DataFrame:
-    return pd.DataFrame([BASE | r for r in rows])
+    """Rows over BASE; a run is named by its path inside the round (``rel``), which these
+    tests give as ``source``."""
+    return pd.DataFrame([BASE | ({"rel": r["source"]} if "source" in r and "rel" not in r
+                                 else {}) | r for r in rows])
 
 
 # ------------------------------------------------------------------ dedupe
@@ -55,7 +58,8 @@ def test_json_and_its_console_copy_keep_the_json() -> None:
 
 
 def test_one_run_file_wins_over_a_record_of_a_many_run_file() -> None:
-    summary = {"source": "r/summary.json", "record": 2, "copy": 1, "many": True}
+    # the entries of a JSON list share its line, so they are named by position
+    summary = {"source": "r/summary.json", "record": 2, "copy": 1, "many": True, "line": NAN}
     run = {"source": "r/run=2.json", "record": 0, "copy": 0}
     kept, dups = dedupe(frame(summary, run))
     assert list(kept["source"]) == ["r/run=2.json"]
@@ -166,13 +170,6 @@ def test_sharegpt_runs_with_different_fixed_output_lengths_are_two_workloads() -
     assert specs[0].label("en") == "sharegpt · out 128"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="placement._same_workload returns False whenever the datasets differ, so a run "
-           "whose record names its dataset ('random' from a console log's Namespace, 1024/256 "
-           "set) is never grouped with runs of unknown dataset measuring 1024/256 per request "
-           "(vllm bench serve JSON has no dataset_name): one workload becomes two",
-)
 def test_a_run_naming_its_dataset_joins_runs_of_unknown_dataset_with_its_lengths() -> None:
     ids, specs = workloads(frame(
         {"total_input_tokens": 10240.0, "total_output_tokens": 2560.0},
@@ -379,13 +376,13 @@ def test_unplaced_runs_on_the_concurrency_axis() -> None:
     axis, placed, unplaced = _placed(
         "concurrency",
         {"source": "r/c8.json", "concurrency": 8.0},
-        {"source": "r/rate.jsonl", "many": True, "record": 2, "request_rate": 4.0},
+        {"source": "r/rate.jsonl", "many": True, "record": 2, "line": 3.0, "request_rate": 4.0},
         {"source": "r/rate2.json", "request_rate": 2.0},
     )
     assert axis == "concurrency"
     assert placed == [("r/c8.json", "e", 8.0, 1)]
     reason = "no max_concurrency (a rate-limited run?): no place on the concurrency axis"
-    assert unplaced == [Unplaced("r/rate.jsonl#3", reason), Unplaced("r/rate2.json", reason)]
+    assert unplaced == [Unplaced("r/rate.jsonl#L3", reason), Unplaced("r/rate2.json", reason)]
 
 
 def test_unplaced_runs_on_the_rate_axis() -> None:

@@ -292,13 +292,6 @@ def test_a100_console_log_stands_in_for_a_lost_json(tmp_path: Path) -> None:
         in_round(s["file"], A100) for s in data["skipped"]}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="placement._same_workload never groups runs whose dataset differs, and None (a "
-           "vllm bench serve JSON does not record dataset_name) differs from 'random' (the "
-           "console log's Namespace line): the log's run becomes a fourth workload "
-           "'random-1024-256' of one run instead of joining '1024-256'",
-)
 def test_a100_console_log_stand_in_keeps_its_workload(tmp_path: Path) -> None:
     root = copy_round(A100, tmp_path)
     (root / GPU_DIR / "result-short-rate1.json").unlink()
@@ -369,13 +362,6 @@ def test_sglang_rates_and_offline_runs() -> None:
         + [("llama_405b_online", "sharegpt", 4.0), ("llama_405b_online", "sharegpt", 8.0)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analyze.checks.output_token_parity takes completed × random_output_len as the "
-           "requested tokens and ignores random_range_ratio: these SGLang runs set it to 0.0 "
-           "(output lengths drawn from 1…L, mean ≈ L/2), so every random workload gets a false "
-           "'≈50 % short of the requested' warning",
-)
 def test_sglang_range_ratio_zero_is_no_output_token_shortfall() -> None:
     ratios = {x.record["random_range_ratio"] for x in raw_runs(SGLANG)
               if x.record["dataset_name"] == "random" and "deepseek" not in x.source}
@@ -455,13 +441,6 @@ def test_sglang_launch_scripts_give_the_tensor_parallel_size() -> None:
     assert "engines.deepseek_dp_mla.tensor_parallel" not in inferred
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="auto.load_auto names a duplicate (dedupe → Duplicate.dropped) and an unplaced run "
-           "(place → Unplaced.source) by the `source` column, i.e. the shown path with the round "
-           "folder's own name first ('a100-vs-tpu-request-rate-sweep/vllm-bench-gpu/…'), while "
-           "every other `skipped` row uses the path inside the round ('vllm-bench-gpu/…')",
-)
 def test_skipped_files_are_paths_inside_the_round() -> None:
     root = ROUNDS / A100
     bad = [s["file"] for s in tables(A100)["skipped"]
@@ -472,12 +451,6 @@ def test_skipped_files_are_paths_inside_the_round() -> None:
 # ------------------------------------------------------------------ provenance with no round.toml
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analyze.run._manifest_declares returns True when round.toml cannot be read (here: "
-           "there is none), so a bandwidth looked up in the built-in GPU table is credited to "
-           "'round.toml [hardware].bandwidth_gb_s'",
-)
 def test_bandwidth_source_without_round_toml() -> None:
     assert not (ROUNDS / RTX / "round.toml").exists()
     data = tables(RTX)
@@ -485,12 +458,6 @@ def test_bandwidth_source_without_round_toml() -> None:
     assert "round.toml" not in data["round"]["bandwidth_source"]["en"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analyze.run._engine_facts credits spec.version to 'round.toml' unconditionally; "
-           "with no round.toml the maxq version 0.27.1 came from results/2026-08-20-maxq/"
-           "meta.json (vllm_version), as `inferred` says",
-)
 def test_engine_version_source_without_round_toml() -> None:
     data = tables(RTX)
     inferred = {i["key"]: i["source"] for i in data["inferred"]}
@@ -539,11 +506,11 @@ def test_no_run_on_the_axis_exits_2_naming_the_file(tmp_path: Path) -> None:
         "median_ttft_ms": 10.0}))
     (root / "round.toml").write_text('[round]\naxis = "concurrency"\n')
     assert _fails(root) == (
-        "Error: rate-less: no run could be placed on the concurrency axis: rate-less/res.json: "
+        "Error: rate-less: no run could be placed on the concurrency axis: res.json: "
         "no max_concurrency (a rate-limited run?): no place on the concurrency axis\n")
     (root / "round.toml").unlink()  # no axis given: neither a concurrency nor a rate
     assert _fails(root) == (
-        "Error: rate-less: no run could be placed on the request_rate axis: rate-less/res.json: "
+        "Error: rate-less: no run could be placed on the request_rate axis: res.json: "
         "no request_rate: no place on the rate axis\n")
 
 

@@ -273,12 +273,6 @@ def test_a_log_with_bracketed_timestamps_does_not_abort_the_round(tmp_path: Path
     assert [s["file"] for s in skipped] == ["progress.log"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scan.classify takes every file whose first byte is '[' for JSON, so a text log "
-           "with '[<timestamp>]' lines is listed as \"JSON without 'duration' and "
-           "'completed'\" rather than as a file this tool does not read",
-)
 def test_a_text_log_is_not_called_json(tmp_path: Path) -> None:
     root = tmp_path / "round"
     root.mkdir()

@@ -348,11 +348,6 @@ def test_sweep_builds(tmp_path: Path) -> None:
     assert html.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html>")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="placement.place numbers repeats in `source` string order, so with 11 runs "
-           "run=10.json (the 11th run) becomes repeat 3 and run=2.json repeat 4",
-)
 def test_repeats_follow_the_run_number_past_ten(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(TOK_S, (32, 4), tuple(100.0 + i for i in range(11)))

@@ -7,7 +7,6 @@ import dataclasses
 import math
 import re
 import shlex
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,15 +129,6 @@ def _bilingual(text: Text | None) -> dict[str, str] | None:
     return None if text is None else {"zh": text.zh, "en": text.en}
 
 
-def _manifest_declares(manifest: Manifest, table: str, key: str) -> bool:
-    """Whether round.toml itself sets [table].key (vs. a value filled from the GPU table)."""
-    try:
-        data = tomllib.loads(Path(manifest.path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return True
-    return key in (data.get(table) or {})
-
-
 # ----------------------------------------------------------------------------- engine constants
 
 def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
@@ -254,7 +244,8 @@ def _launch_args(fingerprint: Any) -> dict[str, str]:
     return out
 
 
-def _engine_facts(spec: Any, data: Any) -> dict[str, Any]:
+def _engine_facts(spec: Any, data: Any, read_from: Mapping[str, str] | None = None
+                  ) -> dict[str, Any]:
     """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
     `sources`: field → where it was read (log/fingerprint line)."""
     llama, vlog, fp = _get(data, "llama_log"), _get(data, "vllm_log"), _get(data, "fingerprint")
@@ -284,7 +275,8 @@ def _engine_facts(spec: Any, data: Any) -> dict[str, Any]:
                    (_arg(launch, "c", "ctx-size"), launch_line))
     cache = pick("prompt_cache", (_prompt_cache(args), _where(facts, "args.cache_ram_mib")),
                  (_prompt_cache(launch), launch_line))
-    version = pick("version", (spec.version, "round.toml"),
+    version = pick("version", (spec.version, (read_from or {}).get(
+                       f"engines.{spec.id}.version", "round.toml")),
                    (_get(vlog, "version"), _where(vlog, "version")),
                    (_get(facts, "build"), _where(facts, "build")))
     return {
@@ -610,8 +602,11 @@ def _analyze(loaded: Any) -> Analysis:
     constants: list[Constant] = []
 
     bandwidth_from = (
-        _text("round.toml [hardware].bandwidth_gb_s", "round.toml [hardware].bandwidth_gb_s")
-        if _manifest_declares(manifest, "hardware", "bandwidth_gb_s")
+        _text("未知:在 round.toml 中设置 hardware.gpu 或 hardware.bandwidth_gb_s",
+              "unknown: set hardware.gpu or hardware.bandwidth_gb_s in round.toml")
+        if not math.isfinite(manifest.bandwidth_gb_s)
+        else _text("round.toml [hardware].bandwidth_gb_s", "round.toml [hardware].bandwidth_gb_s")
+        if not manifest.bandwidth_from_table
         else _text(f"内置 GPU 表({manifest.gpu})", f"built-in GPU table ({manifest.gpu})"))
     constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
     tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
@@ -678,7 +673,9 @@ def _analyze(loaded: Any) -> Analysis:
                                                  "vLLM 抢占次数", "vLLM preemptions")
     checks = chk.checks_frame(check_rows)
 
-    facts = [_engine_facts(spec, engines.get(spec.id)) for spec in manifest.engines]
+    # where a value round.toml does not state was read (its provenance, not "round.toml")
+    read_from = {i.key: i.source for i in manifest.inferred if i.status == "inferred"}
+    facts = [_engine_facts(spec, engines.get(spec.id), read_from) for spec in manifest.engines]
     concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
     round_info: dict[str, Any] = {
         "title": _bilingual(manifest.title),
@@ -755,14 +752,17 @@ def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
     manifest = loaded.manifest
     specs = tuple(e for e in manifest.engines if e.id in present)
     keep_in = isinstance(manifest.input_tokens, int) and len(loaded.workloads) == 1
+    # lengths drawn from a range: the KV estimate uses what was measured, parity is off
+    inp, out = ((w.mean_input_tokens, w.mean_output_tokens) if w.lengths_vary
+                else (w.input_tokens, w.output_tokens))
     return dataclasses.replace(
         loaded, summary=summary.reset_index(drop=True),
         engines={k: v for k, v in loaded.engines.items() if k in present},
         manifest=dataclasses.replace(
             manifest, engines=specs,
-            input_tokens=manifest.input_tokens if keep_in else _whole(w.input_tokens),
-            output_tokens=manifest.output_tokens if keep_in else _whole(w.output_tokens),
-            lengths_measured=not keep_in and not w.from_settings))
+            input_tokens=manifest.input_tokens if keep_in else _whole(inp),
+            output_tokens=manifest.output_tokens if keep_in else _whole(out),
+            lengths_measured=not keep_in and (not w.from_settings or w.lengths_vary)))
 
 
 def _whole(value: float) -> float:

@@ -21,7 +21,7 @@ import pandas as pd
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import bench_rows, decode_records, summary_frame
-from reportgen.load.placement import Configuration
+from reportgen.load.placement import Configuration, run_name
 from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
@@ -105,8 +105,11 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
                 continue
             got = bench_rows(records, f.shown, single=False)
             copy = 2
+        listed = len(records) > 1 and len({line for _, line in records}) == 1
         for row in got.rows:
             row.update(rel=f.rel, copy=copy, many=len(records) > 1, kind=f.kind)
+            if listed:  # entries of one JSON list share its line: named by position instead
+                row["line"] = math.nan
         rows += got.rows
         out.findings += got.findings
         out.requests += got.requests
@@ -114,12 +117,6 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     if rows:
         out.summary = summary_frame(rows, ("rel", "copy", "many", "kind"))
     return out
-
-
-def run_source(rel: str, line: float, many: bool) -> str:
-    """How the runs table names a run: the file inside the round, ``#L<n>`` for one record of
-    a many-run file."""
-    return f"{rel}#L{int(line)}" if many and math.isfinite(line) else rel
 
 
 # ------------------------------------------------------------------ where side files belong
@@ -266,8 +263,8 @@ def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
     total_tok = ((col("total_input_tokens") + col("total_output_tokens")) / duration).where(
         duration > 0).fillna(col("total_token_throughput_tok_s"))
     return pd.DataFrame({
-        "source": [run_source(r, ln, m) for r, ln, m in zip(
-            placed["rel"], placed["line"], placed["many"], strict=True)],
+        "source": [run_name(r, ln, m, k) for r, ln, m, k in zip(
+            placed["rel"], placed["line"], placed["many"], placed["record"], strict=True)],
         "engine": placed["engine"].astype(str),
         "workload": placed["workload"].astype(str),
         "axis": axis,
@@ -587,6 +584,8 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
             known[1] if known else math.nan)
         return dataclasses.replace(
             given, gpu=gpu, bandwidth_gb_s=bandwidth, memory_gib=memory, engines=specs,
+            bandwidth_from_table=(not math.isfinite(given.bandwidth_gb_s) and known is not None)
+            or given.bandwidth_from_table,
             date=given.date or date, model_name=given.model_name or model, axis=axis,
             gpu_count=given.gpu_count if given.gpu_count_given else count,
             inferred=tuple(inferred))
@@ -599,4 +598,5 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
         bandwidth_gb_s=known[0] if known else math.nan,
         memory_gib=known[1] if known else math.nan, input_tokens=math.nan,
         output_tokens=math.nan, model_name=model, kv_bytes_per_token=math.nan, engines=specs,
-        client="", gpu_count=count, axis=axis, inferred=tuple(inferred))
+        client="", gpu_count=count, axis=axis, inferred=tuple(inferred),
+        bandwidth_from_table=known is not None)

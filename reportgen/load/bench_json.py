@@ -350,10 +350,16 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
             row[column] = rec.number(key)
     row["metadata"] = {k: v for k, v in data.items() if k not in KNOWN and isinstance(v, str)}
     row["server"] = _server_info(data.get("server_info"))
+    client = data.get("client")
+    row["client"] = client if isinstance(client, str) else (
+        "sglang" if any(k in data for k in SGLANG_ONLY) else "vllm")
     row["has_detail"] = any(k in data for k in DETAIL_MARKERS)
     return row
 
 
+# keys only SGLang's bench_serving writes: its length settings mean something else
+SGLANG_ONLY = ("mean_e2e_latency_ms", "median_e2e_latency_ms", "total_output_tokens_retokenized",
+               "accept_length", "server_info")
 SERVER_INFO = {"model_path": "model", "tp_size": "tensor_parallel",
                "pp_size": "pipeline_parallel", "dp_size": "data_parallel", "version": "version"}
 
@@ -387,8 +393,9 @@ def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         {c for r in rows for c in r if c.endswith("_ms") and c not in SUMMARY_BASE},
         key=_metric_sort_key,
     )
-    columns = [*SUMMARY_BASE, *metric_cols, "metadata", "server", "has_detail"]
-    text = {"source", "date", "backend", "model_id", "label", "metadata", "dataset", "server"}
+    columns = [*SUMMARY_BASE, *metric_cols, "metadata", "server", "client", "has_detail"]
+    text = {"source", "date", "backend", "model_id", "label", "metadata", "dataset", "server",
+            "client"}
     data: dict[str, Any] = {}
     for column in columns:
         values = [r.get(column, math.nan) for r in rows]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -56,6 +56,12 @@ class Workload:
     input_tokens: float   # nominal (the client's setting) or the measured mean; NaN unknown
     output_tokens: float
     from_settings: bool   # lengths read from the client's own settings, not inferred
+    # the client drew each request's lengths from a range (random_range_ratio): the settings
+    # are maxima, so no request count × length is "what was requested"
+    lengths_vary: bool = False
+    # per completed request, median over the runs (derived, so not part of equality)
+    mean_input_tokens: float = field(default=math.nan, compare=False)
+    mean_output_tokens: float = field(default=math.nan, compare=False)
 
     def label(self, lang: str) -> str:
         """`random · in 1,024 / out 128`; ≈ marks lengths measured rather than set."""
@@ -78,6 +84,20 @@ DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "dur
                   "ttft_mean_ms", "e2el_median_ms")
 
 
+def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
+    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"(\d+)", name))
+
+
+def run_name(rel: str, line: float, many: bool, record: int = 0) -> str:
+    """How a run is named everywhere: its file inside the round, ``#L<n>`` for one line of a
+    JSON Lines file, ``#<k>`` for the k-th entry of a JSON list (a sweep's summary.json)."""
+    if not many:
+        return str(rel)
+    return f"{rel}#L{int(line)}" if math.isfinite(line) else f"{rel}#{int(record) + 1}"
+
+
 def _fmt(value: float) -> str:
     return f"{value:.2f}" if math.isfinite(value) else "nan"
 
@@ -97,9 +117,9 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     kept_rows: dict[tuple[str, ...], list[tuple[object, str, str, str]]] = {}
     keep: list[object] = []
     dups: list[Duplicate] = []
-    for idx, k, source, record, many, date, model in zip(
-            order.index, order["_key"], order["source"], order["record"], order["many"],
-            order["date"], order["model_id"], strict=True):
+    for idx, k, source, line, many, date, model, record in zip(
+            order.index, order["_key"], order["rel"], order["line"], order["many"],
+            order["date"], order["model_id"], order["record"], strict=True):
         # two copies of one run never disagree on a date or model both of them state
         same = next((kept for kept in kept_rows.get(k, ())
                      if _compatible(kept[2], date) and _compatible(kept[3], model)), None)
@@ -107,7 +127,7 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
             kept_rows.setdefault(k, []).append((idx, str(source), date, model))
             keep.append(idx)
         else:
-            dups.append(Duplicate(f"{source}#{record + 1}" if many else str(source), same[1]))
+            dups.append(Duplicate(run_name(source, line, many, record), same[1]))
     return summary.loc[sorted(keep)], dups
 
 
@@ -202,12 +222,15 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     tokens = [_name_tokens(r) for r in rels]
     common = set.intersection(*(set(t) for t in tokens)) if tokens else set()
     words = [tuple(t for t in ts if t not in common) for ts in tokens]
-    # file-name words that only restate the workload (short / medium / long) separate nothing
-    by_folder = [(f, m, w) for f, m, w in zip(folder, many_file, words, strict=True)]
-    wl = list(workload)
-    explained = _partition([(*k, w) for k, w in zip(by_folder, wl, strict=True)]) == \
-        _partition([(*k[:2], w) for k, w in zip(by_folder, wl, strict=True)])
-    if explained:
+    # file-name words separate configurations only where two runs of one folder and file
+    # would otherwise fall into the same cell (`vllm-c8.json` / `sglang-c8.json`); words that
+    # restate the workload (short / medium / long) or the kind of copy (result / bench log)
+    # separate nothing
+    cells: dict[tuple[object, ...], set[tuple[str, ...]]] = {}
+    for key in zip(folder, many_file, workload, summary["concurrency"].astype(str),
+                   summary["request_rate"].astype(str), words, strict=True):
+        cells.setdefault(key[:5], set()).add(key[5])
+    if all(len(ws) <= 1 for ws in cells.values()):
         words = [()] * n
     candidates = {"label": label, "folder": folder, "file": many_file, "model": model,
                   "file name": words}
@@ -270,6 +293,9 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         return pd.Series([], dtype=object), []
     mean_in = _mean_per_request(summary["total_input_tokens"], summary["completed"])
     mean_out = _mean_per_request(summary["total_output_tokens"], summary["completed"])
+    exact = [_exact_lengths(c, r) for c, r in zip(
+        summary["client"] if "client" in summary.columns else [None] * len(summary),
+        summary["range_ratio_setting"], strict=True)]
     rows = []
     for i, idx in enumerate(summary.index):
         r = summary.loc[idx]
@@ -299,7 +325,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     for group in groups:
         with_settings = [g for g in group if g[4]]
         pick = with_settings or group
-        dataset = group[0][1]
+        dataset = next((g[1] for g in group if g[1]), None)
         inp = float(np.median([g[2] for g in pick])) if pick else math.nan
         outp = float(np.median([g[3] for g in pick])) if pick else math.nan
         from_settings = bool(with_settings)
@@ -310,10 +336,25 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         while wid in ids:
             wid, k = f"{base}-{k}", k + 1
         ids.add(wid)
-        specs.append(Workload(wid, dataset, inp, outp, from_settings))
+        members = [g[0] for g in group]
+        vary = any(not exact[m] for m in members)
+        specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
+                              float(np.nanmedian(mean_in.iloc[members])) if len(members) else
+                              math.nan,
+                              float(np.nanmedian(mean_out.iloc[members])) if len(members) else
+                              math.nan))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
+
+
+def _exact_lengths(client: object, ratio: float) -> bool:
+    """Whether every request had exactly the set lengths. vLLM's --random-range-ratio r draws
+    from [L(1−r), L(1+r)] (0 = exact, its default); SGLang's draws from [L·r, L] (1 = exact;
+    its default 0 means anything up to L)."""
+    if not math.isfinite(ratio):
+        return True  # no range set: exact (both clients then use the lengths as given)
+    return ratio == 1.0 if client == "sglang" else ratio == 0.0
 
 
 def _sortable(x: float) -> float:
@@ -332,8 +373,8 @@ def _close(a: float, b: float) -> bool:
 
 def _same_workload(a: tuple[int, str | None, float, float, bool],
                    b: tuple[int, str | None, float, float, bool]) -> bool:
-    if a[1] != b[1]:
-        return False
+    if a[1] != b[1] and a[1] is not None and b[1] is not None:
+        return False  # an unknown dataset (a JSON result does not record it) joins any
     if a[4] and b[4]:  # both from settings: exact (NaN: a dataset without fixed lengths)
         return all(x == y or (math.isnan(x) and math.isnan(y))
                    for x, y in ((a[2], b[2]), (a[3], b[3])))
@@ -380,15 +421,16 @@ def place(summary: pd.DataFrame, axis: str | None = None
     tier = conc if axis == "concurrency" else rate
     ok = tier.notna()
     unplaced = [
-        Unplaced(s if not m else f"{s}#{r + 1}",
+        Unplaced(run_name(s, ln, m, r),
                  "no max_concurrency (a rate-limited run?): no place on the concurrency axis"
                  if axis == "concurrency" else "no request_rate: no place on the rate axis")
-        for s, r, m in zip(out.loc[~ok, "source"], out.loc[~ok, "record"], out.loc[~ok, "many"],
-                           strict=True)
+        for s, ln, m, r in zip(out.loc[~ok, "rel"], out.loc[~ok, "line"], out.loc[~ok, "many"],
+                               out.loc[~ok, "record"], strict=True)
     ]
     out = out[ok].assign(tier=tier[ok])
     out = split_by_other_axis(out, axis)
-    out = out.sort_values(["engine", "workload", "tier", "source", "record"], kind="stable")
+    out = out.assign(_order=[natural_key(r) for r in out["rel"]]).sort_values(
+        ["engine", "workload", "tier", "_order", "line"], kind="stable").drop(columns="_order")
     out["repeat"] = out.groupby(["engine", "workload", "tier"], sort=False).cumcount() + 1
     return axis, out, unplaced
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from reportgen.errors import InputError
 
 SNIFF = 1 << 20  # enough for a console log's header and the first record of a result file
-WARMUP = re.compile(r"warm[-_ ]?up", re.IGNORECASE)
+WARMUP = re.compile(r"(?<![a-z])(?<!no[-_ ])warm[-_ ]?up", re.IGNORECASE)  # not `no-warmup`
 FAILURE = re.compile(r"[.-]fail(?:ure|ed)?\.json$", re.IGNORECASE)  # sweep run=N.failure.json
 NVSMI_CSV = re.compile(rb"^\s*(?:timestamp|index|name|uuid|pci\.bus_id)\s*,\s*[a-z_.]+", re.I)
 SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ps1", ".cmd", ".bat", ".yaml", ".yml", ".md",
@@ -62,8 +62,11 @@ def _head(path: Path, shown: str) -> tuple[bytes, bytes]:
 
 
 def _looks_json(head: bytes) -> bool:
+    """`{…` or `[{…` / `[]`; a log line such as `[2026-01-01 …]` is not JSON."""
     text = head.lstrip()
-    return text[:1] in (b"{", b"[")
+    if text[:1] == b"{":
+        return True
+    return text[:1] == b"[" and text[1:].lstrip()[:1] in (b"{", b"]", b'"', b"")
 
 
 def _is_prometheus(head: bytes) -> bool:
