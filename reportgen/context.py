@@ -424,6 +424,8 @@ class PageBuilder:
         for engine in self.d.order:
             facts = self.d.engine_facts(engine)
             parts = [str(facts[k]) for k in ("version", "dtype", "quant") if facts.get(k)]
+            if facts.get("gpu_name") and not r.get("gpu"):  # GPUs differ by configuration
+                parts.append(str(facts["gpu_name"]))
             if facts.get("commit") and str(facts["commit"]) not in parts:
                 parts.insert(1 if parts else 0, str(facts["commit"]))
             items.append((self.d.label(engine), same(" · ".join(dict.fromkeys(parts)) or MISSING)))

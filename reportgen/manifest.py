@@ -29,7 +29,7 @@ _KNOWN: dict[str, set[str]] = {
     "engines": {
         "id", "label", "dir", "kind", "weight_bytes_per_step", "weight_bytes_source",
         "log_segments", "kv_bytes_per_token", "version", "notes", "tensor_parallel",
-        "pipeline_parallel", "data_parallel", "model",
+        "pipeline_parallel", "data_parallel", "model", "gpu",
     },
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
@@ -83,6 +83,7 @@ class EngineSpec:
     pipeline_parallel: int | None = None
     data_parallel: int | None = None
     model: str | None = None
+    gpu: str | None = None  # when configurations ran on different GPUs
 
     @property
     def gpus_per_replica(self) -> int | None:
@@ -294,6 +295,7 @@ def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
         pipeline_parallel=_parallel(r, raw, "pipeline_parallel", where),
         data_parallel=_parallel(r, raw, "data_parallel", where),
         model=None if raw.get("model") is None else r.string(raw, "model", where),
+        gpu=None if raw.get("gpu") is None else r.string(raw, "gpu", where),
     )
 
 

@@ -452,10 +452,16 @@ def test_skipped_files_are_paths_inside_the_round() -> None:
 
 
 def test_bandwidth_source_without_round_toml() -> None:
+    """Only the maxq folder names its GPU (meta.json): that configuration gets the GPU table's
+    bandwidth, credited to the table; the round as a whole states no GPU."""
     assert not (ROUNDS / RTX / "round.toml").exists()
     data = tables(RTX)
-    assert data["round"]["bandwidth_gb_s"] == 1792.0
-    assert "round.toml" not in data["round"]["bandwidth_source"]["en"]
+    assert data["round"]["gpu"] == "" and data["round"]["bandwidth_gb_s"] is None
+    assert data["round"]["bandwidth_source"]["en"].startswith("unknown: set hardware.gpu")
+    bandwidth = {e["id"]: e["bandwidth_gb_s"] for e in data["engines"]}
+    assert bandwidth["maxq"] == 1792.0 and bandwidth["ws"] is None
+    source = next(c for c in data["constants"] if c["name"] == "maxq.gpu_bandwidth_gb_s")
+    assert source["provenance"]["en"].startswith("built-in GPU table")
 
 
 def test_engine_version_source_without_round_toml() -> None:

@@ -58,6 +58,7 @@ from reportgen.analyze.tiers import (
 )
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
+from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
@@ -183,16 +184,24 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
 
         constants.append(Constant(f"{spec.id}.kv_bytes_per_token", scalar(kv), "B", kv_from))
         bandwidth = manifest.bandwidth_gb_s
+        own_gpu = lookup_gpu_spec(spec.gpu) if spec.gpu else None
+        if own_gpu is not None:  # this configuration ran on its own kind of GPU
+            bandwidth = own_gpu.bandwidth_gb_s
+            constants.append(Constant(
+                f"{spec.id}.gpu_bandwidth_gb_s", bandwidth, "GB/s",
+                _text(f"内置 GPU 表({own_gpu.name}:{own_gpu.source})",
+                      f"built-in GPU table ({own_gpu.name}: {own_gpu.source})")))
         tp = spec.tensor_parallel or 1
         if tp > 1 and math.isfinite(bandwidth):
             # tensor-parallel ranks each read their shard of every weight in the same step,
             # so a step sees their bandwidth together; pipeline stages take turns instead
+            per_gpu = bandwidth
             bandwidth = bandwidth * tp
             constants.append(Constant(
                 f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
-                _text(f"{tp} 个张量并行 GPU × {manifest.bandwidth_gb_s:g} GB/s"
+                _text(f"{tp} 个张量并行 GPU × {per_gpu:g} GB/s"
                       "(同一步的权重由它们分片并行读取;流水线并行各段轮流读取,不叠加)",
-                      f"{tp} tensor-parallel GPUs × {manifest.bandwidth_gb_s:g} GB/s (they "
+                      f"{tp} tensor-parallel GPUs × {per_gpu:g} GB/s (they "
                       "read their shards of one step's weights at once; pipeline stages take "
                       "turns, so they do not add up)")))
         constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
@@ -296,7 +305,9 @@ def _engine_facts(spec: Any, data: Any, read_from: Mapping[str, str] | None = No
         "prompt_cache": cache,
         "driver": pick("driver", (_get(fp, "driver_version"), _where(fp, "driver_version"))),
         "cuda": pick("cuda", (_get(fp, "cuda_version"), _where(fp, "cuda_version"))),
-        "gpu_name": pick("gpu_name", (_get(fp, "gpu_name"), _where(fp, "gpu_name"))),
+        "gpu_name": pick("gpu_name", (spec.gpu, (read_from or {}).get(
+                             f"engines.{spec.id}.gpu", "round.toml")),
+                         (_get(fp, "gpu_name"), _where(fp, "gpu_name"))),
         "sources": sources,
     }
 

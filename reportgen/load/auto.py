@@ -316,6 +316,18 @@ def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
     return out
 
 
+def _config_gpu(data: EngineData, found: list[tuple[str, str, str]]
+                ) -> tuple[str, str] | None:
+    """(GPU name, where read) for one configuration: its nvidia-smi fingerprint, its
+    nvidia-smi CSV, else an author's metadata file beside its results."""
+    fp = data.fingerprint
+    if fp is not None and fp.gpu_name:
+        return fp.gpu_name, fp.provenance.get("gpu_name", fp.path)
+    if data.gpu is not None and "name" in data.gpu.columns and len(data.gpu):
+        return str(data.gpu["name"].iloc[0]), f"{data.files.gpu_csv} (name)"
+    return next(((v, src) for k, v, src in found if k == "gpu"), None)
+
+
 def _log_settings(data: EngineData) -> list[tuple[str, str, str]]:
     """Launch settings a server log states (version, parallel sizes, model)."""
     out: list[tuple[str, str, str]] = []
@@ -482,12 +494,16 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
         if csv is not None:
             data.gpu = load_gpu_csv(csv.path, name=csv.shown)
+        gpu_found = _config_gpu(data, settings.get(c.id, []))
+        if gpu_found and spec.gpu is None:
+            data.spec = spec = dataclasses.replace(spec, gpu=gpu_found[0])
         engines[c.id] = data
         if spec.kind and log is not None:
             inferred.append(Inferred(f"engines.{c.id}.kind", spec.kind,
                                      f"{log.shown} (log lines)"))
         seen_keys: set[str] = set()
-        for key, value, source in [*log_facts, *settings.get(c.id, []), *_server_info(rows)]:
+        for key, value, source in [*log_facts, *([("gpu", *gpu_found)] if gpu_found else []),
+                                   *settings.get(c.id, []), *_server_info(rows)]:
             if key not in seen_keys:
                 seen_keys.add(key)
                 inferred.append(Inferred(f"engines.{c.id}.{key}", value, source))
@@ -544,26 +560,27 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
     ``inferred``), else unknown (NaN / empty): the analyses that need it are left out."""
     from reportgen.gpu_table import lookup_gpu
 
+    # one GPU for the round when every configuration names the same one; else each keeps its
+    # own (engines.<id>.gpu) and the round states none
+    gpus = {cid: data.spec.gpu for cid, data in engines.items()}
     gpu, gpu_from, count = "", "", 1
-    for data in engines.values():
-        fp = data.fingerprint
-        if fp is not None and fp.gpu_name:
-            gpu, gpu_from = fp.gpu_name, fp.provenance.get("gpu_name", fp.path)
-            count = max(count, fp.gpu_count or 1)
-            break
-        if data.gpu is not None and "name" in data.gpu.columns and len(data.gpu):
-            gpu, gpu_from = str(data.gpu["name"].iloc[0]), f"{data.files.gpu_csv} (name)"
-            if "index" in data.gpu.columns:
-                count = max(count, int(data.gpu["index"].nunique()))
-            break
-    if not gpu:
-        harvested = [i for i in inferred if i.key.endswith(".gpu") or i.key == "round.gpu"]
+    if gpus and all(gpus.values()) and len(set(gpus.values())) == 1:
+        gpu = next(iter(gpus.values())) or ""
+        gpu_from = next((i.source for i in inferred if i.key.endswith(".gpu")), "")
+    else:
+        harvested = [i for i in inferred if i.key == "round.gpu"]
         if harvested:
             gpu, gpu_from = harvested[0].value, harvested[0].source
+    for data in engines.values():
+        fp = data.fingerprint
+        if fp is not None and fp.gpu_count:
+            count = max(count, fp.gpu_count)
+        elif data.gpu is not None and "index" in data.gpu.columns:
+            count = max(count, int(data.gpu["index"].nunique()))
     if gpu:
         inferred.append(Inferred("hardware.gpu", gpu, gpu_from))
-        if count > 1:
-            inferred.append(Inferred("hardware.gpu_count", str(count), gpu_from))
+    if count > 1:
+        inferred.append(Inferred("hardware.gpu_count", str(count), "nvidia-smi (GPUs listed)"))
     date, date_from = _date(placed)
     if date:
         inferred.append(Inferred("round.date", date, f"{date_from} (date)"))
