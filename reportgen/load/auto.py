@@ -450,6 +450,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             targets = sorted({c for r, c in zip(summary["rel"], summary["engine"], strict=True)
                               if PurePosixPath(r).name in writes})
         if not found:
+            if f.kind == "script":
+                skipped.append((f.rel, "a launch script, but with no literal setting this tool "
+                                       "reads (a size behind a shell variable is not guessed)"))
             continue
         if targets:
             for cid in targets:
