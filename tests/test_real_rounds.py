@@ -541,3 +541,24 @@ def test_folder_with_only_a_readme_exits_2(tmp_path: Path) -> None:
     err = _fails(root)
     assert err.startswith("Error: docs-only: no benchmark result found in this folder")
     assert err.endswith(f"; files seen: README.md: {NOT_READ}\n")
+
+
+def test_a_concurrency_sweep_at_two_rates_is_two_series(tmp_path: Path) -> None:
+    """Runs at C=4 and C=8, each at 1 req/s and at inf: not repeats, but two series."""
+    root = tmp_path / "split"
+    (root / "res").mkdir(parents=True)
+    for c in (4, 8):
+        for rate in (1.0, "inf"):
+            duration = 10.0 + c + (1.0 if rate == 1.0 else 0.0)
+            (root / "res" / f"c{c}-r{rate}.json").write_text(json.dumps({
+                "model_id": "m", "num_prompts": 32, "request_rate": rate,
+                "max_concurrency": c, "duration": duration, "completed": 32, "failed": 0,
+                "total_input_tokens": 3200, "total_output_tokens": 1600,
+                "output_throughput": 1600 / duration, "median_ttft_ms": 10.0,
+                "median_itl_ms": 5.0}))
+    data = run_tables(root)
+    series = sorted({(r["engine"], r["concurrency"], r["repeat"]) for r in data["runs"]})
+    assert series == [("m-1-req-s", 4, 1), ("m-1-req-s", 8, 1),
+                      ("m-inf-req-s", 4, 1), ("m-inf-req-s", 8, 1)]
+    assert {t["output_tok_s"] for t in data["tiers"]} == {1600 / 15, 1600 / 19, 1600 / 14,
+                                                          1600 / 18}

@@ -284,24 +284,24 @@ def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
     }).reset_index(drop=True)
 
 
-def _split_configs(configs: list[Configuration], placed: pd.DataFrame
-                   ) -> list[Configuration]:
-    """Configurations after place() split one by the axis not swept (``id@value``)."""
+def _split_configs(configs: list[Configuration], present: list[str]
+                   ) -> tuple[list[Configuration], dict[str, str]]:
+    """Configurations after place() split one by the axis not swept (``id@value``), and the
+    id each ``id@value`` becomes."""
     from reportgen.load.placement import ID_CHARS
 
     out: list[Configuration] = []
-    present = list(dict.fromkeys(placed["engine"]))
+    renamed: dict[str, str] = {}
     for c in configs:
-        parts = [e for e in present if e == c.id or e.startswith(c.id + "@")]
-        for e in parts:
+        for e in (e for e in present if e == c.id or e.startswith(c.id + "@")):
             if e == c.id:
                 out.append(c)
                 continue
             suffix = e[len(c.id) + 1:]
             out.append(Configuration(ID_CHARS.sub("-", f"{c.id}-{suffix}".lower()).strip("-"),
                                      f"{c.label} · {suffix}", f"{c.basis}, {suffix}"))
-            placed.loc[placed["engine"] == e, "engine"] = out[-1].id
-    return out
+            renamed[e] = out[-1].id
+    return out, renamed
 
 
 def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -421,7 +421,8 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     summary["engine"] = cfg
     axis_given = given.axis if given is not None else None
     axis, placed, unplaced = place(summary, axis_given)
-    configs = _split_configs(configs, placed)
+    configs, renamed = _split_configs(configs, list(dict.fromkeys(placed["engine"])))
+    placed = placed.assign(engine=placed["engine"].map(lambda e: renamed.get(e, e)))
     for u in unplaced:
         skipped.append((u.source, u.reason))
     if placed.empty:
