@@ -45,8 +45,9 @@ def test_switch_shows_one_workload_and_sizes_its_figures(open_page: Any, rtx_rep
     buttons.nth(1).click()
     assert _visible_views(page) == ["w2"]
     assert buttons.nth(1).get_attribute("aria-selected") == "true"
-    page.wait_for_function(f"Math.abs(document.getElementById('w2-fig-1')._fullLayout.width"
-                           f" - {wide}) < 2", timeout=5000)
+    # a function, not an expression string: the page's CSP forbids eval
+    page.wait_for_function("(w) => Math.abs(document.getElementById('w2-fig-1')"
+                           "._fullLayout.width - w) < 2", arg=wide, polling=20, timeout=5000)
     # drawn while hidden, resized when shown: as wide as the first view's figure
     assert abs(_width(page, "w2-fig-1") - wide) < 2
     assert page.locator("#w2-data table").first.is_visible()
