@@ -562,3 +562,18 @@ def test_a_concurrency_sweep_at_two_rates_is_two_series(tmp_path: Path) -> None:
                       ("m-inf-req-s", 4, 1), ("m-inf-req-s", 8, 1)]
     assert {t["output_tok_s"] for t in data["tiers"]} == {1600 / 15, 1600 / 19, 1600 / 14,
                                                           1600 / 18}
+
+
+def test_metadata_pairs_that_differ_name_the_configurations() -> None:
+    """The May-2025 JSONL sample: nine runs, three `--metadata deployment=…` values, three
+    rates. Each deployment is a configuration (not three repeats of one)."""
+    path = ROUNDS.parent / "real_samples" / "vllm-benchmark-serving-results-jsonl-2025-05"
+    raw = [json.loads(line) for line in (path / "results.json").read_text().splitlines()
+           if line.strip()]
+    data = run_tables(path)
+    got = {(r["engine"], r["request_rate"]): r["output_tok_s"] for r in data["runs"]}
+    want = {(d["deployment"], None if d["request_rate"] == "inf" else float(d["request_rate"])):
+            d["total_output_tokens"] / d["duration"] for d in raw}
+    assert got.keys() == want.keys() and len(got) == 9
+    assert all(math.isclose(got[k], want[k], rel_tol=1e-9) for k in want)
+    assert {r["repeat"] for r in data["runs"]} == {1}

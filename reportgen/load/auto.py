@@ -519,7 +519,8 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             src = rows.loc[rows["model_id"] == model, "source"].iloc[0]
             inferred.append(Inferred(f"engines.{c.id}.model", model, f"{src} (model_id)"))
         inferred.append(Inferred(f"engines.{c.id}.label", c.label,
-                                 f"runs told apart by {c.basis}"))
+                                 f"runs told apart by {c.basis}" if c.basis != "single"
+                                 else "the only configuration"))
         specs.append(spec)
     if len(workload_specs) == 1:
         w = workload_specs[0]

@@ -199,6 +199,23 @@ def _folder_names(folders: list[str]) -> dict[str, str]:
     return dict(zip(folders, folders, strict=True))
 
 
+# `--metadata` keys that describe the client or the workload, not the configuration
+METADATA_NOT_CONFIG = {"input_len", "output_len", "dataset_name", "dataset", "client",
+                       "tokenizer", "seed", "ramp_up_strategy", "num_prompts", "request_rate",
+                       "max_concurrency", "concurrency", "rate", "run", "repeat", "trial"}
+
+
+def _metadata_keys(summary: pd.DataFrame) -> list[tuple[str, ...]]:
+    """Per run, the `--metadata KEY=VALUE` pairs whose values differ between runs (a
+    `deployment=base` / `deployment=no-features` pair names two configurations)."""
+    if "metadata" not in summary.columns:
+        return [()] * len(summary)
+    rows = [m if isinstance(m, dict) else {} for m in summary["metadata"]]
+    keys = sorted({k for m in rows for k in m} - METADATA_NOT_CONFIG)
+    varying = [k for k in keys if len({str(m.get(k)) for m in rows}) > 1]
+    return [tuple(f"{k}={m.get(k, '')}" for k in varying) for m in rows]
+
+
 def _partition(keys: Sequence[tuple[object, ...]]) -> list[int]:
     seen: dict[tuple[object, ...], int] = {}
     return [seen.setdefault(k, len(seen)) for k in keys]
@@ -232,8 +249,9 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
         cells.setdefault(key[:5], set()).add(key[5])
     if all(len(ws) <= 1 for ws in cells.values()):
         words = [()] * n
-    candidates = {"label": label, "folder": folder, "file": many_file, "model": model,
-                  "file name": words}
+    meta = _metadata_keys(summary)
+    candidates = {"label": label, "metadata": meta, "folder": folder, "file": many_file,
+                  "model": model, "file name": words}
     full = _partition(list(zip(*candidates.values(), strict=True)))
     chosen: list[str] = []
     for name, values in candidates.items():
@@ -253,6 +271,9 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
         shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
         if name == "model":
             shown = [s.rstrip("/").split("/")[-1] for s in shown]
+        elif name == "metadata":
+            shown = [" ".join(v.split("=", 1)[1] if len(raw[0]) == 1 else v for v in values)
+                     for values in raw]
         elif name == "file":
             shown = [stem if s else "" for s, stem in zip(shown, stems, strict=True)]
         elif name == "folder":
