@@ -140,17 +140,16 @@ def read_manifest(root: Path) -> Manifest | None:
         raise InputError(display_path(path, root), exc.message, exc.line) from None
 
 
-def discover(round_dir: Path) -> RoundFiles:
-    """Parse ``round.toml`` and list each engine's files. Missing engine folders and engines
-    without any bench result are errors; everything else optional."""
+def discover(round_dir: Path, manifest: Manifest | None = None) -> RoundFiles:
+    """List each engine's files of the fixed layout (``round.toml`` parsed here unless the
+    caller already did). Missing engine folders and engines without any bench result are
+    errors; everything else optional."""
     root = round_dir
-    if not root.is_dir():
-        raise InputError(root, "round directory not found")
-    manifest_path = root / "round.toml"
-    try:
-        manifest = parse_manifest(manifest_path, lookup_gpu)
-    except InputError as exc:  # re-word with the same path style as every other message
-        raise InputError(display_path(manifest_path, root), exc.message, exc.line) from None
+    if manifest is None:
+        manifest = read_manifest(root)
+    if manifest is None:
+        raise InputError(display_path(root / "round.toml", root),
+                         "round.toml not found (every round directory needs one)")
 
     findings: list[Finding] = []
     engines: dict[str, EngineFiles] = {}

@@ -20,7 +20,7 @@ import pandas as pd
 
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
-from reportgen.load.bench_json import bench_rows, decode_records, summary_frame
+from reportgen.load.bench_json import bench_rows, decode_records, empty_requests, summary_frame
 from reportgen.load.placement import Configuration, run_name
 from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
@@ -247,14 +247,15 @@ def _date(summary: pd.DataFrame) -> tuple[str, str]:
 
 def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
     """The `runs` table: one row per run used, in file order."""
+    # file order (path, then line): how a reader finds a run again in the folder
+    placed = placed.assign(_line=placed["line"].astype(float)).sort_values(
+        ["rel", "_line"], kind="stable")
+
     def col(name: str) -> pd.Series:
         if name in placed.columns:
             return placed[name].astype(float)
         return pd.Series(math.nan, index=placed.index)
 
-    # file order (path, then line): how a reader finds a run again in the folder
-    placed = placed.assign(_line=placed["line"].astype(float)).sort_values(
-        ["rel", "_line"], kind="stable")
     rate = col("request_rate")
     completed = col("completed")
     duration = col("duration_s")
@@ -539,12 +540,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             compare_with(i, given) for i in manifest.inferred))
     for data in engines.values():
         legacy._kv_bytes(data, manifest)
-    req = [r for r in results.requests]
-    itl = [i for i in results.itls]
+    req, itl = results.requests, results.itls
     summary_out = placed.assign(concurrency=placed["tier"])
     summary_out.insert(0, "engine", summary_out.pop("engine"))
-    from reportgen.load.bench_json import empty_requests
-
     requests = pd.concat(req, ignore_index=True) if req else empty_requests()
     engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
     requests.insert(0, "engine", requests["source"].map(engine_of))

@@ -29,6 +29,7 @@ from reportgen.load.llama_log import parse_llama_log
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
+from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import Manifest, locate
 from reportgen.model_bytes import model_bytes
@@ -37,13 +38,6 @@ __all__ = ["EngineData", "LoadedRound", "load_round"]
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
-VLLM_MARKERS = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"vllm.entrypoints",
-                b"[gpu_model_runner.py", b"[kv_cache_utils.py", b"(APIServer pid=",
-                b"(EngineCore")
-LLAMA_MARKERS = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
-                 b"load_tensors:", b"load_model:", b"llama_server:", b"server is listening",
-                 b"slot launch_slot_", b"llama_kv_cache")
-
 
 def sniff_log_kind(path: Path) -> str | None:
     """"vllm" or "llamacpp" from marker strings in the first (and, if needed, last) 4 MiB."""
@@ -241,7 +235,7 @@ def load_round(round_dir: Path) -> LoadedRound:
     manifest = read_manifest(root)
     if not fixed_layout(root, manifest):
         return load_auto(root, lambda p: display_path(p, root), manifest)
-    files = discover(round_dir)
+    files = discover(round_dir, manifest)
     manifest = files.manifest
     show = files.show
     findings = list(files.findings)

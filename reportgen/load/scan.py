@@ -25,11 +25,14 @@ SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".ps1", ".cmd", ".bat", ".yaml", ".ym
                    ".txt", ".toml", ".cfg", ".ini", ".env", ".py")
 LAUNCH = (b"vllm serve", b"sglang.launch_server", b"llama-server", b"--tensor-parallel-size",
           b"--tp-size", b"vllm.entrypoints")
-VLLM_LOG = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"vllm.entrypoints",
-            b"[gpu_model_runner.py", b"[kv_cache_utils.py", b"(APIServer pid=", b"(EngineCore")
-LLAMA_LOG = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
-             b"load_tensors:", b"srv  load_model:", b"server is listening", b"slot launch_slot_",
-             b"llama_kv_cache")
+# strings only a vLLM server log / a llama-server log prints (also used to tell a log's kind
+# when round.toml does not say it: reportgen.load.round.sniff_log_kind)
+VLLM_MARKERS = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"vllm.entrypoints",
+                b"[gpu_model_runner.py", b"[kv_cache_utils.py", b"(APIServer pid=",
+                b"(EngineCore")
+LLAMA_MARKERS = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
+                 b"load_tensors:", b"load_model:", b"llama_server:", b"server is listening",
+                 b"slot launch_slot_", b"llama_kv_cache")
 NOT_SCANNED = {"narrative", "__pycache__", "node_modules", ".git"}
 
 
@@ -94,8 +97,8 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
         if WARMUP.search(path.stem):
             return "skipped", "warm-up run (the file name says so); not a measured run"
         return "console", ""
-    vllm = sum(m in head for m in VLLM_LOG)
-    llama = sum(m in head for m in LLAMA_LOG)
+    vllm = sum(m in head for m in VLLM_MARKERS)
+    llama = sum(m in head for m in LLAMA_MARKERS)
     if max(vllm, llama) >= 2 and vllm != llama:
         return ("vllm_log" if vllm > llama else "llama_log"), ""
     if b"NVIDIA-SMI" in head and b"Driver Version" in head:
