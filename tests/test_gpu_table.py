@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from reportgen import resources
 from reportgen.gpu_table import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
 
 
@@ -132,3 +136,36 @@ def test_spec_carries_its_source() -> None:
     spec = lookup_gpu_spec("NVIDIA H200")
     assert isinstance(spec, GpuSpec)
     assert "H200" in spec.source and "4.8 TB/s" in spec.source
+
+
+def test_table_is_read_on_first_lookup_not_at_import() -> None:
+    # cold start: importing the module (discover, analyze and init all do) parses no TOML
+    code = """
+import reportgen.resources as resources
+read = []
+real = resources.data_tables
+resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)
+import reportgen.gpu_table as gpu_table
+print(read)
+gpu_table.lookup_gpu("H100")
+gpu_table.lookup_gpu("A100")
+print(read, len(gpu_table.GPUS))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.splitlines() == ["[]", f"['gpus.toml'] {len(GPUS)}"]
+
+
+def test_misspelt_key_in_a_data_table_is_an_error(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # a typo must not read as a deliberately left-out figure
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "t.toml").write_text(
+        '[[gpu]]\npattern = "x"\nname = "X"\nbandwith_gb_s = 1.0\nsource = "s"\n',
+        encoding="utf-8")
+    monkeypatch.setattr(resources, "_PKG", tmp_path)
+    allowed = {"gpu": frozenset({"pattern", "name", "bandwidth_gb_s", "memory_gib", "source"})}
+    with pytest.raises(ValueError, match=r"t\.toml: \[\[gpu\]\] row 1: unknown key\(s\) "
+                                         r"bandwith_gb_s"):
+        resources.data_tables("t.toml", allowed)
+    assert resources.data_tables("t.toml", {"gpu": allowed["gpu"] | {"bandwith_gb_s"}})

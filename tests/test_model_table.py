@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -252,3 +254,35 @@ def test_reasons_cite_their_basis() -> None:
     assert nvfp4 is not None and "scale" in nvfp4[1]
     for _, value, reason in QUANT_MARKERS:
         assert 0 < value <= 1.1 and reason.strip()
+
+
+def test_table_is_read_on_first_lookup_not_at_import() -> None:
+    # cold start: importing the module (model_bytes does) parses no TOML; both arrays come
+    # from one read
+    code = """
+import reportgen.resources as resources
+read = []
+real = resources.data_tables
+resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)
+import reportgen.model_table as model_table
+print(read)
+model_table.lookup_model("Qwen/Qwen3-8B")
+model_table.bytes_per_param("x-Q4_K_M.gguf")
+print(read, len(model_table.MODELS), len(model_table.QUANT_MARKERS))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.splitlines() == [
+        "[]", f"['models.toml'] {len(MODELS)} {len(QUANT_MARKERS)}"]
+
+
+def test_rows_keep_their_field_types() -> None:
+    # models.toml: counts are floats (8.03e9), shapes are integers
+    for spec in _specs():
+        assert isinstance(spec.params, float) and isinstance(spec.active_params, float), spec.key
+        for value in (spec.layers, spec.kv_heads, spec.head_dim, spec.sliding_window_layers):
+            assert type(value) is int, spec.key
+        for optional in (spec.kv_lora_rank, spec.rope_head_dim, spec.sliding_window):
+            assert optional is None or type(optional) is int, spec.key
+    for _, value, _ in QUANT_MARKERS:
+        assert isinstance(value, float)

@@ -29,6 +29,9 @@ def test_wheel_contents(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "reportgen/templates/report.html.j2" in names
     assert "reportgen/sample_runs/round2-rtx4090/round.toml" in names
+    # the built-in GPU and model tables are data files read at run time
+    assert "reportgen/data/gpus.toml" in names
+    assert "reportgen/data/models.toml" in names
     assert any(n.startswith("reportgen/sample_runs/round2-rtx4090/llamacpp/bench/") for n in names)
     assert not any("__pycache__" in n for n in names)
 
@@ -43,6 +46,16 @@ def test_wheel_runs_outside_checkout(wheel: Path, tmp_path: Path) -> None:
     version = subprocess.run([str(py), "-m", "reportgen", "--version"], cwd=work,
                              capture_output=True, text=True, check=True)
     assert "reportgen" in version.stdout
+    # the installed package reads its own table files: same answers as the checkout
+    lookups = ("from reportgen.gpu_table import lookup_gpu; "
+               "from reportgen.model_table import bytes_per_param, lookup_model; "
+               "print(lookup_gpu('NVIDIA H100 80GB HBM3'), lookup_model('Qwen/Qwen3-8B'), "
+               "bytes_per_param('x-Q4_K_M.gguf'))")
+    installed = subprocess.run([str(py), "-c", lookups], cwd=work, capture_output=True,
+                               text=True, check=True)
+    checkout = subprocess.run([sys.executable, "-c", lookups], cwd=ROOT, capture_output=True,
+                              text=True, check=True)
+    assert "Qwen3-8B" in installed.stdout and installed.stdout == checkout.stdout
     out = subprocess.run([str(env_dir / "bin" / "reportgen"), "build", "-q", "-o", "r.html"],
                          cwd=work, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
