@@ -1120,7 +1120,7 @@ class PageBuilder:
                 rows.append(Row([Cell(label(r, "figure")), Cell(old(r), True),
                                  Cell(shown(r.new, r.spec), True),
                                  Cell(same(_signed(d, r.spec)), True),
-                                 Cell(same(pct_signed(change, 0)), True)]))
+                                 Cell(same(_change(change)), True)]))
             out.append(Table(cols, rows, None, variant="since"))
         if b.tiers.empty:
             out.append(Para(self.t("since.no_curves"), "note"))
@@ -1219,12 +1219,23 @@ def _signed(value: float, spec: str) -> str:
     """A delta in the figure's own format with its sign; percent figures move in points."""
     if is_missing(value) or math.isinf(value):
         return MISSING
-    sign = "+" if value > 0 else "-" if value < 0 else "±"
     if spec.endswith("pct"):
-        return f"{sign}{abs(value) * 100:,.1f} pp"
-    if spec.endswith("x"):
-        return sign + format_value(abs(value), spec[:-1] + "f" if spec[:-1] else ".2f")
-    return sign + format_value(abs(value), spec)
+        text = f"{abs(value) * 100:,.1f} pp"
+    elif spec.endswith("x"):
+        text = format_value(abs(value), spec[:-1] + "f" if spec[:-1] else ".2f")
+    else:
+        text = format_value(abs(value), spec)
+    if not any(ch in "123456789" for ch in text):   # rounds to zero: no "-0.0"
+        return "±" + text
+    return ("+" if value > 0 else "-") + text
+
+
+def _change(value: float) -> str:
+    """Relative change, whole percent, signed; ±0% when it rounds to zero."""
+    if is_missing(value) or math.isinf(value):
+        return MISSING
+    text = format_value(abs(value), ".0pct")
+    return ("±" if text == "0%" else "+" if value > 0 else "-") + text
 
 
 def _diff_value(value: Any) -> str:
