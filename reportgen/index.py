@@ -241,8 +241,8 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
         if lines:
             panels.append((key, list(lines.items())))
     labels: dict[str, Bi] = {}
-    for e in entries:
-        labels.update(e.labels)
+    for e in reversed(entries):     # the latest round's engine order and labels (its colours)
+        labels.update({k: v for k, v in e.labels.items() if k not in labels})
     engines = list(labels)
     fig = Fig()
     n = max(len(panels), 1)
@@ -263,6 +263,9 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
                 line=dict(color=color, width=2), marker=dict(size=9, color=color),
                 connectgaps=False, hovertemplate=ui.raw("fig.trend.hover", lang),
             ))
+        fig.add_annotation(text=ui.raw(f"index.panel.{key}", lang), x=0, xref="paper",
+                           xanchor="left", y=top, yref="paper", yanchor="bottom",
+                           showarrow=False, font=dict(size=13, color="#6b7280"))
         layout[f"xaxis{axis}"] = dict(type="category", categoryorder="array", categoryarray=x,
                                       anchor=f"y{axis}", showticklabels=p == len(panels) - 1,
                                       matches="x" if p else None)
@@ -270,7 +273,8 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
                                       rangemode="tozero",
                                       tickformat=".0%" if key == "efficiency" else None)
     fig.update_layout(title=dict(text=ui.raw("fig.trend.title", lang)),
-                      height=max(260 * n, 320), showlegend=True, **layout)
+                      height=max(260 * n, 320), showlegend=True,
+                      legend=dict(y=-0.03, yanchor="top"), **layout)
     return fig.to_dict()
 
 
