@@ -10,11 +10,16 @@ import datetime as dt
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reportgen import __version__
 from reportgen.errors import InputError
 from reportgen.i18n import UI, Bi, load_ui
+
+if TYPE_CHECKING:
+    from reportgen.baseline import Baseline, Comparison, Missing, Source
+    from reportgen.context import Series
+    from reportgen.manifest import Manifest
 
 Progress = Callable[[str], None]
 
@@ -50,9 +55,13 @@ def chrome(ui: UI, date: str, plotly_version: str) -> dict[str, Bi]:
 
 
 def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
-                    progress: Progress = _quiet, revisions: Any = None) -> str:
+                    progress: Progress = _quiet, revisions: Any = None,
+                    baseline: Source | Missing | None = None,
+                    series: Series | None = None) -> str:
     """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
-    read from ``round_dir``. A round with several workloads gets one view per workload."""
+    read from ``round_dir``. A round with several workloads gets one view per workload.
+    ``baseline`` adds "Since the previous round" and the baseline's dashed curves; ``series``
+    the links of a report built by `reportgen index`."""
     from plotly.offline import get_plotlyjs_version
 
     from reportgen.analyze.run import RoundAnalysis
@@ -83,13 +92,17 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
     if many:
         page_chrome |= {"views_label": ui.t("views.label"),
                         "views_note": ui.t("views.note", n=str(len(ra.parts)))}
+    if series is not None:
+        page_chrome |= {"series_index": ui.t("series.index")}
     page = None
     for i, part in enumerate(ra.parts):
         prefix = f"w{i + 1}-" if many else ""
+        workload = part.round.get("workload") or {}
+        since, prose_values, base = against_baseline(part, baseline)
         progress("narrative")
-        narrative = load_narrative(round_dir, part.values)
+        narrative = load_narrative(round_dir, prose_values)
         progress("figures")
-        payload = figures_payload(part, ui.for_axis(ra.axis), default)
+        payload = figures_payload(part, ui.for_axis(ra.axis), default, base)
         trace_types |= set(payload.pop("trace_types"))
         template = payload["template"]
         kinds = {f["kind"]: (prefix + f["id"], f["height"]) for f in payload["figs"]}
@@ -97,12 +110,11 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
             f["id"] = prefix + f["id"]
             del f["kind"], f["height"]
         figs += payload["figs"]
-        workload = part.round.get("workload") or {}
         runs = ra.runs
         if runs is not None and workload:
             runs = runs[runs["workload"] == workload.get("id")]
         inputs = Inputs(runs=runs, skipped=tuple(ra.skipped), inferred=inferred,
-                        workloads=len(ra.parts))
+                        workloads=len(ra.parts), since=since)
         progress("page")
         if many:
             label = workload.get("label") or {}
@@ -112,9 +124,10 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
                                              prefix)))
         else:
             page = build_page(part, ui, narrative, kinds, default, page_chrome, date,
-                              revisions, inputs)
+                              revisions, inputs, series=series)
     if page is None:
-        page = build_page(first, ui, {}, {}, default, page_chrome, date, views=views)
+        page = build_page(first, ui, {}, {}, default, page_chrome, date, views=views,
+                          series=series)
     placed = {b.id for view in (views or [None]) for section in (
         view.sections if view else page.sections) for b in section.blocks
         if isinstance(b, Figure)}
@@ -125,17 +138,46 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
                        trace_types=trace_types, version=__version__)
 
 
+def against_baseline(part: Any, baseline: Source | Missing | None
+                     ) -> tuple[Comparison | Missing | None, dict[str, Any], Baseline | None]:
+    """For one workload's Analysis: the comparison the page shows, the names its narrative can
+    use (the analysis values, plus ``baseline.*`` / ``since.*`` when a baseline is set — as
+    missing values when round.toml's baseline is not there), and the baseline itself."""
+    from reportgen.baseline import Missing, compare, empty_values
+    from reportgen.figures import engine_labels
+
+    if baseline is None:
+        return None, part.values, None
+    if isinstance(baseline, Missing):
+        return baseline, part.values | empty_values(list(engine_labels(part))), None
+    base = baseline.for_workload((part.round.get("workload") or {}).get("id"))
+    labels = {e: Bi(t["zh"], t["en"]) for e, t in engine_labels(part).items()}
+    since = compare(base, part.values, labels)
+    return since, part.values | since.values, base
+
+
+def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str, Any]:
+    """Every name the narrative of ``round_dir`` (first workload) can use, baseline included."""
+    from reportgen.analyze.run import analyze_round
+    from reportgen.load.round import load_round
+
+    loaded = load_round(Path(round_dir))
+    part = analyze_round(loaded).first
+    return against_baseline(part, resolve_baseline(loaded.manifest, baseline))[1]
+
+
 def build_report(round_dir: Path, out: Path, lang: str | None = None,
-                 progress: Progress | None = None, previous: Path | None = None) -> Path:
+                 progress: Progress | None = None, previous: Path | None = None,
+                 baseline: Path | None = None) -> Path:
     """Build the report for ``round_dir`` into ``out`` (written atomically) and return ``out``.
 
     ``lang`` overrides round.toml's default_language (the language the page opens in when the
-    reader has no stored or browser preference). Bad input raises InputError; the output file is
-    then left exactly as it was.
+    reader has no stored or browser preference). ``baseline`` (a round folder, report.html or
+    baseline.toml folder) overrides round.toml's ``[baseline] round``. Bad input raises
+    InputError; the output file is then left exactly as it was.
     """
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
-    from reportgen.write import write_atomic
 
     say = progress or _quiet
     round_dir = Path(round_dir)
@@ -147,13 +189,40 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
     if previous is not None:
         say(f"compare with {previous}")
         revisions = _revisions(analysis, Path(previous))
-    html = render_analysis(analysis, round_dir, lang, say, revisions)
+    base = resolve_baseline(loaded.manifest, baseline, say)
+    html = render_analysis(analysis, round_dir, lang, say, revisions, base)
+    return write_page(out, html, say)
+
+
+def write_page(out: Path, html: str, say: Progress = _quiet) -> Path:
+    from reportgen.write import write_atomic
+
     say(f"write {out}")
     try:
         return write_atomic(Path(out), html.encode("utf-8"))
     except OSError as exc:  # e.g. the output folder does not exist or is read-only
         raise InputError(out, f"cannot write: {exc.strerror or exc} (the previous file, if "
                               "any, is unchanged)") from None
+
+
+def resolve_baseline(manifest: Manifest, given: Path | None,
+                     say: Progress = _quiet) -> Source | Missing | None:
+    """The baseline to compare with: ``given`` (the command line) wins over round.toml's
+    ``[baseline] round`` (relative to round.toml's folder). A round.toml baseline that is not
+    there leaves a note on the page (a copied round keeps building); a given one must exist."""
+    from reportgen.baseline import Missing, open_baseline
+
+    if given is not None:
+        say(f"baseline {given}")
+        return open_baseline(Path(given))
+    if not manifest.baseline:
+        return None
+    path = manifest.path.parent / manifest.baseline
+    if not path.exists():
+        say(f"baseline {manifest.baseline} not found")
+        return Missing(manifest.baseline)
+    say(f"baseline {path}")
+    return open_baseline(path)
 
 
 def _revisions(analysis: Any, previous: Path) -> Any:

@@ -72,9 +72,14 @@ def main() -> None:
               help="Language the page opens in (default: round.toml default_language).")
 @click.option("--previous", type=click.Path(exists=True, dir_okay=False), default=None,
               help="The last published report.html: adds a 'revisions' section listing changes.")
+@click.option("--baseline", type=click.Path(exists=True), default=None,
+              metavar="DIR|report.html",
+              help="The previous round (a round folder, a report.html it produced, or a folder "
+                   "with baseline.toml): adds 'Since the previous round'. Overrides round.toml "
+                   "[baseline] round.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
 def build(round_dir: str | None, output: str, lang: str | None, previous: str | None,
-          quiet: bool) -> None:
+          baseline: str | None, quiet: bool) -> None:
     """Build the report for ROUND (default: the bundled Round 2 sample)."""
     from reportgen.build import build_report
 
@@ -82,9 +87,32 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
         kwargs: dict[str, Any] = {"progress": _progress(quiet)}
         if previous is not None:
             kwargs["previous"] = Path(previous)
+        if baseline is not None:
+            kwargs["baseline"] = Path(baseline)
         out = build_report(_round_arg(round_dir), Path(output), lang, **kwargs)
     size = out.stat().st_size
     click.echo(f"wrote {out} ({size / 1e6:.2f} MB)")
+
+
+@main.command()
+@click.argument("rounds", nargs=-1, required=True, metavar="DIR...")
+@click.option("-o", "--output", "out_dir", default="site", show_default=True,
+              type=click.Path(file_okay=False), help="Folder for index.html and the reports.")
+@click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
+              help="Language the pages open in (default: the first round's default_language).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
+def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) -> None:
+    """Build every round's report plus one index.html linking them (relative links).
+
+    Rounds keep the order given. A folder with only baseline.toml (figures as published, no
+    raw files) gets a card and a place in the trend figure, but no report.
+    """
+    from reportgen.index import build_index
+
+    with _input_errors():
+        written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet))
+    reports = ", ".join(p.name for p in written[1:]) or "none"
+    click.echo(f"wrote {written[0]} ({len(rounds)} round(s); reports: {reports})")
 
 
 @main.command()

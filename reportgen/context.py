@@ -16,6 +16,9 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from reportgen.baseline import Comparison, Missing
+from reportgen.baseline import Row as SinceRow
+from reportgen.baseline import delta as since_delta
 from reportgen.i18n import UI, Bi
 from reportgen.manifest import Inferred
 from reportgen.narrative import LANGS, MISSING, SECTIONS, Prose, format_value, is_missing
@@ -145,6 +148,23 @@ class Inputs:
     skipped: tuple[tuple[str, str], ...] = ()
     inferred: tuple[Inferred, ...] = ()
     workloads: int = 1
+    since: Comparison | Missing | None = None   # the baseline round ("Since the previous round")
+
+
+@dataclass(frozen=True)
+class SeriesLink:
+    href: str          # relative: works from file:// and any static host
+    title: Bi
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class Series:
+    """A report built by `reportgen index`: links back to the index and to its siblings."""
+
+    index_href: str
+    label: Bi
+    links: list[SeriesLink]
 
 
 @dataclass(frozen=True)
@@ -156,6 +176,7 @@ class Page:
     sections: list[Section]
     chrome: dict[str, Bi]
     views: list[View] = field(default_factory=list)  # several workloads: one view each
+    series: Series | None = None
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -1037,6 +1058,76 @@ class PageBuilder:
         return [Para(self.t("revisions.lead", previous=rev.previous, n=str(len(rev.changes)))),
                 Table(cols, rows, None, variant="revisions")]
 
+    def since_(self) -> list[Any]:
+        """Since the previous round: what changed in the set-up, headline figures side by side
+        with their deltas, and where the baseline's curves are drawn."""
+        since = self.inputs.since
+        if since is None:
+            return []
+        if isinstance(since, Missing):
+            return [Para(self.t("since.missing", path=since.path), "note")]
+        b = since.baseline
+        when = Bi(*(self.ui.raw("since.dated", lang, date=b.date) if b.date else ""
+                    for lang in LANGS))
+        out: list[Any] = [Para(self.t("since.lead", title=b.title, date=when))]
+        if b.as_published:
+            out.append(Para(self.t("since.as_published", source=b.source or same("—")),
+                            "note"))
+
+        def label(row: SinceRow, group: str) -> Bi:
+            """Plain text (the template escapes it): UI label, engine label, published note."""
+            engine = since.labels.get(row.engine or "", same(row.engine or ""))
+            return Bi(*(self.ui.raw(f"since.{group}.{row.key}", lang, engine=engine.get(lang))
+                        for lang in LANGS))
+
+        def shown(value: Any, spec: str = "") -> Bi:
+            if isinstance(value, Mapping):
+                return Bi(str(value.get("zh", "")), str(value.get("en", "")))
+            if isinstance(value, str):
+                return same(value)
+            if isinstance(value, bool):
+                return same(str(value).lower())
+            return same(fmt(value, spec) if spec else fmt_g(value))
+
+        def old(row: SinceRow) -> Bi:
+            """The baseline's value; as published: at the precision printed, with its note."""
+            spec = row.spec if not b.as_published or row.spec.endswith("pct") else ""
+            text = shown(row.old, spec)
+            if row.note is None:
+                return text
+            return Bi(*(f"{text.get(lang)} ({row.note.get(lang)})" for lang in LANGS))
+
+        if since.setup:
+            out.append(Heading(self.t("since.setup_heading")))
+            cols = [Column(self.t("since.col_setting")), Column(self.t("since.col_baseline")),
+                    Column(self.t("since.col_current"))]
+            out.append(Table(cols, [Row([Cell(label(r, "setup")), Cell(old(r)),
+                                         Cell(shown(r.new))]) for r in since.setup],
+                             None, variant="since"))
+        if since.unchanged:
+            names = [label(r, "setup") for r in since.unchanged]
+            out.append(Para(self.t("since.unchanged", names=Bi(
+                *("; ".join(n.get(lang) for n in names) for lang in LANGS))), "note"))
+        if since.figures:
+            out.append(Heading(self.t("since.figures_heading")))
+            cols = [Column(self.t("since.col_figure")), Column(self.t("since.col_baseline"), True),
+                    Column(self.t("since.col_current"), True),
+                    Column(self.t("since.col_delta"), True),
+                    Column(self.t("since.col_change"), True)]
+            rows = []
+            for r in since.figures:
+                d, change = since_delta(r)
+                rows.append(Row([Cell(label(r, "figure")), Cell(old(r), True),
+                                 Cell(shown(r.new, r.spec), True),
+                                 Cell(same(_signed(d, r.spec)), True),
+                                 Cell(same(_change(change)), True)]))
+            out.append(Table(cols, rows, None, variant="since"))
+        if b.tiers.empty:
+            out.append(Para(self.t("since.no_curves"), "note"))
+        else:
+            out.append(Para(self.t("since.curves"), "note"))
+        return out
+
     # --- what would fill the gaps
 
     def gaps(self, sid: str) -> list[Any]:
@@ -1080,6 +1171,7 @@ class PageBuilder:
             "batching": self.batching, "waves": self.waves, "stalls": self.stalls,
             "anomalies": self.anomalies, "memory": self.memory, "data": self.data,
             "checks": self.checks, "constants": self.constants, "next": lambda: [],
+            "baseline": self.since_,
         }
         out = []
         order = list(SECTIONS)
@@ -1091,6 +1183,8 @@ class PageBuilder:
             if blocks:
                 blocks += self.gaps(sid)
             prose = self.narrative.get(sid)
+            if sid == "baseline" and not isinstance(self.inputs.since, Comparison):
+                prose = None    # its prose compares with a baseline this build does not have
             if not blocks and prose is None:
                 continue
             headline = prose_bi(prose.title) if prose and any(prose.title.values()) else None
@@ -1121,6 +1215,29 @@ def _bi_text(value: Any) -> Bi | None:
     return None
 
 
+def _signed(value: float, spec: str) -> str:
+    """A delta in the figure's own format with its sign; percent figures move in points."""
+    if is_missing(value) or math.isinf(value):
+        return MISSING
+    if spec.endswith("pct"):
+        text = f"{abs(value) * 100:,.1f} pp"
+    elif spec.endswith("x"):
+        text = format_value(abs(value), spec[:-1] + "f" if spec[:-1] else ".2f")
+    else:
+        text = format_value(abs(value), spec)
+    if not any(ch in "123456789" for ch in text):   # rounds to zero: no "-0.0"
+        return "±" + text
+    return ("+" if value > 0 else "-") + text
+
+
+def _change(value: float) -> str:
+    """Relative change, whole percent, signed; ±0% when it rounds to zero."""
+    if is_missing(value) or math.isinf(value):
+        return MISSING
+    text = format_value(abs(value), ".0pct")
+    return ("±" if text == "0%" else "+" if value > 0 else "-") + text
+
+
 def _diff_value(value: Any) -> str:
     if value is None:
         return MISSING
@@ -1140,7 +1257,8 @@ def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
 def build_page(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
                figures: Mapping[str, tuple[str, int]], default_lang: str,
                chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None,
-               inputs: Inputs | None = None, views: list[View] | None = None) -> Page:
+               inputs: Inputs | None = None, views: list[View] | None = None,
+               series: Series | None = None) -> Page:
     """Assemble the page. ``figures`` maps figure kind → (id, height) of the figures built;
     ``chrome`` holds footer/toggle texts prepared by the caller. With ``views`` (several
     workloads) the page shows those instead of one analysis's sections."""
@@ -1149,8 +1267,9 @@ def build_page(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
     if views:
         return Page(default_lang=default_lang, title=title,
                     subtitle=_bi_text(r.get("subtitle")), date=date,
-                    sections=views[0].sections, chrome=dict(chrome), views=views)
+                    sections=views[0].sections, chrome=dict(chrome), views=views,
+                    series=series)
     builder = PageBuilder(analysis, ui.for_axis(str(r.get("axis"))), narrative, figures,
                           revisions, inputs)
     return Page(default_lang=default_lang, title=title, subtitle=_bi_text(r.get("subtitle")),
-                date=date, sections=builder.sections(), chrome=dict(chrome))
+                date=date, sections=builder.sections(), chrome=dict(chrome), series=series)

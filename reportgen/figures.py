@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.baseline import Baseline
 from reportgen.i18n import UI, figure_patches
 from reportgen.narrative import LANGS
 
@@ -612,22 +613,26 @@ def _with_inf_drawn(analysis: Any) -> Any:
     return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
 
 
-def build_figures(analysis: Any, ui: UI, lang: str) -> list[FigureSpec]:
-    """All figures the data supports, in one language."""
+def build_figures(analysis: Any, ui: UI, lang: str,
+                  baseline: Baseline | None = None) -> list[FigureSpec]:
+    """All figures the data supports, in one language; with a baseline, its curves dashed."""
     analysis = _with_inf_drawn(analysis)
     out = []
     for fig_id, kind, builder in BUILDERS:
         fig = builder(analysis, ui, lang)
         if fig is not None:
+            if baseline is not None:
+                add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
             out.append(FigureSpec(fig_id, kind, fig))
     return out
 
 
-def figures_payload(analysis: Any, ui: UI, default_lang: str) -> dict[str, Any]:
+def figures_payload(analysis: Any, ui: UI, default_lang: str,
+                    baseline: Baseline | None = None) -> dict[str, Any]:
     """What the page's script needs: the shared template, and per figure the default-language
     figure plus the per-language patches. ``kinds`` maps id → kind; ``trace_types`` decides the
     plotly.js bundle."""
-    by_lang = {lang: build_figures(analysis, ui, lang) for lang in LANGS}
+    by_lang = {lang: build_figures(analysis, ui, lang, baseline) for lang in LANGS}
     ids = [[s.id for s in by_lang[lang]] for lang in LANGS]
     if any(i != ids[0] for i in ids):
         raise ValueError("figures differ between languages")
@@ -646,3 +651,62 @@ def figures_payload(analysis: Any, ui: UI, default_lang: str) -> dict[str, Any]:
         "figs": figs,
         "trace_types": sorted(trace_types),
     }
+
+
+# ------------------------------------------------------------------ the baseline's curves (h14)
+
+# figure kind → (x column, y column) of the baseline's tiers drawn on it; y "per_user" is
+# 1000 / TPOT p50 as in Figure 6. Memory and graph reuse are per-round snapshots: no overlay.
+BASELINE_CURVES: dict[str, tuple[str, str]] = {
+    "throughput": ("concurrency", "output_tok_s"),
+    "itl": ("concurrency", "itl_p50_ms"),
+    "wait": ("concurrency", "wait_ratio"),
+    "tradeoff": ("output_tok_s", "per_user"),
+}
+BASELINE_GROUP = "baseline"
+
+
+def _plotly_escape(text: str) -> str:
+    """Input text placed in figure text (Plotly renders a subset of HTML there). Local until
+    the shared Plotly-string escaper lands; then use that one."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def add_baseline_curves(fig: Fig, kind: str, baseline: Baseline, analysis: Any, ui: UI,
+                        lang: str) -> None:
+    """The baseline round's curves on a figure of this round: dashed, in the engine's colour,
+    one legend group (a click on any of its entries hides or shows them all)."""
+    if kind not in BASELINE_CURVES or baseline.tiers.empty:
+        return
+    x_col, y_col = BASELINE_CURVES[kind]
+    color = colors(analysis)
+    extra = [e for e in dict.fromkeys(baseline.tiers["engine"]) if e not in color]
+    for i, e in enumerate(extra):
+        color[e] = PALETTE[(len(color) + i) % len(PALETTE)]
+    title = _plotly_escape(baseline.title.get(lang))
+    first = True
+    for engine in dict.fromkeys(baseline.tiers["engine"]):
+        rows = baseline.tiers[baseline.tiers["engine"] == engine].sort_values(
+            "concurrency", kind="stable")
+        if y_col == "per_user":
+            tpot = _col(rows, "tpot_p50_ms")
+            y = np.where(tpot > 0, 1000.0 / np.where(tpot > 0, tpot, np.nan), np.nan)
+        else:
+            y = _col(rows, y_col)
+        x = _col(rows, x_col)
+        if not (np.isfinite(x) & np.isfinite(y)).any():
+            continue
+        label = baseline.labels.get(str(engine))
+        name = _plotly_escape(label.get(lang) if label else str(engine))
+        fig.add_trace(Scatter(
+            x=x, y=y, mode="lines+markers", name=ui.raw("fig.baseline.name", lang, engine=name),
+            legendgroup=BASELINE_GROUP,
+            legendgrouptitle=dict(text=ui.raw("fig.baseline.group", lang, title=title))
+            if first else None,
+            line=dict(color=color[str(engine)], width=1.5, dash="dash"),
+            marker=dict(size=6, color=color[str(engine)],
+                        symbol=_symbols(_excluded(rows), "diamond")),
+            opacity=0.75,
+            hovertemplate=ui.raw("fig.baseline.hover", lang, title=title, engine=name),
+        ))
+        first = False

@@ -21,7 +21,7 @@ ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
 ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
-    "": {"round", "hardware", "workload", "model", "engines", "analysis"},
+    "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline"},
     "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
     "workload": {"input_tokens", "output_tokens", "dataset", "ignore_eos"},
@@ -33,6 +33,7 @@ _KNOWN: dict[str, set[str]] = {
     },
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
+    "baseline": {"round"},   # h14: the previous round to compare with
 }
 
 
@@ -120,6 +121,9 @@ class Manifest:
     lengths_measured: bool = False
     bandwidth_from_table: bool = False  # filled from the built-in GPU table, not round.toml
     inferred: tuple[Inferred, ...] = ()  # settings read from the files, not round.toml
+    # [baseline] round: the previous round (folder, report.html or baseline.toml folder) as
+    # written, relative to round.toml's folder; "" when none
+    baseline: str = ""
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -400,6 +404,9 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     axis = rnd.get("axis")
     if axis is not None and axis not in ("concurrency", "request_rate"):
         raise r.fail("round.axis", '"concurrency" or "request_rate"', axis)
+    base = r.table(data, "baseline", required=False)
+    r.check_keys(base, "baseline", "baseline")
+    baseline = r.string(base, "round", "baseline") if "round" in base else ""
 
     return Manifest(
         path=path,
@@ -426,4 +433,5 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         engines=engines,
         exclude_from_conclusions=_exclusions(r, analysis.get("exclude_from_conclusions"), set(ids)),
         exclude_reason=r.text(analysis, "exclude_reason", "analysis", required=False),
+        baseline=baseline,
     )

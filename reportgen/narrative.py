@@ -50,8 +50,8 @@ from reportgen.errors import InputError
 
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
-    "setup", "glossary", "headline", "crossover", "bytes", "prefill", "batching", "waves",
-    "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
+    "setup", "glossary", "headline", "baseline", "crossover", "bytes", "prefill", "batching",
+    "waves", "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
 )
 LANGS: tuple[str, ...] = ("zh", "en")
 MISSING = "—"

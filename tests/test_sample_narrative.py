@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.analyze.run import analyze
-from reportgen.load.round import load_round
+from reportgen.build import narrative_values
 from reportgen.narrative import SECTIONS, is_missing, load_narrative
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
@@ -20,7 +19,8 @@ COMPUTED_ONLY = {"constants"}
 
 @pytest.fixture(scope="module")
 def prose() -> dict:
-    return load_narrative(SAMPLE, analyze(load_round(SAMPLE)).values)
+    # the analysis values plus baseline.* / since.* (the sample compares with Round 1)
+    return load_narrative(SAMPLE, narrative_values(SAMPLE))
 
 
 def test_every_prose_section_is_written_in_both_languages(prose: dict) -> None:
@@ -32,7 +32,7 @@ def test_every_prose_section_is_written_in_both_languages(prose: dict) -> None:
 
 
 def test_placeholders_resolve_to_values(prose: dict) -> None:
-    values = analyze(load_round(SAMPLE)).values
+    values = narrative_values(SAMPLE)
     names = {m.strip().partition(":")[0].strip()
              for path in NARRATIVE.glob("*.md")
              for m in re.findall(r"\{\{(.*?)\}\}", path.read_text(encoding="utf-8"))}
