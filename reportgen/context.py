@@ -301,9 +301,6 @@ class Data:
     def v(self, name: str) -> Any:
         return self.values.get(name, math.nan)
 
-    def gpu_memory(self) -> Any:
-        return self.round.get("memory_gib")
-
 
 def _num(value: Any) -> float:
     try:

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.i18n import UI, figure_patches
-from reportgen.narrative import LANGS
+from reportgen.text import LANGS
 
 FONT = ('system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",'
         '"Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif')

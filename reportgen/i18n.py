@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,29 +23,10 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from reportgen.errors import InputError
-from reportgen.narrative import LANGS, markdown
+from reportgen.narrative import markdown
+from reportgen.text import LANGS, Bi
 
 _SLOT = re.compile(r"(?<!%)\{([a-z][a-z0-9_]*)\}")
-
-
-@dataclass(frozen=True)
-class Bi:
-    """One piece of page text in both languages. ``zh``/``en`` are plain text (escaped by the
-    template) or ``Markup`` produced by the safe markdown renderer."""
-
-    zh: str
-    en: str
-
-    def get(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-    @property
-    def same(self) -> bool:
-        return self.zh == self.en
-
-    @classmethod
-    def plain(cls, text: str) -> Bi:
-        return cls(text, text)
 
 
 class UI:

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
+from reportgen.text import LANGS, Bi
 
-LANGS = ("zh", "en")
+Text = Bi  # the historical name of the one bilingual text type
+
 ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
 ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
@@ -34,17 +36,6 @@ _KNOWN: dict[str, set[str]] = {
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
 }
-
-
-@dataclass(frozen=True)
-class Text:
-    """A string in both report languages."""
-
-    zh: str
-    en: str
-
-    def get(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
 
 
 @dataclass(frozen=True)

@@ -47,13 +47,13 @@ from markupsafe import Markup
 
 from reportgen.discover import display_path
 from reportgen.errors import InputError
+from reportgen.text import LANGS
 
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
     "setup", "glossary", "headline", "crossover", "bytes", "prefill", "batching", "waves",
     "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
 )
-LANGS: tuple[str, ...] = ("zh", "en")
 MISSING = "—"
 
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")

@@ -549,7 +549,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     itls = legacy._concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
                                 for i in itl])
     return LoadedRound(
-        manifest=manifest, root=root, summary=summary_out.reset_index(drop=True),
+        manifest=manifest, summary=summary_out.reset_index(drop=True),
         requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
         runs=build_runs(placed, axis),
         workloads=[w for w in workload_specs if w.id in set(placed["workload"])],

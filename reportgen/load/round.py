@@ -91,7 +91,6 @@ def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
         findings.append(Finding(shown, f"no parser for server logs of kind '{kind}'; not read",
                                 engine=data.spec.id))
         return
-    data.log_kind = kind
     if kind == "vllm":
         data.vllm_log = parse_vllm_log(path, name=shown)
         findings += _engine_findings(data.vllm_log.findings, data.spec.id)
@@ -281,9 +280,9 @@ def load_round(round_dir: Path) -> LoadedRound:
     req = pd.concat(requests, ignore_index=True) if requests else empty_requests().assign(
         engine=pd.Series(dtype=object))
     req.insert(0, "engine", req.pop("engine"))
-    return LoadedRound(manifest=manifest, root=round_dir, summary=summary, requests=req,
+    return LoadedRound(manifest=manifest, summary=summary, requests=req,
                        runs=_runs(summary, files),
-                       itls=_concat_itls(itls), engines=engines, findings=findings, files=files)
+                       itls=_concat_itls(itls), engines=engines, findings=findings)
 
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
