@@ -59,10 +59,13 @@ from reportgen.analyze.tiers import (
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.gpu_table import lookup_gpu_spec
+from reportgen.load.fingerprint import Fingerprint
+from reportgen.load.llama_log import LlamaFacts
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
-from reportgen.manifest import Inferred, Manifest, Text
+from reportgen.load.vllm_log import VllmLog
+from reportgen.manifest import EngineSpec, Inferred, Manifest, Text
 from reportgen.model_bytes import model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
@@ -93,33 +96,41 @@ VLLM_PREEMPTIONS = "vllm:num_preemptions_total"
 # figure, so they get none
 DTYPE_BYTES = {"bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2, "float32": 4,
                "fp32": 4, "float": 4}
+# what a configuration without that file reads: every fact None, no provenance
+NO_LLAMA, NO_VLLM, NO_FP = LlamaFacts(), VllmLog(path=""), Fingerprint(path="")
 QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d(?:_[A-Z0-9]+)*|BF16|F16|F32)(?![A-Za-z0-9])",
                    re.IGNORECASE)
 
 
 # ----------------------------------------------------------------------------- small accessors
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """Attribute or key, so facts may be dataclasses or dicts."""
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _num(value: Any) -> float:
+def _num(value: object) -> float:
     try:
-        out = float(value)
+        out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return math.nan
     return out
 
 
-def _where(obj: Any, field: str) -> str:
+def _where(obj: LlamaFacts | VllmLog | Fingerprint | None, field: str) -> str:
     """`file:line` a startup fact came from, or ''."""
-    provenance = _get(obj, "provenance") or {}
-    return str(provenance.get(field, "")) if isinstance(provenance, Mapping) else ""
+    return "" if obj is None else str(obj.provenance.get(field, ""))
+
+
+def _facts(data: EngineData | None) -> LlamaFacts | None:
+    return data.llama_log.facts if data is not None and data.llama_log is not None else None
+
+
+def _vlog(data: EngineData | None) -> VllmLog | None:
+    return data.vllm_log if data is not None else None
+
+
+def _fingerprint(data: EngineData | None) -> Fingerprint | None:
+    return data.fingerprint if data is not None else None
+
+
+def _timings(data: EngineData | None) -> pd.DataFrame | None:
+    return data.llama_log.timings if data is not None and data.llama_log is not None else None
 
 
 def _text(zh: str, en: str) -> Text:
@@ -132,7 +143,7 @@ def _bilingual(text: Text | None) -> dict[str, str] | None:
 
 # ----------------------------------------------------------------------------- engine constants
 
-def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
+def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
                    constants: list[Constant]) -> pd.DataFrame:
     """Per-engine bandwidth, KV bytes/token, weight bytes/step and tokens/slot, recording the
     provenance of each in `constants`."""
@@ -140,18 +151,13 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
     rows = []
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        llama = _get(data, "llama_log")
-        facts = _get(llama, "facts")
-        vlog = _get(data, "vllm_log")
+        facts, vlog = _facts(data), _vlog(data)
 
-        # the loader resolves KV bytes/token (engine, model, or derived from the server log)
-        kv = _num(_get(data, "kv_bytes_per_token"))
-        where = str(_get(data, "kv_bytes_per_token_source") or "")
-        if not np.isfinite(kv):  # a hand-built round without that step: the manifest values
-            kv = spec.kv_bytes_per_token
-            where = f"round.toml [[engines]] {spec.id}.kv_bytes_per_token"
-            if not np.isfinite(kv):
-                kv, where = manifest.kv_bytes_per_token, "round.toml [model].kv_bytes_per_token"
+        # the loader alone resolves KV bytes/token (round.toml, server log or model table);
+        # unknown, its source names the key that would give it
+        kv = float(data.kv_bytes_per_token) if data is not None else math.nan
+        where = data.kv_bytes_per_token_source if data is not None and np.isfinite(kv) \
+            else "round.toml [model].kv_bytes_per_token"
         kv_from = _text(where, where)
 
         weight = spec.weight_bytes_per_step
@@ -162,21 +168,21 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
             f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
             + (f": {source.en}" if source else ""))
         if not np.isfinite(weight):
-            mib = _num(_get(facts, "model_buffer_mib"))
-            gib = _num(_get(vlog, "weights_gib"))
+            mib = _num(facts.model_buffer_mib if facts is not None else None)
+            gib = _num(vlog.weights_gib if vlog is not None else None)
             if np.isfinite(mib):
                 weight = mib * 2**20
                 where = _where(facts, "model_buffer_mib")
                 weight_from = _text(f"llama-server 日志 GPU 模型缓冲区({where})",
                                     f"llama-server log GPU model buffer ({where})")
             elif np.isfinite(gib):
-                ranks = _get(vlog, "ranks") or 1  # each rank logs its own share
+                ranks = (vlog.ranks if vlog is not None else None) or 1  # each logs its share
                 weight = gib * GIB * ranks
                 where = _where(vlog, "weights_gib")
                 per = "" if ranks == 1 else f" × {ranks} GPU"
                 weight_from = _text(f"vLLM 日志权重加载大小({where}){per}",
                                     f"vLLM log weight loading size ({where}){per}")
-            elif isinstance(data, EngineData) and (known := model_bytes(
+            elif data is not None and (known := model_bytes(
                     data.model_name(manifest.model_name), *data.dtypes())) \
                     and np.isfinite(known.weight_bytes_per_step):
                 weight = known.weight_bytes_per_step
@@ -232,9 +238,9 @@ def _arg(args: Mapping[str, Any] | None, *names: str) -> Any:
     return None
 
 
-def _launch_args(fingerprint: Any) -> dict[str, str]:
+def _launch_args(fingerprint: Fingerprint | None) -> dict[str, str]:
     """`launch_args:` line of fingerprint.txt → {flag: value} ('' for a bare switch)."""
-    text = (_get(fingerprint, "values") or {}).get("launch_args")
+    text = fingerprint.values.get("launch_args") if fingerprint is not None else None
     if not text:
         return {}
     try:
@@ -253,13 +259,13 @@ def _launch_args(fingerprint: Any) -> dict[str, str]:
     return out
 
 
-def _engine_facts(spec: Any, data: Any, read_from: Mapping[str, str] | None = None
-                  ) -> dict[str, Any]:
+def _engine_facts(spec: EngineSpec, data: EngineData | None,
+                  read_from: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
     `sources`: field → where it was read (log/fingerprint line)."""
-    llama, vlog, fp = _get(data, "llama_log"), _get(data, "vllm_log"), _get(data, "fingerprint")
-    facts = _get(llama, "facts")
-    args = _get(facts, "args") or {}
+    # what a configuration lacks reads as an empty record: every fact None, no provenance
+    vlog, fp, facts = _vlog(data) or NO_VLLM, _fingerprint(data) or NO_FP, _facts(data) or NO_LLAMA
+    args = facts.args
     launch = _launch_args(fp)
     launch_line = _where(fp, "values.launch_args")
     sources: dict[str, str] = {}
@@ -272,42 +278,42 @@ def _engine_facts(spec: Any, data: Any, read_from: Mapping[str, str] | None = No
                 return value
         return None
 
-    model_path = pick("model_file", (_get(facts, "model_path"), _where(facts, "model_path")))
+    model_path = pick("model_file", (facts.model_path, _where(facts, "model_path")))
     model_file = Path(str(model_path)).name if model_path else None
     found = QUANT.search(model_file) if model_file else None
     if found and "model_file" in sources:
         sources["quant"] = sources["model_file"]
-    slots = pick("slots", (_get(facts, "n_slots"), _where(facts, "n_slots")),
+    slots = pick("slots", (facts.n_slots, _where(facts, "n_slots")),
                  (_arg(args, "n_parallel"), _where(facts, "args.n_parallel")),
                  (_arg(launch, "np", "parallel"), launch_line))
-    context = pick("context", (_get(facts, "n_ctx"), _where(facts, "n_ctx")),
+    context = pick("context", (facts.n_ctx, _where(facts, "n_ctx")),
                    (_arg(launch, "c", "ctx-size"), launch_line))
     cache = pick("prompt_cache", (_prompt_cache(args), _where(facts, "args.cache_ram_mib")),
                  (_prompt_cache(launch), launch_line))
     version = pick("version", (spec.version, (read_from or {}).get(
                        f"engines.{spec.id}.version", "round.toml")),
-                   (_get(vlog, "version"), _where(vlog, "version")),
-                   (_get(facts, "build"), _where(facts, "build")))
+                   (vlog.version, _where(vlog, "version")),
+                   (facts.build, _where(facts, "build")))
     return {
         "id": spec.id,
         "label": _bilingual(spec.label),
         "kind": spec.kind,
         "version": version,
-        "dtype": pick("dtype", (_get(vlog, "dtype"), _where(vlog, "dtype"))),
-        "bytes_per_param": DTYPE_BYTES.get(str(_get(vlog, "dtype")).lower()),
-        "build": pick("build", (_get(facts, "build"), _where(facts, "build"))),
-        "commit": pick("commit", (_get(facts, "commit"), _where(facts, "commit"))),
+        "dtype": pick("dtype", (vlog.dtype, _where(vlog, "dtype"))),
+        "bytes_per_param": DTYPE_BYTES.get(str(vlog.dtype).lower()),
+        "build": pick("build", (facts.build, _where(facts, "build"))),
+        "commit": pick("commit", (facts.commit, _where(facts, "commit"))),
         "quant": found.group(1).upper() if found else None,
         "model_file": model_file,
-        "model": pick("model", (_get(vlog, "model"), _where(vlog, "model"))),
+        "model": pick("model", (vlog.model, _where(vlog, "model"))),
         "slots": None if slots is None else int(_num(slots)),
         "context": None if context is None else int(_num(context)),
         "prompt_cache": cache,
-        "driver": pick("driver", (_get(fp, "driver_version"), _where(fp, "driver_version"))),
-        "cuda": pick("cuda", (_get(fp, "cuda_version"), _where(fp, "cuda_version"))),
+        "driver": pick("driver", (fp.driver_version, _where(fp, "driver_version"))),
+        "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
         "gpu_name": pick("gpu_name", (spec.gpu, (read_from or {}).get(
                              f"engines.{spec.id}.gpu", "round.toml")),
-                         (_get(fp, "gpu_name"), _where(fp, "gpu_name"))),
+                         (fp.gpu_name, _where(fp, "gpu_name"))),
         "sources": sources,
     }
 
@@ -325,11 +331,11 @@ def _joined(values: list[Any]) -> str | None:
 
 # ----------------------------------------------------------------------------- stages
 
-def _metrics(data: Any) -> dict[int, tuple[pd.DataFrame, pd.DataFrame]]:
-    return dict(_get(data, "metrics") or {})
+def _metrics(data: EngineData | None) -> dict[int, tuple[pd.DataFrame, pd.DataFrame]]:
+    return dict(data.metrics) if data is not None else {}
 
 
-def _counter_by_tier(data: Any, name: str) -> dict[int, float]:
+def _counter_by_tier(data: EngineData | None, name: str) -> dict[int, float]:
     out = {}
     for conc, (before, after) in _metrics(data).items():
         delta = counter_delta(before, after, name)
@@ -338,16 +344,15 @@ def _counter_by_tier(data: Any, name: str) -> dict[int, float]:
     return out
 
 
-def _has_metric(data: Any, name: str) -> bool:
+def _has_metric(data: EngineData | None, name: str) -> bool:
     return any((after["name"] == name).any() for _, after in _metrics(data).values())
 
 
-def _graph_reuse(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame,
+def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: pd.DataFrame,
                  constants: list[Constant]) -> tuple[pd.DataFrame, dict[str, dict], list[dict]]:
     frames, info, check_rows = [], {}, []
     for spec in manifest.engines:
-        llama = _get(engines.get(spec.id), "llama_log")
-        timings = _get(llama, "timings")
+        timings = _timings(engines.get(spec.id))
         if spec.log_segments is None or timings is None:
             continue
         seg = spec.log_segments
@@ -374,11 +379,12 @@ def _graph_reuse(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataF
     return pd.concat(frames, ignore_index=True), info, check_rows
 
 
-def _prefill(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame) -> pd.DataFrame:
+def _prefill(manifest: Manifest, engines: Mapping[str, EngineData],
+             tiers: pd.DataFrame) -> pd.DataFrame:
     server: dict[str, tuple[pd.DataFrame, str]] = {}
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        timings = _get(_get(data, "llama_log"), "timings")
+        timings = _timings(data)
         own = tiers[tiers["engine"] == spec.id]
         if spec.log_segments is not None and timings is not None:
             seg = spec.log_segments
@@ -390,33 +396,32 @@ def _prefill(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame
     return prefill_table(server, tiers, [e.id for e in manifest.engines])
 
 
-def _memory(manifest: Manifest, engines: Mapping[str, Any], params: pd.DataFrame,
+def _memory(manifest: Manifest, engines: Mapping[str, EngineData], params: pd.DataFrame,
             constants: list[Constant]) -> pd.DataFrame:
     rows = []
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        llama, vlog, fp = (_get(data, "llama_log"), _get(data, "vllm_log"),
-                           _get(data, "fingerprint"))
-        facts = _get(llama, "facts")
+        vlog, fp, facts = _vlog(data) or NO_VLLM, _fingerprint(data) or NO_FP, _facts(data)
         sources: dict[str, str] = {}
-        if vlog is not None and _get(vlog, "weights_gib") is not None:
-            weights = _num(_get(vlog, "weights_gib"))
-            kv_gib = _num(_get(vlog, "kv_cache_gib"))
-            kv_tokens = _num(_get(vlog, "kv_cache_tokens"))
+        if vlog.weights_gib is not None:
+            weights = _num(vlog.weights_gib)
+            kv_gib = _num(vlog.kv_cache_gib)
+            kv_tokens = _num(vlog.kv_cache_tokens)
             sources = {"weights": _where(vlog, "weights_gib"),
                        "kv_pool": _where(vlog, "kv_cache_gib"),
                        "kv_pool_tokens": _where(vlog, "kv_cache_tokens")}
-        elif facts is not None and _get(facts, "model_buffer_mib") is not None:
-            weights = _num(_get(facts, "model_buffer_mib")) / 1024.0
-            kv_tokens = _num(_get(facts, "kv_cells"))
+        elif facts is not None and facts.model_buffer_mib is not None:
+            weights = _num(facts.model_buffer_mib) / 1024.0
+            kv_tokens = _num(facts.kv_cells)
             kv_gib = kv_pool_gib(kv_tokens, params.loc[spec.id, "kv_bytes_per_token"],
-                                 _num(_get(facts, "kv_cache_mib")))
+                                 _num(facts.kv_cache_mib))
             sources = {"weights": _where(facts, "model_buffer_mib"),
                        "kv_pool": f"kv_cells × kv_bytes_per_token ({_where(facts, 'kv_cells')})",
                        "kv_pool_tokens": _where(facts, "kv_cells")}
         else:
             continue
-        used_mib, which = measured_used_mib(_get(fp, "memory_used_mib"), _get(data, "gpu"))
+        used_mib, which = measured_used_mib(fp.memory_used_mib,
+                                            data.gpu if data is not None else None)
         if which == "fingerprint":
             sources["measured"] = _where(fp, "memory_used_mib") or f"{spec.dir}/fingerprint.txt"
         elif which:
@@ -435,12 +440,13 @@ def _memory(manifest: Manifest, engines: Mapping[str, Any], params: pd.DataFrame
     return memory_table(rows)
 
 
-def _temperatures(manifest: Manifest, engines: Mapping[str, Any]) -> dict[str, float]:
+def _temperatures(manifest: Manifest, engines: Mapping[str, EngineData]) -> dict[str, float]:
     out = {}
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        readings = [_num(_get(_get(data, "fingerprint"), "temperature_c"))]
-        gpu = _get(data, "gpu")
+        fp = _fingerprint(data)
+        readings = [_num(fp.temperature_c if fp is not None else None)]
+        gpu = data.gpu if data is not None else None
         if gpu is not None and "temperature_gpu_c" in gpu.columns:
             readings.append(_num(pd.to_numeric(gpu["temperature_gpu_c"], errors="coerce").max()))
         finite = [r for r in readings if np.isfinite(r)]
@@ -597,18 +603,18 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 # ----------------------------------------------------------------------------- entry point
 
-def analyze(loaded: Any) -> Analysis:
+def analyze(loaded: LoadedRound) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound."""
-    token = chk.TIER_AXIS.set(getattr(loaded, "axis", "concurrency"))
+    token = chk.TIER_AXIS.set(loaded.axis)
     try:
         return _analyze(loaded)
     finally:
         chk.TIER_AXIS.reset(token)
 
 
-def _analyze(loaded: Any) -> Analysis:
-    manifest: Manifest = loaded.manifest
-    engines: Mapping[str, Any] = loaded.engines or {}
+def _analyze(loaded: LoadedRound) -> Analysis:
+    manifest = loaded.manifest
+    engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
     constants: list[Constant] = []
 
@@ -628,10 +634,7 @@ def _analyze(loaded: Any) -> Analysis:
               f"input {manifest.input_tokens} + output {manifest.output_tokens}/2 "
               "(round.toml [workload])")))
 
-    requests = getattr(loaded, "requests", None)
-    itls = getattr(loaded, "itls", None)
-    recomputed = recompute_stats(requests if requests is not None else pd.DataFrame(),
-                                 itls if itls is not None else pd.DataFrame())
+    recomputed = recompute_stats(loaded.requests, loaded.itls)
     summary = aggregate_repeats(fill_missing_stats(loaded.summary, recomputed))
 
     params = _engine_params(manifest, engines, constants)
@@ -640,7 +643,7 @@ def _analyze(loaded: Any) -> Analysis:
     tiers = add_floor(tiers, params)
     tiers = add_waves(tiers)
     tiers = mark_excluded(tiers, manifest.exclude_from_conclusions)
-    axis = getattr(loaded, "axis", "concurrency")
+    axis = loaded.axis
     on_rate_axis = axis == "request_rate"
     if on_rate_axis:  # the floor, waves and slots count concurrent requests: no such axis here
         tiers[list(CONCURRENCY_ONLY)] = math.nan
@@ -665,7 +668,7 @@ def _analyze(loaded: Any) -> Analysis:
 
     reason = manifest.exclude_reason
     check_rows = [
-        *chk.finding_checks(getattr(loaded, "findings", []) or []),
+        *chk.finding_checks(loaded.findings),
         *chk.failed_requests(tiers, order),
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),

@@ -539,7 +539,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         manifest = dataclasses.replace(manifest, inferred=tuple(
             compare_with(i, given) for i in manifest.inferred))
     for data in engines.values():
-        legacy._kv_bytes(data, manifest)
+        legacy.resolve_kv_bytes(data, manifest)
     req, itl = results.requests, results.itls
     summary_out = placed.assign(concurrency=placed["tier"])
     summary_out.insert(0, "engine", summary_out.pop("engine"))

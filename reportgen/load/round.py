@@ -34,7 +34,7 @@ from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import Manifest, locate
 from reportgen.model_bytes import model_bytes
 
-__all__ = ["EngineData", "LoadedRound", "load_round"]
+__all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes"]
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
@@ -148,8 +148,10 @@ def _check_segments(data: EngineData, show: Show, tiers: list[float], manifest: 
         )
 
 
-def _kv_bytes(data: EngineData, manifest: Manifest) -> None:
-    """Engine's own manifest value, else the model's, else derived from the server log."""
+def resolve_kv_bytes(data: EngineData, manifest: Manifest) -> None:
+    """Set ``data.kv_bytes_per_token`` and its source: the engine's own round.toml value, else
+    the model's, else derived from the server log, else the built-in model table. The one place
+    this figure is worked out (both layouts call it; analyze only reads it)."""
     spec = data.spec
     if math.isfinite(spec.kv_bytes_per_token):
         data.kv_bytes_per_token = spec.kv_bytes_per_token
@@ -270,7 +272,7 @@ def load_round(round_dir: Path) -> LoadedRound:
                     findings.append(Finding(show(path), f"no samples in this scrape (empty "
                                                          f"file?); server metrics for C={conc} "
                                                          "are left blank", engine=spec.id))
-        _kv_bytes(data, manifest)
+        resolve_kv_bytes(data, manifest)
         engines[spec.id] = data
 
     summary = pd.concat(summaries, ignore_index=True)
