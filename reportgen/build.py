@@ -10,11 +10,15 @@ import datetime as dt
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reportgen import __version__
 from reportgen.errors import InputError
 from reportgen.i18n import UI, Bi, load_ui
+
+if TYPE_CHECKING:
+    from reportgen.analyze.result import Analysis, RoundAnalysis
+    from reportgen.context import Revisions
 
 Progress = Callable[[str], None]
 
@@ -49,13 +53,14 @@ def chrome(ui: UI, date: str, plotly_version: str) -> dict[str, Bi]:
     }
 
 
-def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
-                    progress: Progress = _quiet, revisions: Any = None) -> str:
+def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
+                    lang: str | None = None, progress: Progress = _quiet,
+                    revisions: Revisions | None = None) -> str:
     """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
     read from ``round_dir``. A round with several workloads gets one view per workload."""
     from plotly.offline import get_plotlyjs_version
 
-    from reportgen.analyze.run import RoundAnalysis
+    from reportgen.analyze.result import RoundAnalysis
     from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
@@ -156,7 +161,7 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
                               "any, is unchanged)") from None
 
 
-def _revisions(analysis: Any, previous: Path) -> Any:
+def _revisions(analysis: RoundAnalysis, previous: Path) -> Revisions:
     """What changed since a previously published report (or round), shown as a section."""
     from reportgen.context import Revisions
     from reportgen.diff import diff_tables, load_tables

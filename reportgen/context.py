@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from reportgen.analyze.result import Analysis
 from reportgen.i18n import UI, Bi
 from reportgen.manifest import Inferred
 from reportgen.narrative import LANGS, MISSING, SECTIONS, Prose, format_value, is_missing
@@ -204,7 +205,7 @@ def pct_signed(value: Any, digits: int = 1) -> str:
 class Data:
     """Convenient, NaN-safe reads from an Analysis."""
 
-    def __init__(self, analysis: Any) -> None:
+    def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.round: Mapping[str, Any] = analysis.round or {}
         self.values: Mapping[str, Any] = analysis.values or {}
@@ -327,7 +328,7 @@ SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 class PageBuilder:
-    def __init__(self, analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+    def __init__(self, analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                  figures: Mapping[str, tuple[str, int]],
                  revisions: Revisions | None = None, inputs: Inputs | None = None,
                  prefix: str = "") -> None:
@@ -1126,7 +1127,7 @@ def _diff_value(value: Any) -> str:
     return str(value)
 
 
-def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+def build_sections(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                    figures: Mapping[str, tuple[str, int]], revisions: Revisions | None = None,
                    inputs: Inputs | None = None, prefix: str = "") -> list[Section]:
     """One workload's sections (ids prefixed when the page holds several workloads)."""
@@ -1134,7 +1135,7 @@ def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
                        figures, revisions, inputs, prefix).sections()
 
 
-def build_page(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+def build_page(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                figures: Mapping[str, tuple[str, int]], default_lang: str,
                chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None,
                inputs: Inputs | None = None, views: list[View] | None = None) -> Page:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.manifest import Text
+from reportgen.manifest import Inferred, Text
 
 
 @dataclass(frozen=True)
@@ -36,3 +36,20 @@ class Analysis:
     # and headline cards resolve against this dict.
     values: dict[str, Any] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
+
+
+@dataclass
+class RoundAnalysis:
+    """A round's analysis: one ``Analysis`` per workload (runs of other lengths or datasets
+    are never drawn on one curve), plus what describes the whole round — the runs used, the
+    files skipped and why, and the settings inferred from the files."""
+
+    parts: list[Analysis]
+    runs: pd.DataFrame | None
+    axis: str
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    inferred: list[Inferred] = field(default_factory=list)
+
+    @property
+    def first(self) -> Analysis:
+        return self.parts[0]

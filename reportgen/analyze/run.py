@@ -8,7 +8,6 @@ import math
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from reportgen.analyze.prefill import (
     vllm_prefill,
 )
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
-from reportgen.analyze.result import Analysis, Constant
+from reportgen.analyze.result import Analysis, Constant, RoundAnalysis
 from reportgen.analyze.roofline import (
     GB,
     add_floor,
@@ -65,7 +64,7 @@ from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import EngineSpec, Inferred, Manifest, Text
+from reportgen.manifest import EngineSpec, Manifest, Text
 from reportgen.model_bytes import model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
@@ -735,23 +734,6 @@ def _analyze(loaded: LoadedRound) -> Analysis:
 
 
 # ----------------------------------------------------------------------------- whole round
-
-@dataclass
-class RoundAnalysis:
-    """A round's analysis: one ``Analysis`` per workload (runs of other lengths or datasets
-    are never drawn on one curve), plus what describes the whole round — the runs used, the
-    files skipped and why, and the settings inferred from the files."""
-
-    parts: list[Analysis]
-    runs: pd.DataFrame | None
-    axis: str
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    inferred: list[Inferred] = field(default_factory=list)
-
-    @property
-    def first(self) -> Analysis:
-        return self.parts[0]
-
 
 def _workload_info(w: Workload) -> dict[str, Any]:
     return {"id": w.id, "label": {"zh": w.label("zh"), "en": w.label("en")},
