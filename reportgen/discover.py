@@ -133,7 +133,7 @@ def read_manifest(root: Path) -> Manifest | None:
     if not (path.exists() or path.is_symlink()):
         return None
     try:
-        return parse_manifest(path, lookup_gpu)
+        return parse_manifest(path, lookup_gpu, name=display_path(path, root))
     except InputError as exc:  # re-word with the same path style as every other message
         raise InputError(display_path(path, root), exc.message, exc.line) from None
 

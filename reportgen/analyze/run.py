@@ -64,7 +64,7 @@ from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import EngineSpec, Manifest, Text
+from reportgen.manifest import GPU_TABLE, INFERRED, EngineSpec, Manifest, Text
 from reportgen.model_bytes import model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
@@ -136,6 +136,11 @@ def _text(zh: str, en: str) -> Text:
     return Text(zh, en)
 
 
+def _source(key: str, **params: object) -> Text:
+    """Where a constant came from, in both languages ([sources] of the analysis strings)."""
+    return chk.strings().bi(f"sources.{key}", **params)
+
+
 def _bilingual(text: Text | None) -> dict[str, str] | None:
     return None if text is None else {"zh": text.zh, "en": text.en}
 
@@ -161,26 +166,21 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
 
         weight = spec.weight_bytes_per_step
         source = spec.weight_bytes_source
-        weight_from = _text(
-            f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
-            + (f":{source.zh}" if source else ""),
-            f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
-            + (f": {source.en}" if source else ""))
+        weight_from = _source("weight_round_toml_why", engine=spec.id, why=source) if source \
+            else _source("weight_round_toml", engine=spec.id)
         if not np.isfinite(weight):
             mib = _num(facts.model_buffer_mib if facts is not None else None)
             gib = _num(vlog.weights_gib if vlog is not None else None)
             if np.isfinite(mib):
                 weight = mib * 2**20
                 where = _where(facts, "model_buffer_mib")
-                weight_from = _text(f"llama-server 日志 GPU 模型缓冲区({where})",
-                                    f"llama-server log GPU model buffer ({where})")
+                weight_from = _source("weight_llama_log", where=where)
             elif np.isfinite(gib):
                 ranks = (vlog.ranks if vlog is not None else None) or 1  # each logs its share
                 weight = gib * GIB * ranks
                 where = _where(vlog, "weights_gib")
-                per = "" if ranks == 1 else f" × {ranks} GPU"
-                weight_from = _text(f"vLLM 日志权重加载大小({where}){per}",
-                                    f"vLLM log weight loading size ({where}){per}")
+                weight_from = _source("weight_vllm_log", where=where) if ranks == 1 \
+                    else _source("weight_vllm_log_ranks", where=where, ranks=ranks)
             elif data is not None and (known := model_bytes(
                     data.model_name(manifest.model_name), *data.dtypes())) \
                     and np.isfinite(known.weight_bytes_per_step):
@@ -194,8 +194,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
             bandwidth = own_gpu.bandwidth_gb_s
             constants.append(Constant(
                 f"{spec.id}.gpu_bandwidth_gb_s", bandwidth, "GB/s",
-                _text(f"内置 GPU 表({own_gpu.name}:{own_gpu.source})",
-                      f"built-in GPU table ({own_gpu.name}: {own_gpu.source})")))
+                _source("gpu_table_row", name=own_gpu.name, source=own_gpu.source)))
         tp = spec.tensor_parallel or 1
         if tp > 1 and math.isfinite(bandwidth):
             # tensor-parallel ranks each read their shard of every weight in the same step,
@@ -204,11 +203,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
             bandwidth = bandwidth * tp
             constants.append(Constant(
                 f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
-                _text(f"{tp} 个张量并行 GPU × {per_gpu:g} GB/s"
-                      "(同一步的权重由它们分片并行读取;流水线并行各段轮流读取,不叠加)",
-                      f"{tp} tensor-parallel GPUs × {per_gpu:g} GB/s (they "
-                      "read their shards of one step's weights at once; pipeline stages take "
-                      "turns, so they do not add up)")))
+                _source("tensor_parallel", tp=tp, per_gpu=per_gpu)))
         constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
                                   weight_from))
         rows.append({"id": spec.id, "bandwidth_gb_s": bandwidth,
@@ -258,8 +253,15 @@ def _launch_args(fingerprint: Fingerprint | None) -> dict[str, str]:
     return out
 
 
-def _engine_facts(spec: EngineSpec, data: EngineData | None,
-                  read_from: Mapping[str, str] | None = None) -> dict[str, Any]:
+def _read_from(manifest: Manifest, key: str) -> str:
+    """Where the manifest's value for ``key`` was read: the file it was inferred from, else
+    round.toml."""
+    found = manifest.provenance(key)
+    return found.detail if found is not None and found.kind == INFERRED else "round.toml"
+
+
+def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
+                  ) -> dict[str, Any]:
     """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
     `sources`: field → where it was read (log/fingerprint line)."""
     # what a configuration lacks reads as an empty record: every fact None, no provenance
@@ -289,8 +291,7 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None,
                    (_arg(launch, "c", "ctx-size"), launch_line))
     cache = pick("prompt_cache", (_prompt_cache(args), _where(facts, "args.cache_ram_mib")),
                  (_prompt_cache(launch), launch_line))
-    version = pick("version", (spec.version, (read_from or {}).get(
-                       f"engines.{spec.id}.version", "round.toml")),
+    version = pick("version", (spec.version, _read_from(manifest, f"engines.{spec.id}.version")),
                    (vlog.version, _where(vlog, "version")),
                    (facts.build, _where(facts, "build")))
     return {
@@ -310,8 +311,7 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None,
         "prompt_cache": cache,
         "driver": pick("driver", (fp.driver_version, _where(fp, "driver_version"))),
         "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
-        "gpu_name": pick("gpu_name", (spec.gpu, (read_from or {}).get(
-                             f"engines.{spec.id}.gpu", "round.toml")),
+        "gpu_name": pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
                          (fp.gpu_name, _where(fp, "gpu_name"))),
         "sources": sources,
     }
@@ -348,8 +348,10 @@ def _has_metric(data: EngineData | None, name: str) -> bool:
 
 
 def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: pd.DataFrame,
-                 constants: list[Constant]) -> tuple[pd.DataFrame, dict[str, dict], list[dict]]:
-    frames, info, check_rows = [], {}, []
+                 constants: list[Constant]
+                 ) -> tuple[pd.DataFrame, dict[str, dict], list[chk.Check]]:
+    frames, info = [], {}
+    check_rows: list[chk.Check] = []
     for spec in manifest.engines:
         timings = _timings(engines.get(spec.id))
         if spec.log_segments is None or timings is None:
@@ -370,9 +372,7 @@ def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: p
         check_rows += chk.segment_checks(spec.id, len(timings), seg.warmup, seg.tiers, frame, own)
         constants.append(Constant(
             f"{spec.id}.log_segments", f"{seg.warmup} + {list(seg.tiers)}", "blocks",
-            _text("round.toml [[engines]] log_segments:warm-up 与各档的 print_timing 块数",
-                  "round.toml [[engines]] log_segments: print_timing blocks of warm-up and "
-                  "each tier")))
+            _source("log_segments")))
     if not frames:
         return pd.DataFrame(columns=["engine", "concurrency"]), info, check_rows
     return pd.concat(frames, ignore_index=True), info, check_rows
@@ -604,34 +604,23 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 def analyze(loaded: LoadedRound) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound."""
-    token = chk.TIER_AXIS.set(loaded.axis)
-    try:
-        return _analyze(loaded)
-    finally:
-        chk.TIER_AXIS.reset(token)
-
-
-def _analyze(loaded: LoadedRound) -> Analysis:
     manifest = loaded.manifest
     engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
     constants: list[Constant] = []
 
+    # the manifest records where the bandwidth came from (round.toml or the GPU table)
+    from_table = getattr(manifest.provenance("hardware.bandwidth_gb_s"), "kind", "") == GPU_TABLE
     bandwidth_from = (
-        _text("未知:在 round.toml 中设置 hardware.gpu 或 hardware.bandwidth_gb_s",
-              "unknown: set hardware.gpu or hardware.bandwidth_gb_s in round.toml")
-        if not math.isfinite(manifest.bandwidth_gb_s)
-        else _text("round.toml [hardware].bandwidth_gb_s", "round.toml [hardware].bandwidth_gb_s")
-        if not manifest.bandwidth_from_table
-        else _text(f"内置 GPU 表({manifest.gpu})", f"built-in GPU table ({manifest.gpu})"))
+        _source("bandwidth_unknown") if not math.isfinite(manifest.bandwidth_gb_s)
+        else _source("bandwidth_gpu_table", gpu=manifest.gpu) if from_table
+        else _source("bandwidth_round_toml"))
     constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
     tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
     constants.append(Constant(
         "kv_tokens_per_slot", tokens, "tokens",
-        _text(f"输入 {manifest.input_tokens} + 输出 {manifest.output_tokens}/2"
-              "(round.toml [workload])",
-              f"input {manifest.input_tokens} + output {manifest.output_tokens}/2 "
-              "(round.toml [workload])")))
+        _source("kv_tokens_per_slot", input=manifest.input_tokens,
+                output=manifest.output_tokens)))
 
     recomputed = recompute_stats(loaded.requests, loaded.itls)
     summary = aggregate_repeats(fill_missing_stats(loaded.summary, recomputed))
@@ -675,20 +664,17 @@ def _analyze(loaded: LoadedRound) -> Analysis:
             tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
         *chk.tpot_skew_checks(tiers, order),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
-        *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
+        *chk.excluded_tiers(tiers, reason),
         *segment_rows,
         *chk.temperature_check(temps),
         *chk.plausibility_checks(tiers, engines_frame, order, axis),
     ]
     for spec in manifest.engines:
         preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
-        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt,
-                                                 "vLLM 抢占次数", "vLLM preemptions")
-    checks = chk.checks_frame(check_rows)
+        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
+    checks = chk.checks_frame(check_rows, axis)
 
-    # where a value round.toml does not state was read (its provenance, not "round.toml")
-    read_from = {i.key: i.source for i in manifest.inferred if i.status == "inferred"}
-    facts = [_engine_facts(spec, engines.get(spec.id), read_from) for spec in manifest.engines]
+    facts = [_engine_facts(spec, engines.get(spec.id), manifest) for spec in manifest.engines]
     concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
     round_info: dict[str, Any] = {
         "title": _bilingual(manifest.title),
@@ -723,8 +709,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
                            for k, v in manifest.exclude_from_conclusions.items())
         constants.append(Constant("exclude_from_conclusions", listed, "",
-                                  _text("round.toml [analysis].exclude_from_conclusions",
-                                        "round.toml [analysis].exclude_from_conclusions")))
+                                  _source("exclude_from_conclusions")))
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)

@@ -31,7 +31,7 @@ from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
-from reportgen.manifest import Manifest, locate
+from reportgen.manifest import Manifest
 from reportgen.model_bytes import model_bytes
 
 __all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes"]
@@ -134,12 +134,7 @@ def _check_segments(data: EngineData, show: Show, tiers: list[float], manifest: 
     if len(segments.tiers) != len(tiers):
         # segment i belongs to the i-th tier: with a count missing or extra, every later
         # segment would be credited to the wrong tier
-        index = next(i for i, e in enumerate(manifest.engines) if e.id == data.spec.id)
-        try:
-            line = locate(manifest.path.read_text(encoding="utf-8"),
-                          f"engines[{index}].log_segments")
-        except (OSError, UnicodeDecodeError):
-            line = None
+        line = manifest.line_of(f"engines.{data.spec.id}.log_segments")
         have = ", ".join(f"C={c:g}" for c in tiers)
         raise InputError(
             show(manifest.path), f"log_segments for engine '{data.spec.id}' lists "
