@@ -212,7 +212,7 @@ class Data:
         self.tiers: pd.DataFrame = analysis.tiers
         self.engines: pd.DataFrame = analysis.engines
         self.order: list[str] = [str(e) for e in self.engines["id"]] if len(self.engines) else []
-        self.labels: dict[str, Bi] = self._labels()
+        self.labels: dict[str, Bi] = analysis.labels()
         pair = self.round.get("primary_pair")
         if pair and len(pair) == 2:
             self.pair: tuple[str, str] | None = (str(pair[0]), str(pair[1]))
@@ -225,18 +225,6 @@ class Data:
         self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] = {}
         self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
         self._concs: list[float] | None = None
-
-    def _labels(self) -> dict[str, Bi]:
-        out: dict[str, Bi] = {}
-        cols = set(self.engines.columns)
-        for _, row in self.engines.iterrows():
-            eid = str(row["id"])
-            zh = row["label_zh"] if "label_zh" in cols else row.get("label")
-            en = row["label_en"] if "label_en" in cols else row.get("label")
-            zh = zh if isinstance(zh, str) and zh else eid
-            en = en if isinstance(en, str) and en else zh
-            out[eid] = Bi(zh, en)
-        return out
 
     def label(self, engine: Any) -> Bi:
         return self.labels.get(str(engine), same(str(engine)))

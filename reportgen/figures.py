@@ -177,20 +177,9 @@ class FigureSpec:
 # ------------------------------------------------------------------------------- helpers
 
 def engine_labels(analysis: Analysis) -> dict[str, dict[str, str]]:
-    """engine id → {lang: label}. The round dict may carry bilingual labels; otherwise the
-    engines table's label is used in both languages."""
-    out: dict[str, dict[str, str]] = {}
-    engines = analysis.engines
-    for _, row in engines.iterrows():
-        label = row.get("label")
-        text = str(label) if isinstance(label, str) and label else str(row["id"])
-        out[str(row["id"])] = {lang: text for lang in LANGS}
-    for spec in analysis.round.get("engines", []) or []:
-        if isinstance(spec, Mapping) and isinstance(spec.get("label"), Mapping) and \
-                spec.get("id") in out:
-            out[spec["id"]] = {lang: str(spec["label"].get(lang) or out[spec["id"]][lang])
-                               for lang in LANGS}
-    return out
+    """engine id → {lang: label}, from the Analysis (the one owner of engine labels)."""
+    return {eid: {lang: label.get(lang) for lang in LANGS}
+            for eid, label in analysis.labels().items()}
 
 
 def engine_order(analysis: Analysis) -> list[str]:

@@ -65,7 +65,7 @@ from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import GPU_TABLE, INFERRED, EngineSpec, Manifest, Text
-from reportgen.model_bytes import model_bytes
+from reportgen.model_bytes import DTYPE_BYTES, model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -91,10 +91,6 @@ ENGINE_CONCURRENCY_ONLY = ("ms_per_slot", "floor_ms_per_slot", "slope_vs_floor",
                            "floor_ms_cmax", "efficiency_cmax")
 LLAMA_N_DECODE = "llamacpp:n_decode_total"
 VLLM_PREEMPTIONS = "vllm:num_preemptions_total"
-# bytes per weight for unquantized checkpoints (vLLM's --dtype); quantized formats have no single
-# figure, so they get none
-DTYPE_BYTES = {"bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2, "float32": 4,
-               "fp32": 4, "float": 4}
 # what a configuration without that file reads: every fact None, no provenance
 NO_LLAMA, NO_VLLM, NO_FP = LlamaFacts(), VllmLog(path=""), Fingerprint(path="")
 QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d(?:_[A-Z0-9]+)*|BF16|F16|F32)(?![A-Za-z0-9])",
@@ -300,7 +296,7 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
         "kind": spec.kind,
         "version": version,
         "dtype": pick("dtype", (vlog.dtype, _where(vlog, "dtype"))),
-        "bytes_per_param": DTYPE_BYTES.get(str(vlog.dtype).lower()),
+        "bytes_per_param": _bytes_per_param(vlog.dtype),
         "build": pick("build", (facts.build, _where(facts, "build"))),
         "commit": pick("commit", (facts.commit, _where(facts, "commit"))),
         "quant": found.group(1).upper() if found else None,
@@ -315,6 +311,12 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
                          (fp.gpu_name, _where(fp, "gpu_name"))),
         "sources": sources,
     }
+
+
+def _bytes_per_param(dtype: str | None) -> int | None:
+    """Bytes per weight of an unquantized checkpoint from vLLM's --dtype (a whole number)."""
+    found = DTYPE_BYTES.get(str(dtype).lower())
+    return int(found) if found is not None else None
 
 
 def _same(per_engine: pd.Series) -> int | None:
