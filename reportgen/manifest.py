@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
-from reportgen.text import LANGS, Bi
+from reportgen.resources import templates_dir
+from reportgen.text import LANGS, Bi, load_strings
 
 Text = Bi  # the historical name of the one bilingual text type
 
@@ -163,6 +164,12 @@ class Manifest:
 
     def is_excluded(self, engine_id: str, concurrency: float) -> bool:
         return concurrency in self.exclude_from_conclusions.get(engine_id, ())
+
+
+def default_title(root: Path) -> Text:
+    """The title of a round whose round.toml gives none: the folder's name."""
+    return load_strings(templates_dir() / "i18n" / "analysis.toml").bi(
+        "round.default_title", name=root.resolve().name)
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?")
@@ -459,8 +466,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
 
     return Manifest(
         path=path,
-        title=r.text(rnd, "title", "round", required=False) or Text(
-            f"{root.resolve().name} · 基准测试报告", f"{root.resolve().name} · benchmark report"),
+        title=r.text(rnd, "title", "round", required=False) or default_title(root),
         subtitle=r.text(rnd, "subtitle", "round", required=False),
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,

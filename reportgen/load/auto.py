@@ -25,7 +25,15 @@ from reportgen.load.placement import Configuration, run_name
 from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
-from reportgen.manifest import GPU_TABLE, EngineSpec, Inferred, Manifest, Provenance, Text
+from reportgen.manifest import (
+    GPU_TABLE,
+    EngineSpec,
+    Inferred,
+    Manifest,
+    Provenance,
+    Text,
+    default_title,
+)
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -609,10 +617,9 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
             gpu_count=given.gpu_count if given.gpu_count_given else count,
             inferred=tuple(inferred))
     known = lookup_gpu(gpu) if gpu else None
-    name = root.resolve().name
     return Manifest(
         path=root / "round.toml",
-        title=Text(f"{name} · 基准测试报告", f"{name} · benchmark report"),
+        title=default_title(root),
         default_language="en", date=date, gpu=gpu,
         bandwidth_gb_s=known[0] if known else math.nan,
         memory_gib=known[1] if known else math.nan, input_tokens=math.nan,
