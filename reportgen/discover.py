@@ -14,6 +14,10 @@ from pathlib import Path
 from reportgen.errors import Finding, InputError
 from reportgen.gpu_table import lookup_gpu
 from reportgen.manifest import Manifest, parse_manifest
+from reportgen.paths import display_path
+
+__all__ = ["EngineFiles", "RoundFiles", "discover", "display_path", "list_bench_files",
+           "read_manifest"]
 
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
 NOT_ENGINES = {"narrative", "__pycache__"}
@@ -39,20 +43,6 @@ class RoundFiles:
 
     def show(self, path: Path) -> str:
         return display_path(path, self.root)
-
-
-def display_path(path: Path, root: Path) -> str:
-    """``path`` relative to the parent of the round directory ``root`` (POSIX separators);
-    the path as given when it lies elsewhere."""
-    base = root.resolve().parent
-    try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: resolve the folder, keep the name
-        resolved = path.parent.resolve() / path.name
-    try:
-        return resolved.relative_to(base).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _check_readable(path: Path, root: Path) -> None:
