@@ -119,7 +119,7 @@ def throughput_drops(tiers: pd.DataFrame, engine: str) -> tuple[list[tuple[dict,
 def monotonic_throughput(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
     """Output throughput should not fall when concurrency rises (excluded tiers included: the
     drop is usually why a tier was excluded)."""
-    rows = []
+    rows: list[Check] = []
     for engine in engine_order:
         drops, measured = throughput_drops(tiers, engine)
         for prev, cur in drops:
@@ -137,7 +137,7 @@ def monotonic_throughput(tiers: pd.DataFrame, engine_order: Sequence[str]) -> li
 def failed_requests(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
     """Failed requests are a warning: the report counts them and throughput only uses completed
     tokens, so nothing shown is overstated. A tier with nothing completed is a failure."""
-    rows = []
+    rows: list[Check] = []
     for engine in engine_order:
         own = tiers[tiers["engine"] == engine]
         bad = own[own["failed"] > 0]
@@ -161,7 +161,7 @@ def output_token_parity(tiers: pd.DataFrame, engine_order: Sequence[str],
 
     Throughput is tokens / wall time, so an engine that stops early is under-counted by
     shortfall_frac relative to one that honours ignore-eos."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for engine in engine_order:
         own = tiers[tiers["engine"] == engine]
         completed = own["completed"].sum(min_count=1)
@@ -177,7 +177,7 @@ def output_token_parity(tiers: pd.DataFrame, engine_order: Sequence[str],
 
 
 def output_token_checks(parity: pd.DataFrame) -> list[Check]:
-    rows = []
+    rows: list[Check] = []
     for _, p in parity.iterrows():
         if not np.isfinite(p["shortfall"]):
             continue
@@ -198,7 +198,7 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
     """E2EL ≈ TTFT + (n − 1)·TPOT on medians; on means when medians are missing and every
     request produced exactly `output_tokens` (outputs never exceed the request's max_tokens, so
     a mean equal to it means all are equal)."""
-    rows = []
+    rows: list[Check] = []
     for engine in engine_order:
         own = tiers[tiers["engine"] == engine]
         flagged, tested = 0, 0
@@ -236,7 +236,7 @@ TPOT_SKEW_TOL = 0.05
 
 
 def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
-    rows = []
+    rows: list[Check] = []
     for engine in engine_order:
         own = tiers[tiers["engine"] == engine]
         flagged, tested = 0, 0
@@ -260,7 +260,7 @@ def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[C
 
 def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
     """Summary keys must agree with statistics recomputed from the per-request arrays."""
-    rows = []
+    rows: list[Check] = []
     if recomputed.empty:
         return rows
     merged = summary.merge(recomputed, on=["source", "record"], suffixes=("", "__arrays"))
@@ -294,7 +294,7 @@ def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[C
 
 
 def excluded_tiers(tiers: pd.DataFrame, reason: Bi | None) -> list[Check]:
-    rows = []
+    rows: list[Check] = []
     for _, t in tiers[tiers["excluded"].astype(bool)].iterrows():
         rows.append(check("tiers.excluded", "warn", "excluded",
                           {"tier": t["concurrency"], "reason": reason or Bi.plain("")},
@@ -307,7 +307,7 @@ def segment_checks(engine: str, blocks_in_log: int, warmup: int, counts: Sequenc
     """log_segments must account for the log's print_timing blocks and roughly match each tier's
     completed requests (a block is printed per finished request). A different number of
     segments than tiers is already a loader finding, so it is not repeated here."""
-    rows = []
+    rows: list[Check] = []
     expected = warmup + sum(counts)
     own = tiers[tiers["engine"] == engine]
     if blocks_in_log != expected:
@@ -347,7 +347,7 @@ def temperature_check(max_by_engine: Mapping[str, float]) -> list[Check]:
 def counter_increase_check(engine: str, id: str, deltas: Mapping[int, float]) -> list[Check]:
     """Warn for each tier where a counter that should stay at zero (e.g. preemptions) rose;
     ``id`` names the counter's messages (``rose`` / ``pass``) in the string table."""
-    rows = []
+    rows: list[Check] = []
     for conc, delta in sorted(deltas.items()):
         if np.isfinite(delta) and delta > 0:
             rows.append(check(id, "warn", "rose", {"tier": conc, "delta": delta},

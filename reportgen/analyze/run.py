@@ -132,7 +132,7 @@ def _text(zh: str, en: str) -> Text:
     return Text(zh, en)
 
 
-def _source(key: str, **params: object) -> Text:
+def _source(key: str, **params: Any) -> Text:
     """Where a constant came from, in both languages ([sources] of the analysis strings)."""
     return chk.strings().bi(f"sources.{key}", **params)
 
