@@ -17,8 +17,9 @@ from reportgen.errors import InputError
 from reportgen.i18n import UI, Bi, load_ui
 
 if TYPE_CHECKING:
+    from reportgen.analyze.result import Analysis, RoundAnalysis
     from reportgen.baseline import Baseline, Comparison, Missing, Source
-    from reportgen.context import Series
+    from reportgen.context import Revisions, Series
     from reportgen.manifest import Manifest
 
 Progress = Callable[[str], None]
@@ -54,8 +55,9 @@ def chrome(ui: UI, date: str, plotly_version: str) -> dict[str, Bi]:
     }
 
 
-def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
-                    progress: Progress = _quiet, revisions: Any = None,
+def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
+                    lang: str | None = None, progress: Progress = _quiet,
+                    revisions: Revisions | None = None,
                     baseline: Source | Missing | None = None,
                     series: Series | None = None) -> str:
     """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
@@ -64,7 +66,7 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
     the links of a report built by `reportgen index`."""
     from plotly.offline import get_plotlyjs_version
 
-    from reportgen.analyze.run import RoundAnalysis
+    from reportgen.analyze.result import RoundAnalysis
     from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
@@ -138,7 +140,7 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
                        trace_types=trace_types, version=__version__)
 
 
-def against_baseline(part: Any, baseline: Source | Missing | None
+def against_baseline(part: Analysis, baseline: Source | Missing | None
                      ) -> tuple[Comparison | Missing | None, dict[str, Any], Baseline | None]:
     """For one workload's Analysis: the comparison the page shows, the names its narrative can
     use (the analysis values, plus ``baseline.*`` / ``since.*`` when a baseline is set — as
@@ -225,7 +227,7 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
     return open_baseline(path)
 
 
-def _revisions(analysis: Any, previous: Path) -> Any:
+def _revisions(analysis: RoundAnalysis, previous: Path) -> Revisions:
     """What changed since a previously published report (or round), shown as a section."""
     from reportgen.context import Revisions
     from reportgen.diff import diff_tables, load_tables

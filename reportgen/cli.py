@@ -119,13 +119,12 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) 
 @click.argument("round_dir", metavar="ROUND")
 def check(round_dir: str) -> None:
     """Load ROUND, print its tiers and self-checks; exit 1 if a check fails."""
-    from reportgen.analyze.run import analyze_round
     from reportgen.console import checks_text, inputs_text, tiers_text
-    from reportgen.load.round import load_round
+    from reportgen.pipeline import analyze_dir
 
     with _input_errors():
-        loaded = load_round(_round_arg(round_dir))
-        ra = analyze_round(loaded)
+        done = analyze_dir(_round_arg(round_dir))
+    loaded, ra = done.loaded, done.analysis
     for part in ra.parts:
         workload = part.round.get("workload")
         if len(ra.parts) > 1 and workload:
@@ -176,11 +175,10 @@ def init(round_dir: str, force: bool) -> None:
 def tables(round_dir: str, fmt: str, output: str | None) -> None:
     """Print every derived table of ROUND (schema reportgen.tables/1)."""
     from reportgen import tables as tbl
-    from reportgen.analyze.run import analyze_round
-    from reportgen.load.round import load_round
+    from reportgen.pipeline import analyze_dir
 
     with _input_errors():
-        analysis = analyze_round(load_round(_round_arg(round_dir)))
+        analysis = analyze_dir(_round_arg(round_dir)).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None:
         click.echo(text, nl=not text.endswith("\n"))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from reportgen.analyze.result import Analysis
 
 _TIER_COLUMNS = (
     ("engine", "engine", "{}"),
@@ -43,7 +46,7 @@ def table_text(rows: list[list[str]], header: list[str], right: set[int]) -> str
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
-def tiers_text(analysis: Any) -> str:
+def tiers_text(analysis: Analysis) -> str:
     tiers: pd.DataFrame = analysis.tiers
     cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
     if analysis.round.get("axis") == "request_rate":
@@ -55,7 +58,7 @@ def tiers_text(analysis: Any) -> str:
     return table_text(rows, [title for _, title, _ in cols], right)
 
 
-def checks_text(analysis: Any, lang: str = "en") -> str:
+def checks_text(analysis: Analysis, lang: str = "en") -> str:
     checks: pd.DataFrame = analysis.checks
     if not len(checks):
         return "no self-checks"

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from reportgen.analyze.result import Analysis
 from reportgen.baseline import Comparison, Missing
 from reportgen.baseline import Row as SinceRow
 from reportgen.baseline import delta as since_delta
@@ -225,14 +226,14 @@ def pct_signed(value: Any, digits: int = 1) -> str:
 class Data:
     """Convenient, NaN-safe reads from an Analysis."""
 
-    def __init__(self, analysis: Any) -> None:
+    def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.round: Mapping[str, Any] = analysis.round or {}
         self.values: Mapping[str, Any] = analysis.values or {}
         self.tiers: pd.DataFrame = analysis.tiers
         self.engines: pd.DataFrame = analysis.engines
         self.order: list[str] = [str(e) for e in self.engines["id"]] if len(self.engines) else []
-        self.labels: dict[str, Bi] = self._labels()
+        self.labels: dict[str, Bi] = analysis.labels()
         pair = self.round.get("primary_pair")
         if pair and len(pair) == 2:
             self.pair: tuple[str, str] | None = (str(pair[0]), str(pair[1]))
@@ -245,18 +246,6 @@ class Data:
         self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] = {}
         self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
         self._concs: list[float] | None = None
-
-    def _labels(self) -> dict[str, Bi]:
-        out: dict[str, Bi] = {}
-        cols = set(self.engines.columns)
-        for _, row in self.engines.iterrows():
-            eid = str(row["id"])
-            zh = row["label_zh"] if "label_zh" in cols else row.get("label")
-            en = row["label_en"] if "label_en" in cols else row.get("label")
-            zh = zh if isinstance(zh, str) and zh else eid
-            en = en if isinstance(en, str) and en else zh
-            out[eid] = Bi(zh, en)
-        return out
 
     def label(self, engine: Any) -> Bi:
         return self.labels.get(str(engine), same(str(engine)))
@@ -322,9 +311,6 @@ class Data:
     def v(self, name: str) -> Any:
         return self.values.get(name, math.nan)
 
-    def gpu_memory(self) -> Any:
-        return self.round.get("memory_gib")
-
 
 def _num(value: Any) -> float:
     try:
@@ -351,7 +337,7 @@ SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 class PageBuilder:
-    def __init__(self, analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+    def __init__(self, analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                  figures: Mapping[str, tuple[str, int]],
                  revisions: Revisions | None = None, inputs: Inputs | None = None,
                  prefix: str = "") -> None:
@@ -1246,7 +1232,7 @@ def _diff_value(value: Any) -> str:
     return str(value)
 
 
-def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+def build_sections(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                    figures: Mapping[str, tuple[str, int]], revisions: Revisions | None = None,
                    inputs: Inputs | None = None, prefix: str = "") -> list[Section]:
     """One workload's sections (ids prefixed when the page holds several workloads)."""
@@ -1254,7 +1240,7 @@ def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
                        figures, revisions, inputs, prefix).sections()
 
 
-def build_page(analysis: Any, ui: UI, narrative: Mapping[str, Prose],
+def build_page(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                figures: Mapping[str, tuple[str, int]], default_lang: str,
                chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None,
                inputs: Inputs | None = None, views: list[View] | None = None,

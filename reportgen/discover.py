@@ -13,10 +13,13 @@ from pathlib import Path
 
 from reportgen.errors import Finding, InputError
 from reportgen.gpu_table import lookup_gpu
-from reportgen.manifest import LANGS, Manifest, parse_manifest
+from reportgen.manifest import Manifest, parse_manifest
+from reportgen.paths import display_path
+
+__all__ = ["EngineFiles", "RoundFiles", "discover", "display_path", "list_bench_files",
+           "read_manifest"]
 
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
-NARRATIVE_FILE = re.compile(r"^([a-z0-9_-]+)\.(" + "|".join(LANGS) + r")\.md$")
 NOT_ENGINES = {"narrative", "__pycache__"}
 
 
@@ -36,25 +39,10 @@ class RoundFiles:
     root: Path
     manifest: Manifest
     engines: dict[str, EngineFiles]
-    narrative: dict[tuple[str, str], Path]  # (section, lang) -> file
     findings: list[Finding] = field(default_factory=list)
 
     def show(self, path: Path) -> str:
         return display_path(path, self.root)
-
-
-def display_path(path: Path, root: Path) -> str:
-    """``path`` relative to the parent of the round directory ``root`` (POSIX separators);
-    the path as given when it lies elsewhere."""
-    base = root.resolve().parent
-    try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: resolve the folder, keep the name
-        resolved = path.parent.resolve() / path.name
-    try:
-        return resolved.relative_to(base).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _check_readable(path: Path, root: Path) -> None:
@@ -135,7 +123,7 @@ def read_manifest(root: Path) -> Manifest | None:
     if not (path.exists() or path.is_symlink()):
         return None
     try:
-        return parse_manifest(path, lookup_gpu)
+        return parse_manifest(path, lookup_gpu, name=display_path(path, root))
     except InputError as exc:  # re-word with the same path style as every other message
         raise InputError(display_path(path, root), exc.message, exc.line) from None
 
@@ -187,16 +175,5 @@ def discover(round_dir: Path, manifest: Manifest | None = None) -> RoundFiles:
             findings.append(Finding(display_path(path, root),
                                     "folder is not an engine listed in round.toml; ignored"))
 
-    narrative: dict[tuple[str, str], Path] = {}
-    narrative_dir = root / "narrative"
-    if narrative_dir.is_dir():
-        for path in sorted(narrative_dir.iterdir()):
-            m = NARRATIVE_FILE.match(path.name)
-            if m and path.is_file():
-                narrative[(m.group(1), m.group(2))] = path
-            elif not path.name.startswith("."):
-                findings.append(Finding(display_path(path, root),
-                                        "not a <section>.<zh|en>.md narrative file; "
-                                        "`reportgen build` stops on it (rename or remove it)"))
-    return RoundFiles(root=root, manifest=manifest, engines=engines, narrative=narrative,
-                      findings=findings)
+    # narrative/ is read (and its file names checked) by reportgen.narrative alone
+    return RoundFiles(root=root, manifest=manifest, engines=engines, findings=findings)

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.result import Analysis
 from reportgen.baseline import Baseline
 from reportgen.i18n import UI, figure_patches
-from reportgen.narrative import LANGS
+from reportgen.text import LANGS
 
 FONT = ('system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",'
         '"Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif')
@@ -176,28 +177,17 @@ class FigureSpec:
 
 # ------------------------------------------------------------------------------- helpers
 
-def engine_labels(analysis: Any) -> dict[str, dict[str, str]]:
-    """engine id → {lang: label}. The round dict may carry bilingual labels; otherwise the
-    engines table's label is used in both languages."""
-    out: dict[str, dict[str, str]] = {}
-    engines = analysis.engines
-    for _, row in engines.iterrows():
-        label = row.get("label")
-        text = str(label) if isinstance(label, str) and label else str(row["id"])
-        out[str(row["id"])] = {lang: text for lang in LANGS}
-    for spec in analysis.round.get("engines", []) or []:
-        if isinstance(spec, Mapping) and isinstance(spec.get("label"), Mapping) and \
-                spec.get("id") in out:
-            out[spec["id"]] = {lang: str(spec["label"].get(lang) or out[spec["id"]][lang])
-                               for lang in LANGS}
-    return out
+def engine_labels(analysis: Analysis) -> dict[str, dict[str, str]]:
+    """engine id → {lang: label}, from the Analysis (the one owner of engine labels)."""
+    return {eid: {lang: label.get(lang) for lang in LANGS}
+            for eid, label in analysis.labels().items()}
 
 
-def engine_order(analysis: Any) -> list[str]:
+def engine_order(analysis: Analysis) -> list[str]:
     return [str(e) for e in analysis.engines["id"]]
 
 
-def colors(analysis: Any) -> dict[str, str]:
+def colors(analysis: Analysis) -> dict[str, str]:
     return {e: PALETTE[i % len(PALETTE)] for i, e in enumerate(engine_order(analysis))}
 
 
@@ -252,7 +242,7 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     return axis
 
 
-def _tier_rows(analysis: Any) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
+def _tier_rows(analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
     """(engine, its tier rows, excluded mask) in figure order, skipping engines with no tiers."""
     for engine in engine_order(analysis):
         rows = _rows(analysis.tiers, engine)
@@ -273,13 +263,13 @@ def _base_layout(fig: Fig, ui: UI, kind: str, lang: str, height: int = 460) -> N
                       uirevision="keep")
 
 
-def _all_tiers(analysis: Any) -> list[float]:
+def _all_tiers(analysis: Analysis) -> list[float]:
     return [float(c) for c in analysis.tiers["concurrency"]] if len(analysis.tiers) else []
 
 
 # ------------------------------------------------------------------------------- figures
 
-def throughput_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 1: output tok/s vs concurrency, log–log; crossovers marked and annotated."""
     if analysis.tiers.empty:
         return None
@@ -350,7 +340,7 @@ def _loglog_at(curve: tuple[np.ndarray, np.ndarray, np.ndarray], c: float, lo: f
     return math.exp(math.log(at[lo]) + t * (math.log(at[hi]) - math.log(at[lo])))
 
 
-def itl_floor_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 2: measured ITL p50 (solid) against each engine's roofline floor (dashed)."""
     if analysis.tiers.empty or "floor_ms" not in analysis.tiers.columns:
         return None
@@ -402,7 +392,7 @@ MEMORY_PARTS = (("weights_gib", "weights"), ("kv_pool_gib", "kv"), ("other_gib",
 MEMORY_COLORS = {"weights": "#475569", "kv": "#60a5fa", "other": "#cbd5e1"}
 
 
-def memory_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 3: weights / KV pool / other stacked per engine, GPU memory as a line, measured
     totals (nvidia-smi) as markers."""
     mem = analysis.memory
@@ -447,7 +437,7 @@ def memory_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
 WAIT_BASES_APART = 0.05
 
 
-def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 4: wait ratio (mean TPOT / ITL p50 − 1) per tier and engine."""
     if analysis.tiers.empty or "wait_ratio" not in analysis.tiers.columns:
         return None
@@ -486,7 +476,7 @@ def wait_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
-def reuse_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 5: CUDA-graph reuse on both step bases against roofline attainment, per tier."""
     reuse = analysis.graph_reuse
     if reuse is None or reuse.empty or "engine" not in reuse.columns:
@@ -544,7 +534,7 @@ def reuse_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
-def tradeoff_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 6: per-user speed (1000 / TPOT p50, tok/s) against machine output tok/s; one
     line per engine, each point labelled with its concurrency."""
     if analysis.tiers.empty or "tpot_p50_ms" not in analysis.tiers.columns:
@@ -604,7 +594,7 @@ def _inf_at(tiers: pd.DataFrame) -> float | None:
     return float(finite.max() * 2.0) if finite.size else 1.0
 
 
-def _with_inf_drawn(analysis: Any) -> Any:
+def _with_inf_drawn(analysis: Analysis) -> Analysis:
     at = _inf_at(analysis.tiers)
     if at is None:
         return analysis
@@ -613,7 +603,7 @@ def _with_inf_drawn(analysis: Any) -> Any:
     return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
 
 
-def build_figures(analysis: Any, ui: UI, lang: str,
+def build_figures(analysis: Analysis, ui: UI, lang: str,
                   baseline: Baseline | None = None) -> list[FigureSpec]:
     """All figures the data supports, in one language; with a baseline, its curves dashed."""
     analysis = _with_inf_drawn(analysis)
@@ -627,7 +617,7 @@ def build_figures(analysis: Any, ui: UI, lang: str,
     return out
 
 
-def figures_payload(analysis: Any, ui: UI, default_lang: str,
+def figures_payload(analysis: Analysis, ui: UI, default_lang: str,
                     baseline: Baseline | None = None) -> dict[str, Any]:
     """What the page's script needs: the shared template, and per figure the default-language
     figure plus the per-language patches. ``kinds`` maps id → kind; ``trace_types`` decides the

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,30 +22,10 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from reportgen.errors import InputError
-from reportgen.narrative import LANGS, markdown
+from reportgen.narrative import markdown
+from reportgen.text import LANGS, Bi, flatten_table
 
 _SLOT = re.compile(r"(?<!%)\{([a-z][a-z0-9_]*)\}")
-
-
-@dataclass(frozen=True)
-class Bi:
-    """One piece of page text in both languages. ``zh``/``en`` are plain text (escaped by the
-    template) or ``Markup`` produced by the safe markdown renderer."""
-
-    zh: str
-    en: str
-
-    def get(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-    @property
-    def same(self) -> bool:
-        return self.zh == self.en
-
-    @classmethod
-    def plain(cls, text: str) -> Bi:
-        return cls(text, text)
 
 
 class UI:
@@ -124,26 +103,11 @@ def _per_lang(slots: Mapping[str, Any], lang: str) -> dict[str, str]:
     return {k: _slot(v, lang) for k, v in slots.items()}
 
 
-def _flatten_strings(table: Mapping[str, Any], path: Path, prefix: str = "") -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for key, value in table.items():
-        name = f"{prefix}.{key}" if prefix else key
-        if not isinstance(value, dict):
-            raise InputError(path, f"[{name}]: expected a table")
-        if set(value) & set(LANGS):
-            if set(value) != set(LANGS) or not all(isinstance(v, str) for v in value.values()):
-                raise InputError(path, f"[{name}]: expected exactly zh and en strings")
-            out[name] = dict(value)
-        else:
-            out.update(_flatten_strings(value, path, name))
-    return out
-
-
 @cache
 def load_ui(path: Path) -> UI:
     """Read the UI string table (cached per path; the file ships with the package)."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return UI(_flatten_strings(data, path))
+    return UI(flatten_table(data, path))
 
 
 # ---------------------------------------------------------------------------- figure patches

@@ -23,7 +23,7 @@ from reportgen.i18n import UI, Bi, load_ui
 from reportgen.narrative import LANGS, MISSING, format_value, is_missing
 
 if TYPE_CHECKING:
-    from reportgen.analyze.run import RoundAnalysis
+    from reportgen.analyze.result import RoundAnalysis
     from reportgen.load.records import LoadedRound
 
 Progress = Callable[[str], None]

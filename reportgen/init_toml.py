@@ -96,7 +96,7 @@ def init_text(loaded: LoadedRound) -> InitResult:
         label = found.get(f"engines.{spec.id}.label")
         out.append(_line("label", _q(spec.label.en), label.source if label else ""))
         home = PurePosixPath(spec.dir)
-        if home.name == "bench" and (loaded.root / home).is_dir():  # the <dir>/bench layout
+        if home.name == "bench" and (m.path.parent / home).is_dir():  # the <dir>/bench layout
             out.append(f"dir = {_q(str(home.parent))}")
         for key in ("kind", "version", "model"):
             value = getattr(spec, key)

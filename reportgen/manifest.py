@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
+from reportgen.resources import templates_dir
+from reportgen.text import LANGS, Bi, load_strings
 
-LANGS = ("zh", "en")
+Text = Bi  # the historical name of the one bilingual text type
+
 ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
 ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
@@ -38,17 +41,6 @@ _KNOWN: dict[str, set[str]] = {
 
 
 @dataclass(frozen=True)
-class Text:
-    """A string in both report languages."""
-
-    zh: str
-    en: str
-
-    def get(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-
-@dataclass(frozen=True)
 class Inferred:
     """One setting read from the files (not from round.toml), with where it was read."""
 
@@ -57,6 +49,28 @@ class Inferred:
     source: str   # file[:line] or what it was derived from
     status: str = "inferred"  # | "confirmed" / "overridden" by round.toml
     stated: str = ""          # round.toml's value when it overrides
+
+
+ROUND_TOML, GPU_TABLE, MODEL_TABLE, INFERRED = "round.toml", "GPU table", "model table", "inferred"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where one manifest value came from: a line of round.toml, a built-in table (``detail``
+    names the row), or a file it was inferred from (``detail``: file[:line] or how)."""
+
+    kind: str  # ROUND_TOML | GPU_TABLE | MODEL_TABLE | INFERRED
+    detail: str = ""
+    file: str = ""           # round.toml as shown in messages
+    line: int | None = None  # round.toml: the key's line (its table's when the key is implied)
+
+    def __str__(self) -> str:
+        if self.kind == ROUND_TOML:
+            return f"{self.file or 'round.toml'}:{self.line}" if self.line else \
+                self.file or "round.toml"
+        if self.kind == INFERRED:
+            return f"inferred from {self.detail}"
+        return f"{self.kind} ({self.detail})" if self.detail else self.kind
 
 
 @dataclass(frozen=True)
@@ -119,11 +133,32 @@ class Manifest:
     # lengths measured (mean tokens per request), not what the client asked for: good for the
     # KV estimate, meaningless for output-token parity
     lengths_measured: bool = False
-    bandwidth_from_table: bool = False  # filled from the built-in GPU table, not round.toml
     inferred: tuple[Inferred, ...] = ()  # settings read from the files, not round.toml
     # [baseline] round: the previous round (folder, report.html or baseline.toml folder) as
     # written, relative to round.toml's folder; "" when none
     baseline: str = ""
+    # where round.toml states a value (its line) or which built-in table filled it, by dotted
+    # key ("hardware.bandwidth_gb_s", "engines.<id>.version"); read through provenance()
+    sources: dict[str, Provenance] = field(default_factory=dict)
+
+    def provenance(self, key: str) -> Provenance | None:
+        """Where the value of a round.toml key came from (None: nowhere, it is unknown). A
+        value read from the files wins: round.toml did not state it."""
+        for item in reversed(self.inferred):
+            if item.key == key and item.status == "inferred":
+                return Provenance(INFERRED, item.source)
+        return self.sources.get(key)
+
+    def line_of(self, key: str) -> int | None:
+        """round.toml's line for a dotted key (``engines.<id>.log_segments``), if it states it."""
+        found = self.sources.get(key)
+        return found.line if found is not None and found.kind == ROUND_TOML else None
+
+    @property
+    def bandwidth_from_table(self) -> bool:
+        """The GPU bandwidth was filled from the built-in GPU table, not stated."""
+        found = self.sources.get("hardware.bandwidth_gb_s")
+        return found is not None and found.kind == GPU_TABLE
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -133,6 +168,12 @@ class Manifest:
 
     def is_excluded(self, engine_id: str, concurrency: float) -> bool:
         return concurrency in self.exclude_from_conclusions.get(engine_id, ())
+
+
+def default_title(root: Path) -> Text:
+    """The title of a round whose round.toml gives none: the folder's name."""
+    return load_strings(templates_dir() / "i18n" / "analysis.toml").bi(
+        "round.default_title", name=root.resolve().name)
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?")
@@ -335,9 +376,27 @@ def _parallel(r: _Reader, raw: dict[str, Any], key: str, where: str) -> int | No
     return value
 
 
-def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
-    """Read ``round.toml``. ``gpu_lookup(name) -> (bandwidth_gb_s, memory_gib) | None`` fills
-    hardware values the manifest leaves out (the built-in GPU table)."""
+def _sources(r: _Reader, data: dict[str, Any], engines: tuple[EngineSpec, ...], shown: str
+             ) -> dict[str, Provenance]:
+    """The line of every key round.toml states (engines by id), found once at parse time."""
+    out: dict[str, Provenance] = {}
+    for table, values in data.items():
+        if table == "engines":
+            for index, (spec, raw) in enumerate(zip(engines, values, strict=True)):
+                for key in raw:
+                    out[f"engines.{spec.id}.{key}"] = Provenance(
+                        ROUND_TOML, file=shown, line=locate(r.source, f"engines[{index}].{key}"))
+        elif isinstance(values, dict):
+            for key in values:
+                out[f"{table}.{key}"] = Provenance(ROUND_TOML, file=shown,
+                                                   line=locate(r.source, f"{table}.{key}"))
+    return out
+
+
+def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = None) -> Manifest:
+    """Read ``round.toml`` (the only reader of that file). ``gpu_lookup(name) ->
+    (bandwidth_gb_s, memory_gib) | None`` fills hardware values the manifest leaves out (the
+    built-in GPU table). ``name``: how the file is shown in provenance (default: the path)."""
     r = _Reader(path)
     try:
         raw_bytes = path.read_bytes()
@@ -383,7 +442,11 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     known = gpu_lookup(gpu) if gpu_lookup and gpu else None
     bandwidth = r.number(hw, "bandwidth_gb_s", "hardware", required=False)
     memory = r.number(hw, "memory_gib", "hardware", required=False)
+    filled: dict[str, Provenance] = {}
     if known is not None:
+        for key, value in (("bandwidth_gb_s", bandwidth), ("memory_gib", memory)):
+            if math.isnan(value):
+                filled[f"hardware.{key}"] = Provenance(GPU_TABLE, gpu)
         bandwidth = known[0] if math.isnan(bandwidth) else bandwidth
         memory = known[1] if math.isnan(memory) else memory
 
@@ -410,8 +473,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
 
     return Manifest(
         path=path,
-        title=r.text(rnd, "title", "round", required=False) or Text(
-            f"{root.resolve().name} · 基准测试报告", f"{root.resolve().name} · benchmark report"),
+        title=r.text(rnd, "title", "round", required=False) or default_title(root),
         subtitle=r.text(rnd, "subtitle", "round", required=False),
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,
@@ -420,7 +482,6 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         gpu=gpu,
         gpu_count=count,
         gpu_count_given=count_key in hw,
-        bandwidth_from_table=known is not None and "bandwidth_gb_s" not in hw,
         axis=axis,
         bandwidth_gb_s=float(bandwidth),
         memory_gib=float(memory),
@@ -434,4 +495,5 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         exclude_from_conclusions=_exclusions(r, analysis.get("exclude_from_conclusions"), set(ids)),
         exclude_reason=r.text(analysis, "exclude_reason", "analysis", required=False),
         baseline=baseline,
+        sources=_sources(r, data, engines, name or str(path)) | filled,
     )

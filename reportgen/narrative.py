@@ -45,15 +45,15 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from reportgen.discover import display_path
 from reportgen.errors import InputError
+from reportgen.paths import display_path
+from reportgen.text import LANGS
 
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
     "setup", "glossary", "headline", "baseline", "crossover", "bytes", "prefill", "batching",
     "waves", "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
 )
-LANGS: tuple[str, ...] = ("zh", "en")
 MISSING = "—"
 
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")

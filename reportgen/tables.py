@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.result import Analysis
-from reportgen.analyze.run import RoundAnalysis
+from reportgen.analyze.result import Analysis, RoundAnalysis
 
 SCHEMA = "reportgen.tables/1"
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")

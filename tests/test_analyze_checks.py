@@ -8,6 +8,7 @@ import pytest
 
 from reportgen.analyze import checks as chk
 from reportgen.errors import Finding
+from reportgen.text import Bi
 
 
 def _tiers(**cols: list) -> pd.DataFrame:
@@ -19,25 +20,30 @@ def _tiers(**cols: list) -> pd.DataFrame:
     return pd.DataFrame(base)
 
 
+def _r(rows: list[chk.Check]) -> list[dict]:
+    """The checks as the table holds them, messages rendered from the string table."""
+    return chk.checks_frame(rows).to_dict("records")
+
+
 def _statuses(rows: list[dict]) -> list[tuple]:
     return [(r["id"], r["status"], r["engine"], r["concurrency"]) for r in rows]
 
 
 def test_non_monotonic_throughput_warns_at_the_drop() -> None:
-    rows = chk.monotonic_throughput(_tiers(), ["a"])
+    rows = _r(chk.monotonic_throughput(_tiers(), ["a"]))
     assert [(r["status"], r["concurrency"]) for r in rows] == [("warn", 32.0)]
     assert rows[0]["value"] == pytest.approx(440.0 / 550.0)
     assert "C=32" in rows[0]["message_en"] and "C=16" in rows[0]["message_zh"]
-    ok = chk.monotonic_throughput(_tiers(output_tok_s=[1.0, 2.0, np.nan]), ["a"])
+    ok = _r(chk.monotonic_throughput(_tiers(output_tok_s=[1.0, 2.0, np.nan]), ["a"]))
     assert [r["status"] for r in ok] == ["pass"]
 
 
 def test_failed_requests_warn_and_nothing_completed_fails() -> None:
-    rows = chk.failed_requests(_tiers(), ["a"])
+    rows = _r(chk.failed_requests(_tiers(), ["a"]))
     assert _statuses(rows) == [("requests.failed", "warn", "a", 32.0)]
-    rows = chk.failed_requests(_tiers(completed=[0.0, 10.0, 10.0], failed=[10.0, 0, 0]), ["a"])
+    rows = _r(chk.failed_requests(_tiers(completed=[0.0, 10.0, 10.0], failed=[10.0, 0, 0]), ["a"]))
     assert ("requests.completed", "fail", "a", 8.0) in _statuses(rows)
-    assert chk.failed_requests(_tiers(failed=[0.0, 0.0, 0.0]), ["a"])[0]["status"] == "pass"
+    assert _r(chk.failed_requests(_tiers(failed=[0.0, 0.0, 0.0]), ["a"]))[0]["status"] == "pass"
 
 
 def test_output_token_parity_round2_llamacpp() -> None:
@@ -49,7 +55,7 @@ def test_output_token_parity_round2_llamacpp() -> None:
     assert parity.loc["l", "shortfall"] == 4_594
     assert f"{parity.loc['l', 'shortfall_frac'] * 100:.2f}" == "1.35"
     assert parity.loc["v", "per_request"] == 256.0
-    rows = chk.output_token_checks(parity.reset_index())
+    rows = _r(chk.output_token_checks(parity.reset_index()))
     assert [(r["engine"], r["status"]) for r in rows] == [("v", "pass"), ("l", "warn")]
     assert "4,594" in rows[1]["message_en"]
 
@@ -73,7 +79,7 @@ def _identity(ttft: float, tpot: float, e2el: float, medians: bool, n: float = 2
     (1100.0, False, "warn"),    # … where 1.8 % is beyond the 1 % allowed
 ])
 def test_identity_tolerances(e2el: float, medians: bool, status: str) -> None:
-    rows = chk.identity_checks(_identity(100.0, 4.0, e2el, medians), ["a"], 256)
+    rows = _r(chk.identity_checks(_identity(100.0, 4.0, e2el, medians), ["a"], 256))
     assert rows[0]["status"] == status
     assert rows[0]["id"] == "identity.e2el"
 
@@ -81,14 +87,14 @@ def test_identity_tolerances(e2el: float, medians: bool, status: str) -> None:
 def test_identity_prefers_medians_over_skewed_means() -> None:
     # one early-stopped request with a huge TPOT lifts mean TPOT to 6 ms; E2EL does not move
     tiers = _identity(100.0, 4.0, 1100.0, True, n=250.0, mean_tpot=6.0)
-    assert chk.identity_checks(tiers, ["a"], 256)[0]["status"] == "pass"
+    assert _r(chk.identity_checks(tiers, ["a"], 256))[0]["status"] == "pass"
     # without medians and with n varying, means prove nothing: no row
     tiers = _identity(100.0, 4.0, 1100.0, False, n=250.0, mean_tpot=6.0)
-    assert chk.identity_checks(tiers, ["a"], 256) == []
+    assert _r(chk.identity_checks(tiers, ["a"], 256)) == []
 
 
 def test_identity_skips_tiers_without_numbers() -> None:
-    assert chk.identity_checks(_identity(np.nan, 4.0, 1000.0, True), ["a"], 256) == []
+    assert _r(chk.identity_checks(_identity(np.nan, 4.0, 1000.0, True), ["a"], 256)) == []
 
 
 def test_arrays_vs_summary() -> None:
@@ -97,42 +103,44 @@ def test_arrays_vs_summary() -> None:
                             "itl_mean_ms": [150.0, 50.0]})
     recomputed = pd.DataFrame({"source": ["s", "t"], "record": [0, 0],
                                "ttft_median_ms": [200.0001, 100.0], "itl_mean_ms": [150.0, 60.0]})
-    rows = chk.arrays_vs_summary(summary, recomputed)
+    rows = _r(chk.arrays_vs_summary(summary, recomputed))
     assert [(r["status"], r["concurrency"]) for r in rows] == [("pass", 1.0), ("fail", 2.0)]
     assert "itl_mean_ms" in rows[1]["message_en"]
     assert rows[1]["value"] == pytest.approx(10.0 / 60.0)
-    assert chk.arrays_vs_summary(summary, recomputed.iloc[0:0]) == []
+    assert _r(chk.arrays_vs_summary(summary, recomputed.iloc[0:0])) == []
 
 
 def test_excluded_tiers_are_noted_with_the_reason() -> None:
-    rows = chk.excluded_tiers(_tiers(), "原因", "the reason")
+    rows = _r(chk.excluded_tiers(_tiers(), Bi("原因", "the reason")))
     assert _statuses(rows) == [("tiers.excluded", "warn", "a", 32.0)]
     assert rows[0]["message_en"].endswith("the reason")
 
 
 def test_segment_checks() -> None:
     reuse = pd.DataFrame({"concurrency": [8, 16, 32], "print_timing_lines": [10, 10, 8]})
-    rows = chk.segment_checks("a", 31 + 28, 31, [10, 10, 8], reuse, _tiers())
+    rows = _r(chk.segment_checks("a", 31 + 28, 31, [10, 10, 8], reuse, _tiers()))
     assert ("log_segments.total", "pass", "a", None) in [
         (i, s, e, None if np.isnan(c) else c) for i, s, e, c in _statuses(rows)]
     mismatch = [r for r in rows if r["id"] == "log_segments.requests"]
     assert [(r["concurrency"], r["value"]) for r in mismatch] == [(32.0, -1.0)]
-    rows = chk.segment_checks("a", 50, 31, [10, 10], reuse.iloc[:2], _tiers())
+    rows = _r(chk.segment_checks("a", 50, 31, [10, 10], reuse.iloc[:2], _tiers()))
     assert {r["id"] for r in rows if r["status"] == "warn"} == {"log_segments.total"}
 
 
 def test_temperature_counters_and_findings() -> None:
-    [row] = chk.temperature_check({"a": 73.0, "b": np.nan})
+    [row] = _r(chk.temperature_check({"a": 73.0, "b": np.nan}))
     assert (row["status"], row["engine"], row["value"]) == ("pass", "a", 73.0)
-    assert chk.temperature_check({"a": 90.0})[0]["status"] == "warn"
-    assert chk.temperature_check({"a": np.nan}) == []
+    assert _r(chk.temperature_check({"a": 90.0}))[0]["status"] == "warn"
+    assert _r(chk.temperature_check({"a": np.nan})) == []
 
-    rows = chk.counter_increase_check("v", "vllm.preemptions", {1: 0.0, 64: 3.0}, "抢占", "p")
+    rows = _r(chk.counter_increase_check("v", "vllm.preemptions", {1: 0.0, 64: 3.0}))
     assert [(r["status"], r["concurrency"]) for r in rows] == [("warn", 64.0)]
-    assert chk.counter_increase_check("v", "p", {1: 0.0}, "抢占", "x")[0]["status"] == "pass"
-    assert chk.counter_increase_check("v", "p", {}, "抢占", "x") == []
+    assert rows[0]["message_en"] == "C=64: vLLM preemptions rose by 3."
+    ok = _r(chk.counter_increase_check("v", "vllm.preemptions", {1: 0.0}))
+    assert [r["status"] for r in ok] == ["pass"]
+    assert chk.counter_increase_check("v", "vllm.preemptions", {}) == []
 
-    [row] = chk.finding_checks([Finding("a/server.log", "odd line", 3, "a")])
+    [row] = _r(chk.finding_checks([Finding("a/server.log", "odd line", 3, "a")]))
     assert (row["status"], row["engine"]) == ("warn", "a")
     assert row["message_en"] == "a/server.log:3: odd line"
 
@@ -146,10 +154,10 @@ def test_checks_frame_columns() -> None:
 def test_mean_tpot_skew_is_flagged_per_tier() -> None:
     tiers = pd.DataFrame({"engine": ["a", "a", "b"], "concurrency": [8, 16, 8],
                           "tpot_mean_ms": [4.1, 6.0, 5.0], "tpot_implied_ms": [4.0, 4.0, np.nan]})
-    rows = chk.tpot_skew_checks(tiers, ["a", "b"])
+    rows = _r(chk.tpot_skew_checks(tiers, ["a", "b"]))
     assert [(r["id"], r["status"], r["concurrency"]) for r in rows] == [
         ("tpot.mean_skew", "warn", 16.0)]  # 4.1 vs 4.0 is within 5 %; b has nothing to test
     assert rows[0]["value"] == pytest.approx(0.5)
     assert "upper bound" in rows[0]["message_en"]
-    ok = chk.tpot_skew_checks(tiers[tiers["concurrency"] == 8], ["a"])
+    ok = _r(chk.tpot_skew_checks(tiers[tiers["concurrency"] == 8], ["a"]))
     assert [r["status"] for r in ok] == ["pass"]

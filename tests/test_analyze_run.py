@@ -11,8 +11,8 @@ import math
 import re
 import warnings
 from pathlib import Path
-from types import SimpleNamespace
 
+import factories as make
 import numpy as np
 import pandas as pd
 import pytest
@@ -103,32 +103,29 @@ def analysis(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("round")
     (root / "round.toml").write_text(MANIFEST, encoding="utf-8")
     manifest = parse_manifest(root / "round.toml", lookup_gpu)
-    facts = SimpleNamespace(
-        build="b1", commit="abc1234", n_slots=8, n_ctx=16000, model_buffer_mib=1024.0,
+    llama = make.llama_log(
+        _timings(), build="b1", commit="abc1234", n_slots=8, n_ctx=16000, model_buffer_mib=1024.0,
         kv_cache_mib=1.9, kv_cells=2000, model_path="/m/Tiny-Q4_K_M.gguf",
         args={"--cache-ram": "0"}, provenance={"model_buffer_mib": "fast/server.log:3",
                                                "kv_cells": "fast/server.log:5"})
-    vlog = SimpleNamespace(version="0.1.0", dtype="bfloat16", model="org/tiny", weights_gib=2.0,
-                           kv_cache_gib=1.0, kv_cache_tokens=1000,
-                           provenance={"weights_gib": "big/server.log:7"})
+    vlog = make.vllm_log(version="0.1.0", dtype="bfloat16", model="org/tiny", weights_gib=2.0,
+                         kv_cache_gib=1.0, kv_cache_tokens=1000,
+                         provenance={"weights_gib": "big/server.log:7"})
     engines = {
-        "big": SimpleNamespace(
-            llama_log=None, vllm_log=vlog,
-            fingerprint=SimpleNamespace(driver_version="1.2", cuda_version="13.0",
-                                        memory_used_mib=None, temperature_c=None, provenance={}),
+        "big": make.engine_data(
+            manifest, "big", vllm_log=vlog,
+            fingerprint=make.fingerprint(driver_version="1.2", cuda_version="13.0"),
             gpu=pd.DataFrame({"memory_used_mib": [3000.0, 3584.0],
                               "temperature_gpu_c": [60.0, 66.0]}),
             metrics={1: (_prom(10, 1.0), _prom(12, 1.07))}),
-        "fast": SimpleNamespace(
-            llama_log=SimpleNamespace(timings=_timings(), facts=facts), vllm_log=None,
-            fingerprint=SimpleNamespace(driver_version="1.2", cuda_version="13.0",
-                                        memory_used_mib=2560.0, temperature_c=70.0,
-                                        provenance={"memory_used_mib": "fast/fingerprint.txt:9"}),
-            gpu=None, metrics={}),
+        "fast": make.engine_data(
+            manifest, "fast", llama_log=llama,
+            fingerprint=make.fingerprint(
+                driver_version="1.2", cuda_version="13.0", memory_used_mib=2560.0,
+                temperature_c=70.0, provenance={"memory_used_mib": "fast/fingerprint.txt:9"})),
     }
-    loaded = SimpleNamespace(manifest=manifest, root=root, summary=_summary(),
-                             requests=pd.DataFrame(), itls=pd.DataFrame(), engines=engines,
-                             findings=[Finding("fast/server.log", "odd line", 4, "fast")])
+    loaded = make.loaded_round(manifest, _summary(), engines,
+                               [Finding("fast/server.log", "odd line", 4, "fast")])
     return analyze(loaded)
 
 
@@ -255,10 +252,7 @@ def test_bandwidth_from_the_gpu_table(tmp_path: Path) -> None:
                             'gpu = "RTX 4090"')
     (tmp_path / "round.toml").write_text(text, encoding="utf-8")
     manifest = parse_manifest(tmp_path / "round.toml", lookup_gpu)
-    loaded = SimpleNamespace(manifest=manifest, root=tmp_path, summary=_summary(),
-                             requests=pd.DataFrame(), itls=pd.DataFrame(), engines={},
-                             findings=[])
-    a = analyze(loaded)
+    a = analyze(make.loaded_round(manifest, _summary()))
     names = {c.name: c for c in a.constants}
     assert names["bandwidth_gb_s"].value == 1008.0
     assert "built-in GPU table" in names["bandwidth_gb_s"].provenance.en
@@ -271,11 +265,7 @@ def _bare_round(tmp_path: Path, summary: pd.DataFrame):
     (tmp_path / "round.toml").write_text(MANIFEST.replace(
         "log_segments = { warmup = 1, tiers = [2, 4, 8, 16] }\n", ""), encoding="utf-8")
     manifest = parse_manifest(tmp_path / "round.toml", lookup_gpu)
-    bare = {e: SimpleNamespace(llama_log=None, vllm_log=None, fingerprint=None, gpu=None,
-                               metrics={}) for e in ("big", "fast")}
-    return SimpleNamespace(manifest=manifest, root=tmp_path, summary=summary,
-                           requests=pd.DataFrame(), itls=pd.DataFrame(), engines=bare,
-                           findings=[])
+    return make.loaded_round(manifest, summary)
 
 
 def test_memory_names_exist_as_nan_without_server_logs(tmp_path: Path) -> None:

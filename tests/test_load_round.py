@@ -105,8 +105,9 @@ def test_loads_and_tags_everything(tmp_path: Path) -> None:
     assert list(loaded.itls["engine"].astype(str)) == ["vllm"] * 3
     assert list(loaded.itls["itl_s"]) == [0.02, 0.02, 0.03]
     vllm, llama = loaded.engines["vllm"], loaded.engines["llama"]
-    assert vllm.log_kind == "vllm" and vllm.vllm_log.kv_cache_tokens == 74898
-    assert llama.log_kind == "llamacpp"  # kind unset: recognised from the content
+    assert vllm.vllm_log is not None and vllm.vllm_log.kv_cache_tokens == 74898
+    # kind unset: recognised from the content
+    assert llama.llama_log is not None and llama.vllm_log is None
     assert len(llama.llama_log.timings) == 5
     assert llama.llama_log.path == "r2-test/llama/server.log"
     assert vllm.gpu.loc[0, "memory_used_mib"] == 21000.0
@@ -213,7 +214,8 @@ def test_kv_bytes_per_token_precedence(tmp_path: Path) -> None:
 def test_log_kind_detection_and_mismatch(tmp_path: Path) -> None:
     root = make_round(tmp_path / "a", llama_log="nothing to recognise\n")
     loaded = load_round(root)
-    assert loaded.engines["llama"].log_kind is None
+    llama = loaded.engines["llama"]
+    assert llama.llama_log is None and llama.vllm_log is None
     assert [f.path for f in loaded.findings] == ["r2-test/llama/server.log"]
 
     wrong = make_round(tmp_path / "b", llama_extra='kind = "vllm"')

@@ -116,3 +116,31 @@ def test_every_table_is_optional(tmp_path: Path) -> None:
     assert m.axis == "request_rate" and m.gpu_count == 4 and m.gpu_count_given
     assert m.engines[0].tensor_parallel == 4 and m.engines[0].gpus_per_replica == 4
     assert not m.engines[0].dir_given
+
+
+def test_each_value_carries_its_provenance(tmp_path: Path) -> None:
+    """The manifest is the one reader of round.toml: it records the line of every key it
+    states and which built-in table filled the rest, so nothing downstream re-reads the file."""
+    path = write(tmp_path, MINIMAL + 'log_segments = { warmup = 1, tiers = [2] }\nversion = "b1"\n')
+    lines = path.read_text(encoding="utf-8").splitlines()
+    m = parse_manifest(path, lookup_gpu, name="r/round.toml")
+
+    def line(prefix: str) -> int:
+        return next(i for i, text in enumerate(lines, 1) if text.startswith(prefix))
+
+    gpu = m.provenance("hardware.gpu")
+    assert gpu is not None and (gpu.kind, gpu.line) == ("round.toml", line("gpu ="))
+    assert str(gpu) == f"r/round.toml:{line('gpu =')}"
+    assert m.line_of("engines.a.log_segments") == line("log_segments")
+    assert m.line_of("engines.a.version") == line("version")
+    assert m.line_of("workload.output_tokens") == line("output_tokens")
+    bandwidth = m.provenance("hardware.bandwidth_gb_s")
+    assert bandwidth is not None and (bandwidth.kind, bandwidth.detail) == ("GPU table", "RTX 4090")
+    assert m.bandwidth_from_table and m.line_of("hardware.bandwidth_gb_s") is None
+    assert m.provenance("model.kv_bytes_per_token") is None  # stated nowhere: unknown
+
+    stated = parse_manifest(write(tmp_path, MINIMAL.replace(
+        'gpu = "RTX 4090"', 'gpu = "RTX 4090"\nbandwidth_gb_s = 900')), lookup_gpu)
+    assert not stated.bandwidth_from_table
+    assert stated.provenance("hardware.bandwidth_gb_s").kind == "round.toml"
+    assert stated.provenance("hardware.memory_gib").kind == "GPU table"

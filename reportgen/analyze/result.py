@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.manifest import Text
+from reportgen.manifest import Inferred, Text
+from reportgen.text import Bi
 
 
 @dataclass(frozen=True)
@@ -36,3 +37,35 @@ class Analysis:
     # and headline cards resolve against this dict.
     values: dict[str, Any] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
+
+    def labels(self) -> dict[str, Bi]:
+        """Engine id → its label in both languages (the engines table's ``label_zh`` /
+        ``label_en``; a missing one falls back to the other language, then the id). The one
+        place figures and page read engine labels from."""
+        out: dict[str, Bi] = {}
+        cols = set(self.engines.columns)
+        for _, row in self.engines.iterrows():
+            eid = str(row["id"])
+            zh = row["label_zh"] if "label_zh" in cols else row.get("label")
+            en = row["label_en"] if "label_en" in cols else row.get("label")
+            zh = zh if isinstance(zh, str) and zh else eid
+            en = en if isinstance(en, str) and en else zh
+            out[eid] = Bi(zh, en)
+        return out
+
+
+@dataclass
+class RoundAnalysis:
+    """A round's analysis: one ``Analysis`` per workload (runs of other lengths or datasets
+    are never drawn on one curve), plus what describes the whole round — the runs used, the
+    files skipped and why, and the settings inferred from the files."""
+
+    parts: list[Analysis]
+    runs: pd.DataFrame | None
+    axis: str
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    inferred: list[Inferred] = field(default_factory=list)
+
+    @property
+    def first(self) -> Analysis:
+        return self.parts[0]

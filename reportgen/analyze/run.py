@@ -8,7 +8,6 @@ import math
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from reportgen.analyze.prefill import (
     vllm_prefill,
 )
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
-from reportgen.analyze.result import Analysis, Constant
+from reportgen.analyze.result import Analysis, Constant, RoundAnalysis
 from reportgen.analyze.roofline import (
     GB,
     add_floor,
@@ -59,11 +58,14 @@ from reportgen.analyze.tiers import (
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.gpu_table import lookup_gpu_spec
+from reportgen.load.fingerprint import Fingerprint
+from reportgen.load.llama_log import LlamaFacts
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
-from reportgen.manifest import Inferred, Manifest, Text
-from reportgen.model_bytes import model_bytes
+from reportgen.load.vllm_log import VllmLog
+from reportgen.manifest import GPU_TABLE, INFERRED, EngineSpec, Manifest, Text
+from reportgen.model_bytes import DTYPE_BYTES, model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -89,41 +91,50 @@ ENGINE_CONCURRENCY_ONLY = ("ms_per_slot", "floor_ms_per_slot", "slope_vs_floor",
                            "floor_ms_cmax", "efficiency_cmax")
 LLAMA_N_DECODE = "llamacpp:n_decode_total"
 VLLM_PREEMPTIONS = "vllm:num_preemptions_total"
-# bytes per weight for unquantized checkpoints (vLLM's --dtype); quantized formats have no single
-# figure, so they get none
-DTYPE_BYTES = {"bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2, "float32": 4,
-               "fp32": 4, "float": 4}
+# what a configuration without that file reads: every fact None, no provenance
+NO_LLAMA, NO_VLLM, NO_FP = LlamaFacts(), VllmLog(path=""), Fingerprint(path="")
 QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d(?:_[A-Z0-9]+)*|BF16|F16|F32)(?![A-Za-z0-9])",
                    re.IGNORECASE)
 
 
 # ----------------------------------------------------------------------------- small accessors
 
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    """Attribute or key, so facts may be dataclasses or dicts."""
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
-def _num(value: Any) -> float:
+def _num(value: object) -> float:
     try:
-        out = float(value)
+        out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return math.nan
     return out
 
 
-def _where(obj: Any, field: str) -> str:
+def _where(obj: LlamaFacts | VllmLog | Fingerprint | None, field: str) -> str:
     """`file:line` a startup fact came from, or ''."""
-    provenance = _get(obj, "provenance") or {}
-    return str(provenance.get(field, "")) if isinstance(provenance, Mapping) else ""
+    return "" if obj is None else str(obj.provenance.get(field, ""))
+
+
+def _facts(data: EngineData | None) -> LlamaFacts | None:
+    return data.llama_log.facts if data is not None and data.llama_log is not None else None
+
+
+def _vlog(data: EngineData | None) -> VllmLog | None:
+    return data.vllm_log if data is not None else None
+
+
+def _fingerprint(data: EngineData | None) -> Fingerprint | None:
+    return data.fingerprint if data is not None else None
+
+
+def _timings(data: EngineData | None) -> pd.DataFrame | None:
+    return data.llama_log.timings if data is not None and data.llama_log is not None else None
 
 
 def _text(zh: str, en: str) -> Text:
     return Text(zh, en)
+
+
+def _source(key: str, **params: Any) -> Text:
+    """Where a constant came from, in both languages ([sources] of the analysis strings)."""
+    return chk.strings().bi(f"sources.{key}", **params)
 
 
 def _bilingual(text: Text | None) -> dict[str, str] | None:
@@ -132,7 +143,7 @@ def _bilingual(text: Text | None) -> dict[str, str] | None:
 
 # ----------------------------------------------------------------------------- engine constants
 
-def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
+def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
                    constants: list[Constant]) -> pd.DataFrame:
     """Per-engine bandwidth, KV bytes/token, weight bytes/step and tokens/slot, recording the
     provenance of each in `constants`."""
@@ -140,43 +151,33 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
     rows = []
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        llama = _get(data, "llama_log")
-        facts = _get(llama, "facts")
-        vlog = _get(data, "vllm_log")
+        facts, vlog = _facts(data), _vlog(data)
 
-        # the loader resolves KV bytes/token (engine, model, or derived from the server log)
-        kv = _num(_get(data, "kv_bytes_per_token"))
-        where = str(_get(data, "kv_bytes_per_token_source") or "")
-        if not np.isfinite(kv):  # a hand-built round without that step: the manifest values
-            kv = spec.kv_bytes_per_token
-            where = f"round.toml [[engines]] {spec.id}.kv_bytes_per_token"
-            if not np.isfinite(kv):
-                kv, where = manifest.kv_bytes_per_token, "round.toml [model].kv_bytes_per_token"
+        # the loader alone resolves KV bytes/token (round.toml, server log or model table);
+        # unknown, its source names the key that would give it
+        kv = float(data.kv_bytes_per_token) if data is not None else math.nan
+        where = data.kv_bytes_per_token_source if data is not None and np.isfinite(kv) \
+            else "round.toml [model].kv_bytes_per_token"
         kv_from = _text(where, where)
 
         weight = spec.weight_bytes_per_step
         source = spec.weight_bytes_source
-        weight_from = _text(
-            f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
-            + (f":{source.zh}" if source else ""),
-            f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
-            + (f": {source.en}" if source else ""))
+        weight_from = _source("weight_round_toml_why", engine=spec.id, why=source) if source \
+            else _source("weight_round_toml", engine=spec.id)
         if not np.isfinite(weight):
-            mib = _num(_get(facts, "model_buffer_mib"))
-            gib = _num(_get(vlog, "weights_gib"))
+            mib = _num(facts.model_buffer_mib if facts is not None else None)
+            gib = _num(vlog.weights_gib if vlog is not None else None)
             if np.isfinite(mib):
                 weight = mib * 2**20
                 where = _where(facts, "model_buffer_mib")
-                weight_from = _text(f"llama-server 日志 GPU 模型缓冲区({where})",
-                                    f"llama-server log GPU model buffer ({where})")
+                weight_from = _source("weight_llama_log", where=where)
             elif np.isfinite(gib):
-                ranks = _get(vlog, "ranks") or 1  # each rank logs its own share
+                ranks = (vlog.ranks if vlog is not None else None) or 1  # each logs its share
                 weight = gib * GIB * ranks
                 where = _where(vlog, "weights_gib")
-                per = "" if ranks == 1 else f" × {ranks} GPU"
-                weight_from = _text(f"vLLM 日志权重加载大小({where}){per}",
-                                    f"vLLM log weight loading size ({where}){per}")
-            elif isinstance(data, EngineData) and (known := model_bytes(
+                weight_from = _source("weight_vllm_log", where=where) if ranks == 1 \
+                    else _source("weight_vllm_log_ranks", where=where, ranks=ranks)
+            elif data is not None and (known := model_bytes(
                     data.model_name(manifest.model_name), *data.dtypes())) \
                     and np.isfinite(known.weight_bytes_per_step):
                 weight = known.weight_bytes_per_step
@@ -189,8 +190,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
             bandwidth = own_gpu.bandwidth_gb_s
             constants.append(Constant(
                 f"{spec.id}.gpu_bandwidth_gb_s", bandwidth, "GB/s",
-                _text(f"内置 GPU 表({own_gpu.name}:{own_gpu.source})",
-                      f"built-in GPU table ({own_gpu.name}: {own_gpu.source})")))
+                _source("gpu_table_row", name=own_gpu.name, source=own_gpu.source)))
         tp = spec.tensor_parallel or 1
         if tp > 1 and math.isfinite(bandwidth):
             # tensor-parallel ranks each read their shard of every weight in the same step,
@@ -199,11 +199,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
             bandwidth = bandwidth * tp
             constants.append(Constant(
                 f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
-                _text(f"{tp} 个张量并行 GPU × {per_gpu:g} GB/s"
-                      "(同一步的权重由它们分片并行读取;流水线并行各段轮流读取,不叠加)",
-                      f"{tp} tensor-parallel GPUs × {per_gpu:g} GB/s (they "
-                      "read their shards of one step's weights at once; pipeline stages take "
-                      "turns, so they do not add up)")))
+                _source("tensor_parallel", tp=tp, per_gpu=per_gpu)))
         constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
                                   weight_from))
         rows.append({"id": spec.id, "bandwidth_gb_s": bandwidth,
@@ -232,9 +228,9 @@ def _arg(args: Mapping[str, Any] | None, *names: str) -> Any:
     return None
 
 
-def _launch_args(fingerprint: Any) -> dict[str, str]:
+def _launch_args(fingerprint: Fingerprint | None) -> dict[str, str]:
     """`launch_args:` line of fingerprint.txt → {flag: value} ('' for a bare switch)."""
-    text = (_get(fingerprint, "values") or {}).get("launch_args")
+    text = fingerprint.values.get("launch_args") if fingerprint is not None else None
     if not text:
         return {}
     try:
@@ -253,13 +249,20 @@ def _launch_args(fingerprint: Any) -> dict[str, str]:
     return out
 
 
-def _engine_facts(spec: Any, data: Any, read_from: Mapping[str, str] | None = None
+def _read_from(manifest: Manifest, key: str) -> str:
+    """Where the manifest's value for ``key`` was read: the file it was inferred from, else
+    round.toml."""
+    found = manifest.provenance(key)
+    return found.detail if found is not None and found.kind == INFERRED else "round.toml"
+
+
+def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
                   ) -> dict[str, Any]:
     """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
     `sources`: field → where it was read (log/fingerprint line)."""
-    llama, vlog, fp = _get(data, "llama_log"), _get(data, "vllm_log"), _get(data, "fingerprint")
-    facts = _get(llama, "facts")
-    args = _get(facts, "args") or {}
+    # what a configuration lacks reads as an empty record: every fact None, no provenance
+    vlog, fp, facts = _vlog(data) or NO_VLLM, _fingerprint(data) or NO_FP, _facts(data) or NO_LLAMA
+    args = facts.args
     launch = _launch_args(fp)
     launch_line = _where(fp, "values.launch_args")
     sources: dict[str, str] = {}
@@ -272,44 +275,48 @@ def _engine_facts(spec: Any, data: Any, read_from: Mapping[str, str] | None = No
                 return value
         return None
 
-    model_path = pick("model_file", (_get(facts, "model_path"), _where(facts, "model_path")))
+    model_path = pick("model_file", (facts.model_path, _where(facts, "model_path")))
     model_file = Path(str(model_path)).name if model_path else None
     found = QUANT.search(model_file) if model_file else None
     if found and "model_file" in sources:
         sources["quant"] = sources["model_file"]
-    slots = pick("slots", (_get(facts, "n_slots"), _where(facts, "n_slots")),
+    slots = pick("slots", (facts.n_slots, _where(facts, "n_slots")),
                  (_arg(args, "n_parallel"), _where(facts, "args.n_parallel")),
                  (_arg(launch, "np", "parallel"), launch_line))
-    context = pick("context", (_get(facts, "n_ctx"), _where(facts, "n_ctx")),
+    context = pick("context", (facts.n_ctx, _where(facts, "n_ctx")),
                    (_arg(launch, "c", "ctx-size"), launch_line))
     cache = pick("prompt_cache", (_prompt_cache(args), _where(facts, "args.cache_ram_mib")),
                  (_prompt_cache(launch), launch_line))
-    version = pick("version", (spec.version, (read_from or {}).get(
-                       f"engines.{spec.id}.version", "round.toml")),
-                   (_get(vlog, "version"), _where(vlog, "version")),
-                   (_get(facts, "build"), _where(facts, "build")))
+    version = pick("version", (spec.version, _read_from(manifest, f"engines.{spec.id}.version")),
+                   (vlog.version, _where(vlog, "version")),
+                   (facts.build, _where(facts, "build")))
     return {
         "id": spec.id,
         "label": _bilingual(spec.label),
         "kind": spec.kind,
         "version": version,
-        "dtype": pick("dtype", (_get(vlog, "dtype"), _where(vlog, "dtype"))),
-        "bytes_per_param": DTYPE_BYTES.get(str(_get(vlog, "dtype")).lower()),
-        "build": pick("build", (_get(facts, "build"), _where(facts, "build"))),
-        "commit": pick("commit", (_get(facts, "commit"), _where(facts, "commit"))),
+        "dtype": pick("dtype", (vlog.dtype, _where(vlog, "dtype"))),
+        "bytes_per_param": _bytes_per_param(vlog.dtype),
+        "build": pick("build", (facts.build, _where(facts, "build"))),
+        "commit": pick("commit", (facts.commit, _where(facts, "commit"))),
         "quant": found.group(1).upper() if found else None,
         "model_file": model_file,
-        "model": pick("model", (_get(vlog, "model"), _where(vlog, "model"))),
+        "model": pick("model", (vlog.model, _where(vlog, "model"))),
         "slots": None if slots is None else int(_num(slots)),
         "context": None if context is None else int(_num(context)),
         "prompt_cache": cache,
-        "driver": pick("driver", (_get(fp, "driver_version"), _where(fp, "driver_version"))),
-        "cuda": pick("cuda", (_get(fp, "cuda_version"), _where(fp, "cuda_version"))),
-        "gpu_name": pick("gpu_name", (spec.gpu, (read_from or {}).get(
-                             f"engines.{spec.id}.gpu", "round.toml")),
-                         (_get(fp, "gpu_name"), _where(fp, "gpu_name"))),
+        "driver": pick("driver", (fp.driver_version, _where(fp, "driver_version"))),
+        "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
+        "gpu_name": pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
+                         (fp.gpu_name, _where(fp, "gpu_name"))),
         "sources": sources,
     }
+
+
+def _bytes_per_param(dtype: str | None) -> int | None:
+    """Bytes per weight of an unquantized checkpoint from vLLM's --dtype (a whole number)."""
+    found = DTYPE_BYTES.get(str(dtype).lower())
+    return int(found) if found is not None else None
 
 
 def _same(per_engine: pd.Series) -> int | None:
@@ -325,11 +332,11 @@ def _joined(values: list[Any]) -> str | None:
 
 # ----------------------------------------------------------------------------- stages
 
-def _metrics(data: Any) -> dict[int, tuple[pd.DataFrame, pd.DataFrame]]:
-    return dict(_get(data, "metrics") or {})
+def _metrics(data: EngineData | None) -> dict[int, tuple[pd.DataFrame, pd.DataFrame]]:
+    return dict(data.metrics) if data is not None else {}
 
 
-def _counter_by_tier(data: Any, name: str) -> dict[int, float]:
+def _counter_by_tier(data: EngineData | None, name: str) -> dict[int, float]:
     out = {}
     for conc, (before, after) in _metrics(data).items():
         delta = counter_delta(before, after, name)
@@ -338,16 +345,17 @@ def _counter_by_tier(data: Any, name: str) -> dict[int, float]:
     return out
 
 
-def _has_metric(data: Any, name: str) -> bool:
+def _has_metric(data: EngineData | None, name: str) -> bool:
     return any((after["name"] == name).any() for _, after in _metrics(data).values())
 
 
-def _graph_reuse(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame,
-                 constants: list[Constant]) -> tuple[pd.DataFrame, dict[str, dict], list[dict]]:
-    frames, info, check_rows = [], {}, []
+def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: pd.DataFrame,
+                 constants: list[Constant]
+                 ) -> tuple[pd.DataFrame, dict[str, dict], list[chk.Check]]:
+    frames, info = [], {}
+    check_rows: list[chk.Check] = []
     for spec in manifest.engines:
-        llama = _get(engines.get(spec.id), "llama_log")
-        timings = _get(llama, "timings")
+        timings = _timings(engines.get(spec.id))
         if spec.log_segments is None or timings is None:
             continue
         seg = spec.log_segments
@@ -366,19 +374,18 @@ def _graph_reuse(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataF
         check_rows += chk.segment_checks(spec.id, len(timings), seg.warmup, seg.tiers, frame, own)
         constants.append(Constant(
             f"{spec.id}.log_segments", f"{seg.warmup} + {list(seg.tiers)}", "blocks",
-            _text("round.toml [[engines]] log_segments:warm-up 与各档的 print_timing 块数",
-                  "round.toml [[engines]] log_segments: print_timing blocks of warm-up and "
-                  "each tier")))
+            _source("log_segments")))
     if not frames:
         return pd.DataFrame(columns=["engine", "concurrency"]), info, check_rows
     return pd.concat(frames, ignore_index=True), info, check_rows
 
 
-def _prefill(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame) -> pd.DataFrame:
+def _prefill(manifest: Manifest, engines: Mapping[str, EngineData],
+             tiers: pd.DataFrame) -> pd.DataFrame:
     server: dict[str, tuple[pd.DataFrame, str]] = {}
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        timings = _get(_get(data, "llama_log"), "timings")
+        timings = _timings(data)
         own = tiers[tiers["engine"] == spec.id]
         if spec.log_segments is not None and timings is not None:
             seg = spec.log_segments
@@ -390,33 +397,32 @@ def _prefill(manifest: Manifest, engines: Mapping[str, Any], tiers: pd.DataFrame
     return prefill_table(server, tiers, [e.id for e in manifest.engines])
 
 
-def _memory(manifest: Manifest, engines: Mapping[str, Any], params: pd.DataFrame,
+def _memory(manifest: Manifest, engines: Mapping[str, EngineData], params: pd.DataFrame,
             constants: list[Constant]) -> pd.DataFrame:
     rows = []
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        llama, vlog, fp = (_get(data, "llama_log"), _get(data, "vllm_log"),
-                           _get(data, "fingerprint"))
-        facts = _get(llama, "facts")
+        vlog, fp, facts = _vlog(data) or NO_VLLM, _fingerprint(data) or NO_FP, _facts(data)
         sources: dict[str, str] = {}
-        if vlog is not None and _get(vlog, "weights_gib") is not None:
-            weights = _num(_get(vlog, "weights_gib"))
-            kv_gib = _num(_get(vlog, "kv_cache_gib"))
-            kv_tokens = _num(_get(vlog, "kv_cache_tokens"))
+        if vlog.weights_gib is not None:
+            weights = _num(vlog.weights_gib)
+            kv_gib = _num(vlog.kv_cache_gib)
+            kv_tokens = _num(vlog.kv_cache_tokens)
             sources = {"weights": _where(vlog, "weights_gib"),
                        "kv_pool": _where(vlog, "kv_cache_gib"),
                        "kv_pool_tokens": _where(vlog, "kv_cache_tokens")}
-        elif facts is not None and _get(facts, "model_buffer_mib") is not None:
-            weights = _num(_get(facts, "model_buffer_mib")) / 1024.0
-            kv_tokens = _num(_get(facts, "kv_cells"))
+        elif facts is not None and facts.model_buffer_mib is not None:
+            weights = _num(facts.model_buffer_mib) / 1024.0
+            kv_tokens = _num(facts.kv_cells)
             kv_gib = kv_pool_gib(kv_tokens, params.loc[spec.id, "kv_bytes_per_token"],
-                                 _num(_get(facts, "kv_cache_mib")))
+                                 _num(facts.kv_cache_mib))
             sources = {"weights": _where(facts, "model_buffer_mib"),
                        "kv_pool": f"kv_cells × kv_bytes_per_token ({_where(facts, 'kv_cells')})",
                        "kv_pool_tokens": _where(facts, "kv_cells")}
         else:
             continue
-        used_mib, which = measured_used_mib(_get(fp, "memory_used_mib"), _get(data, "gpu"))
+        used_mib, which = measured_used_mib(fp.memory_used_mib,
+                                            data.gpu if data is not None else None)
         if which == "fingerprint":
             sources["measured"] = _where(fp, "memory_used_mib") or f"{spec.dir}/fingerprint.txt"
         elif which:
@@ -435,12 +441,13 @@ def _memory(manifest: Manifest, engines: Mapping[str, Any], params: pd.DataFrame
     return memory_table(rows)
 
 
-def _temperatures(manifest: Manifest, engines: Mapping[str, Any]) -> dict[str, float]:
+def _temperatures(manifest: Manifest, engines: Mapping[str, EngineData]) -> dict[str, float]:
     out = {}
     for spec in manifest.engines:
         data = engines.get(spec.id)
-        readings = [_num(_get(_get(data, "fingerprint"), "temperature_c"))]
-        gpu = _get(data, "gpu")
+        fp = _fingerprint(data)
+        readings = [_num(fp.temperature_c if fp is not None else None)]
+        gpu = data.gpu if data is not None else None
         if gpu is not None and "temperature_gpu_c" in gpu.columns:
             readings.append(_num(pd.to_numeric(gpu["temperature_gpu_c"], errors="coerce").max()))
         finite = [r for r in readings if np.isfinite(r)]
@@ -597,41 +604,27 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 # ----------------------------------------------------------------------------- entry point
 
-def analyze(loaded: Any) -> Analysis:
+def analyze(loaded: LoadedRound) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound."""
-    token = chk.TIER_AXIS.set(getattr(loaded, "axis", "concurrency"))
-    try:
-        return _analyze(loaded)
-    finally:
-        chk.TIER_AXIS.reset(token)
-
-
-def _analyze(loaded: Any) -> Analysis:
-    manifest: Manifest = loaded.manifest
-    engines: Mapping[str, Any] = loaded.engines or {}
+    manifest = loaded.manifest
+    engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
     constants: list[Constant] = []
 
+    # the manifest records where the bandwidth came from (round.toml or the GPU table)
+    from_table = getattr(manifest.provenance("hardware.bandwidth_gb_s"), "kind", "") == GPU_TABLE
     bandwidth_from = (
-        _text("未知:在 round.toml 中设置 hardware.gpu 或 hardware.bandwidth_gb_s",
-              "unknown: set hardware.gpu or hardware.bandwidth_gb_s in round.toml")
-        if not math.isfinite(manifest.bandwidth_gb_s)
-        else _text("round.toml [hardware].bandwidth_gb_s", "round.toml [hardware].bandwidth_gb_s")
-        if not manifest.bandwidth_from_table
-        else _text(f"内置 GPU 表({manifest.gpu})", f"built-in GPU table ({manifest.gpu})"))
+        _source("bandwidth_unknown") if not math.isfinite(manifest.bandwidth_gb_s)
+        else _source("bandwidth_gpu_table", gpu=manifest.gpu) if from_table
+        else _source("bandwidth_round_toml"))
     constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
     tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
     constants.append(Constant(
         "kv_tokens_per_slot", tokens, "tokens",
-        _text(f"输入 {manifest.input_tokens} + 输出 {manifest.output_tokens}/2"
-              "(round.toml [workload])",
-              f"input {manifest.input_tokens} + output {manifest.output_tokens}/2 "
-              "(round.toml [workload])")))
+        _source("kv_tokens_per_slot", input=manifest.input_tokens,
+                output=manifest.output_tokens)))
 
-    requests = getattr(loaded, "requests", None)
-    itls = getattr(loaded, "itls", None)
-    recomputed = recompute_stats(requests if requests is not None else pd.DataFrame(),
-                                 itls if itls is not None else pd.DataFrame())
+    recomputed = recompute_stats(loaded.requests, loaded.itls)
     summary = aggregate_repeats(fill_missing_stats(loaded.summary, recomputed))
 
     params = _engine_params(manifest, engines, constants)
@@ -640,7 +633,7 @@ def _analyze(loaded: Any) -> Analysis:
     tiers = add_floor(tiers, params)
     tiers = add_waves(tiers)
     tiers = mark_excluded(tiers, manifest.exclude_from_conclusions)
-    axis = getattr(loaded, "axis", "concurrency")
+    axis = loaded.axis
     on_rate_axis = axis == "request_rate"
     if on_rate_axis:  # the floor, waves and slots count concurrent requests: no such axis here
         tiers[list(CONCURRENCY_ONLY)] = math.nan
@@ -665,7 +658,7 @@ def _analyze(loaded: Any) -> Analysis:
 
     reason = manifest.exclude_reason
     check_rows = [
-        *chk.finding_checks(getattr(loaded, "findings", []) or []),
+        *chk.finding_checks(loaded.findings),
         *chk.failed_requests(tiers, order),
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),
@@ -673,20 +666,17 @@ def _analyze(loaded: Any) -> Analysis:
             tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
         *chk.tpot_skew_checks(tiers, order),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
-        *chk.excluded_tiers(tiers, reason.zh if reason else "", reason.en if reason else ""),
+        *chk.excluded_tiers(tiers, reason),
         *segment_rows,
         *chk.temperature_check(temps),
         *chk.plausibility_checks(tiers, engines_frame, order, axis),
     ]
     for spec in manifest.engines:
         preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
-        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt,
-                                                 "vLLM 抢占次数", "vLLM preemptions")
-    checks = chk.checks_frame(check_rows)
+        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
+    checks = chk.checks_frame(check_rows, axis)
 
-    # where a value round.toml does not state was read (its provenance, not "round.toml")
-    read_from = {i.key: i.source for i in manifest.inferred if i.status == "inferred"}
-    facts = [_engine_facts(spec, engines.get(spec.id), read_from) for spec in manifest.engines]
+    facts = [_engine_facts(spec, engines.get(spec.id), manifest) for spec in manifest.engines]
     concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
     round_info: dict[str, Any] = {
         "title": _bilingual(manifest.title),
@@ -721,8 +711,7 @@ def _analyze(loaded: Any) -> Analysis:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
                            for k, v in manifest.exclude_from_conclusions.items())
         constants.append(Constant("exclude_from_conclusions", listed, "",
-                                  _text("round.toml [analysis].exclude_from_conclusions",
-                                        "round.toml [analysis].exclude_from_conclusions")))
+                                  _source("exclude_from_conclusions")))
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
@@ -732,23 +721,6 @@ def _analyze(loaded: Any) -> Analysis:
 
 
 # ----------------------------------------------------------------------------- whole round
-
-@dataclass
-class RoundAnalysis:
-    """A round's analysis: one ``Analysis`` per workload (runs of other lengths or datasets
-    are never drawn on one curve), plus what describes the whole round — the runs used, the
-    files skipped and why, and the settings inferred from the files."""
-
-    parts: list[Analysis]
-    runs: pd.DataFrame | None
-    axis: str
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    inferred: list[Inferred] = field(default_factory=list)
-
-    @property
-    def first(self) -> Analysis:
-        return self.parts[0]
-
 
 def _workload_info(w: Workload) -> dict[str, Any]:
     return {"id": w.id, "label": {"zh": w.label("zh"), "en": w.label("en")},

@@ -25,7 +25,15 @@ from reportgen.load.placement import Configuration, run_name
 from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
-from reportgen.manifest import EngineSpec, Inferred, Manifest, Text
+from reportgen.manifest import (
+    GPU_TABLE,
+    EngineSpec,
+    Inferred,
+    Manifest,
+    Provenance,
+    Text,
+    default_title,
+)
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -539,7 +547,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         manifest = dataclasses.replace(manifest, inferred=tuple(
             compare_with(i, given) for i in manifest.inferred))
     for data in engines.values():
-        legacy._kv_bytes(data, manifest)
+        legacy.resolve_kv_bytes(data, manifest)
     req, itl = results.requests, results.itls
     summary_out = placed.assign(concurrency=placed["tier"])
     summary_out.insert(0, "engine", summary_out.pop("engine"))
@@ -549,7 +557,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     itls = legacy._concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
                                 for i in itl])
     return LoadedRound(
-        manifest=manifest, root=root, summary=summary_out.reset_index(drop=True),
+        manifest=manifest, summary=summary_out.reset_index(drop=True),
         requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
         runs=build_runs(placed, axis),
         workloads=[w for w in workload_specs if w.id in set(placed["workload"])],
@@ -604,19 +612,27 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
             known[1] if known else math.nan)
         return dataclasses.replace(
             given, gpu=gpu, bandwidth_gb_s=bandwidth, memory_gib=memory, engines=specs,
-            bandwidth_from_table=(not math.isfinite(given.bandwidth_gb_s) and known is not None)
-            or given.bandwidth_from_table,
+            sources=given.sources | _from_gpu_table(gpu, known, given),
             date=given.date or date, model_name=given.model_name or model, axis=axis,
             gpu_count=given.gpu_count if given.gpu_count_given else count,
             inferred=tuple(inferred))
     known = lookup_gpu(gpu) if gpu else None
-    name = root.resolve().name
     return Manifest(
         path=root / "round.toml",
-        title=Text(f"{name} · 基准测试报告", f"{name} · benchmark report"),
+        title=default_title(root),
         default_language="en", date=date, gpu=gpu,
         bandwidth_gb_s=known[0] if known else math.nan,
         memory_gib=known[1] if known else math.nan, input_tokens=math.nan,
         output_tokens=math.nan, model_name=model, kv_bytes_per_token=math.nan, engines=specs,
         client="", gpu_count=count, axis=axis, inferred=tuple(inferred),
-        bandwidth_from_table=known is not None)
+        sources=_from_gpu_table(gpu, known, None))
+
+
+def _from_gpu_table(gpu: str, known: tuple[float, float] | None, given: Manifest | None
+                    ) -> dict[str, Provenance]:
+    """Provenance of the hardware values the built-in GPU table fills (round.toml's win)."""
+    if known is None:
+        return {}
+    return {f"hardware.{key}": Provenance(GPU_TABLE, gpu)
+            for key in ("bandwidth_gb_s", "memory_gib")
+            if given is None or not math.isfinite(getattr(given, key))}

@@ -93,7 +93,6 @@ REQUEST_COLUMNS = (
     "source", "record", "request", "input_tokens", "output_tokens", "ttft_s", "latency_s",
     "start_s", "queue_s", "itl_count", "itl_sum_s", "success", "error",
 )
-ITL_COLUMNS = ("source", "record", "request", "itl_s")
 NON_WS = re.compile(rb"\S")
 __all__ = ["BenchFile", "list_bench_files", "load_bench_file"]  # list_bench_files: discover.py
 

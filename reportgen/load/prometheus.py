@@ -21,7 +21,6 @@ from reportgen.load.reading import read_input
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 LABEL_NAME = re.compile(r"\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*\"")
 UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
-COLUMNS = ("name", "labels", "value")
 
 
 def _clip(text: str, limit: int = 60) -> str:

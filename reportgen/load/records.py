@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
-from reportgen.discover import EngineFiles, RoundFiles
+from reportgen.discover import EngineFiles
 from reportgen.errors import Finding
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaLog
@@ -23,7 +22,6 @@ from reportgen.manifest import EngineSpec, Inferred, Manifest
 class EngineData:
     spec: EngineSpec
     files: EngineFiles
-    log_kind: str | None = None  # "vllm" | "llamacpp" | None (no log / not parsed)
     llama_log: LlamaLog | None = None
     vllm_log: VllmLog | None = None
     fingerprint: Fingerprint | None = None
@@ -50,13 +48,11 @@ class EngineData:
 @dataclass
 class LoadedRound:
     manifest: Manifest
-    root: Path
     summary: pd.DataFrame  # bench summary rows of every engine, ``engine`` first
     requests: pd.DataFrame
     itls: pd.DataFrame
     engines: dict[str, EngineData]
     findings: list[Finding]
-    files: RoundFiles | None = None
     # the sweep axis ("concurrency" or "request_rate"); the summary's ``concurrency`` column
     # holds each run's point on it (its ``tier``)
     axis: str = "concurrency"

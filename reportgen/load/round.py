@@ -31,10 +31,10 @@ from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
-from reportgen.manifest import Manifest, locate
+from reportgen.manifest import Manifest
 from reportgen.model_bytes import model_bytes
 
-__all__ = ["EngineData", "LoadedRound", "load_round"]
+__all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes"]
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
@@ -91,7 +91,6 @@ def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
         findings.append(Finding(shown, f"no parser for server logs of kind '{kind}'; not read",
                                 engine=data.spec.id))
         return
-    data.log_kind = kind
     if kind == "vllm":
         data.vllm_log = parse_vllm_log(path, name=shown)
         findings += _engine_findings(data.vllm_log.findings, data.spec.id)
@@ -135,12 +134,7 @@ def _check_segments(data: EngineData, show: Show, tiers: list[float], manifest: 
     if len(segments.tiers) != len(tiers):
         # segment i belongs to the i-th tier: with a count missing or extra, every later
         # segment would be credited to the wrong tier
-        index = next(i for i, e in enumerate(manifest.engines) if e.id == data.spec.id)
-        try:
-            line = locate(manifest.path.read_text(encoding="utf-8"),
-                          f"engines[{index}].log_segments")
-        except (OSError, UnicodeDecodeError):
-            line = None
+        line = manifest.line_of(f"engines.{data.spec.id}.log_segments")
         have = ", ".join(f"C={c:g}" for c in tiers)
         raise InputError(
             show(manifest.path), f"log_segments for engine '{data.spec.id}' lists "
@@ -149,8 +143,10 @@ def _check_segments(data: EngineData, show: Show, tiers: list[float], manifest: 
         )
 
 
-def _kv_bytes(data: EngineData, manifest: Manifest) -> None:
-    """Engine's own manifest value, else the model's, else derived from the server log."""
+def resolve_kv_bytes(data: EngineData, manifest: Manifest) -> None:
+    """Set ``data.kv_bytes_per_token`` and its source: the engine's own round.toml value, else
+    the model's, else derived from the server log, else the built-in model table. The one place
+    this figure is worked out (both layouts call it; analyze only reads it)."""
     spec = data.spec
     if math.isfinite(spec.kv_bytes_per_token):
         data.kv_bytes_per_token = spec.kv_bytes_per_token
@@ -271,7 +267,7 @@ def load_round(round_dir: Path) -> LoadedRound:
                     findings.append(Finding(show(path), f"no samples in this scrape (empty "
                                                          f"file?); server metrics for C={conc} "
                                                          "are left blank", engine=spec.id))
-        _kv_bytes(data, manifest)
+        resolve_kv_bytes(data, manifest)
         engines[spec.id] = data
 
     summary = pd.concat(summaries, ignore_index=True)
@@ -281,9 +277,9 @@ def load_round(round_dir: Path) -> LoadedRound:
     req = pd.concat(requests, ignore_index=True) if requests else empty_requests().assign(
         engine=pd.Series(dtype=object))
     req.insert(0, "engine", req.pop("engine"))
-    return LoadedRound(manifest=manifest, root=round_dir, summary=summary, requests=req,
+    return LoadedRound(manifest=manifest, summary=summary, requests=req,
                        runs=_runs(summary, files),
-                       itls=_concat_itls(itls), engines=engines, findings=findings, files=files)
+                       itls=_concat_itls(itls), engines=engines, findings=findings)
 
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
