@@ -1,7 +1,7 @@
 """The page as plain dataclasses: sections made of blocks (prose, cards, tables, figures).
 
 This is the only place that decides what the page says. Every number comes from the Analysis
-(its frames, ``values`` and ``round`` dict), formatted by ``narrative.format_value`` so both
+(its frames, ``values`` and ``round`` dict), formatted by ``reportgen.formatting`` so both
 languages show identical digits; every fixed word comes from the UI string table. The template
 only lays the blocks out.
 """
@@ -16,9 +16,10 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from reportgen.formatting import MISSING, exact, fmt, fmt_g, is_missing, pct_signed
 from reportgen.i18n import UI, Bi
 from reportgen.manifest import Inferred
-from reportgen.narrative import LANGS, MISSING, SECTIONS, Prose, format_value, is_missing
+from reportgen.narrative import LANGS, SECTIONS, Prose
 
 EXCLUDED_MARK = "†"
 
@@ -160,26 +161,6 @@ class Page:
 
 # ----------------------------------------------------------------------------- formatting
 
-def fmt(value: Any, spec: str = "") -> str:
-    """A number formatted the same way in both languages ('—' when missing)."""
-    try:
-        return format_value(value, spec)
-    except ValueError:
-        return MISSING if is_missing(value) else str(value)
-
-
-def fmt_g(value: Any) -> str:
-    """Shortest faithful form: 24.0 → 24, 1152.0 → 1,152, 0.0655 → 0.0655."""
-    if is_missing(value):
-        return MISSING
-    x = float(value)
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == int(x) and abs(x) < 1e15:
-        return f"{int(x):,d}"
-    return fmt(x)
-
-
 def same(text: str) -> Bi:
     return Bi.plain(text)
 
@@ -190,13 +171,6 @@ def ncell(value: Any, spec: str = "", cls: str = "") -> Cell:
 
 def tcell(text: Bi | str, cls: str = "") -> Cell:
     return Cell(text if isinstance(text, Bi) else same(str(text)), cls=cls)
-
-
-def pct_signed(value: Any, digits: int = 1) -> str:
-    if is_missing(value):
-        return MISSING
-    text = format_value(value, f".{digits}pct")
-    return text if text.startswith("-") else "+" + text
 
 
 # ----------------------------------------------------------------------------- data access
@@ -1011,7 +985,7 @@ class PageBuilder:
         rows = []
         for c in consts:
             value = c.value
-            text = _diff_value(value)   # full precision: a constant is shown as given
+            text = exact(value)   # full precision: a constant is shown as given
             prov = c.provenance
             prov_bi = Bi(prov.zh, prov.en) if hasattr(prov, "zh") else same(str(prov))
             rows.append(Row([tcell(str(c.name), "mono"), Cell(same(text), True),
@@ -1028,7 +1002,7 @@ class PageBuilder:
             return [Para(self.t("revisions.none", previous=rev.previous))]
         rows = []
         for c in rev.changes:
-            old, new = (_diff_value(x) for x in (c.old, c.new))
+            old, new = (exact(x) for x in (c.old, c.new))
             rows.append(Row([tcell(str(c.table), "mono"), tcell(str(c.row)),
                              tcell(str(c.column), "mono"), Cell(same(old), True),
                              Cell(same(new), True)]))
@@ -1119,14 +1093,6 @@ def _bi_text(value: Any) -> Bi | None:
     if isinstance(value, str) and value:
         return same(value)
     return None
-
-
-def _diff_value(value: Any) -> str:
-    if value is None:
-        return MISSING
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return fmt_g(value) if float(value).is_integer() else f"{float(value):,.6g}"
-    return str(value)
 
 
 def build_sections(analysis: Any, ui: UI, narrative: Mapping[str, Prose],

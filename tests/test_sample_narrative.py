@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from reportgen.analyze.run import analyze
+from reportgen.formatting import is_missing
 from reportgen.load.round import load_round
-from reportgen.narrative import SECTIONS, is_missing, load_narrative
+from reportgen.narrative import SECTIONS, load_narrative
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 NARRATIVE = SAMPLE / "narrative"
