@@ -139,14 +139,20 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
 
     say = progress or _quiet
     round_dir = Path(round_dir)
+    old_tables = None
+    if previous is not None:  # a bad previous report fails before the round is analysed
+        from reportgen.diff import load_tables
+
+        say(f"read {previous}")
+        old_tables = load_tables(Path(previous))
     say(f"load {round_dir}")
     loaded = load_round(round_dir)
     say("analyze")
     analysis = analyze_round(loaded)
     revisions = None
-    if previous is not None:
+    if previous is not None and old_tables is not None:
         say(f"compare with {previous}")
-        revisions = _revisions(analysis, Path(previous))
+        revisions = _revisions(analysis, Path(previous), old_tables)
     html = render_analysis(analysis, round_dir, lang, say, revisions)
     say(f"write {out}")
     try:
@@ -156,10 +162,11 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
                               "any, is unchanged)") from None
 
 
-def _revisions(analysis: Any, previous: Path) -> Any:
+def _revisions(analysis: Any, previous: Path, old: dict[str, Any]) -> Any:
     """What changed since a previously published report (or round), shown as a section."""
     from reportgen.context import Revisions
-    from reportgen.diff import diff_tables, load_tables
+    from reportgen.diff import diff_tables, group_changes
     from reportgen.tables import to_json_dict
 
-    return Revisions(previous.name, diff_tables(load_tables(previous), to_json_dict(analysis)))
+    new = to_json_dict(analysis)
+    return Revisions(previous.name, group_changes(diff_tables(old, new), new, old))

@@ -16,7 +16,16 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
-from reportgen.formatting import MISSING, exact, fmt, fmt_g, is_missing, pct_signed
+from reportgen.diff import Diff
+from reportgen.formatting import (
+    MISSING,
+    change_texts,
+    exact,
+    fmt,
+    fmt_g,
+    is_missing,
+    pct_signed,
+)
 from reportgen.i18n import UI, Bi
 from reportgen.manifest import Inferred
 from reportgen.narrative import LANGS, SECTIONS, Prose
@@ -122,10 +131,10 @@ class Section:
 
 @dataclass(frozen=True)
 class Revisions:
-    """Changes against a previously published report (reportgen.diff.Change items)."""
+    """Changes against a previously published report, grouped by input (reportgen.diff)."""
 
     previous: str
-    changes: list[Any]
+    diff: Diff
 
 
 @dataclass(frozen=True)
@@ -995,20 +1004,35 @@ class PageBuilder:
         return [Para(self.t("constants.lead")), Table(cols, rows, None, variant="constants")]
 
     def revisions_(self) -> list[Any]:
+        """One row per changed figure, grouped by the input it belongs to (its label on the
+        group's first row): old, new, and the change as delta and percent."""
         rev = self.revisions
         if rev is None:
             return []
-        if not rev.changes:
+        diff = rev.diff
+        if not diff.groups:
             return [Para(self.t("revisions.none", previous=rev.previous))]
         rows = []
-        for c in rev.changes:
-            old, new = (exact(x) for x in (c.old, c.new))
-            rows.append(Row([tcell(str(c.table), "mono"), tcell(str(c.row)),
-                             tcell(str(c.column), "mono"), Cell(same(old), True),
-                             Cell(same(new), True)]))
-        cols = [Column(self.t(f"revisions.col_{k}"), k in ("old", "new"))
-                for k in ("table", "row", "column", "old", "new")]
-        return [Para(self.t("revisions.lead", previous=rev.previous, n=str(len(rev.changes)))),
+        for group in diff.groups:
+            item = group.input
+            workload = f"{item.workload} · " if item.workload else ""
+            if item.engine:
+                label = self.t("revisions.input", engine=self.d.label(item.engine),
+                               point=diff.point_label(item.point), workload=workload)
+            else:
+                label = self.t("revisions.input_round", workload=workload)
+            for i, f in enumerate(group.figures):
+                old, new, delta, rel = change_texts(f.old, f.new, f.delta, f.relative)
+                change = f"{delta} ({rel})" if delta and rel else delta or rel
+                rows.append(Row([tcell(same("") if i else label, "nowrap"),
+                                 tcell(f.name, "mono"),
+                                 Cell(same(old), True), Cell(same(new), True),
+                                 Cell(same(change), True)]))
+        cols = [Column(self.t(f"revisions.col_{k}"), k in ("old", "new", "change"))
+                for k in ("input", "figure", "old", "new", "change")]
+        counts = {k: str(v) for k, v in diff.counts().items()}
+        return [Para(self.t("revisions.lead", previous=rev.previous, inputs=str(len(diff.groups)),
+                            **counts)),
                 Table(cols, rows, None, variant="revisions")]
 
     # --- what would fill the gaps

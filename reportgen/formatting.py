@@ -185,6 +185,24 @@ def plain(value: Any, decimals: int = 2) -> str:
 def signed(value: Any, decimals: int = 2) -> str:
     """``plain`` with an explicit sign: ``+8.7``, ``-0.05``, ``0``."""
     text = plain(value, decimals)
-    if text in (MISSING, "0") or text.startswith("-") or not isinstance(value, Real):
+    if text in (MISSING, "0") or text.startswith("-") or isinstance(value, bool) \
+            or not isinstance(value, Real):
         return text
     return "+" + text
+
+
+def change_texts(old: Any, new: Any, delta: Any = None,
+                 relative: Any = None) -> tuple[str, str, str, str]:
+    """(old, new, delta, relative) of one changed figure in the reading form, with just enough
+    decimals (2 to 6) that old and new read differently; a missing delta or relative is ''."""
+    decimals = 2
+    while decimals < 6 and plain(old, decimals) == plain(new, decimals):
+        decimals += 1
+    rel = ""
+    if not is_missing(relative):
+        digits = 1
+        while digits < 4 and fmt(abs(relative), f".{digits}pct") == fmt(0.0, f".{digits}pct"):
+            digits += 1
+        rel = pct_signed(relative, digits)
+    return (plain(old, decimals), plain(new, decimals),
+            "" if is_missing(delta) else signed(delta, decimals), rel)
