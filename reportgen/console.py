@@ -48,12 +48,15 @@ def _cell(value: Any, spec: str) -> str:
 def table_text(rows: list[list[str]], header: list[str], right: set[int] | None = None,
                wrap: int | None = None, width: int = WIDTH) -> str:
     """Columns padded to their widest cell. Column ``wrap`` (a text column) takes the width
-    the others leave and wraps there, so the table fits ``width`` characters."""
+    the others leave and wraps there, so the table fits ``width`` characters; when the others
+    leave less than MIN_WRAP, each row's ``wrap`` text goes on indented lines below it."""
     right = right or set()
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     if wrap is not None:
         others = sum(w for i, w in enumerate(widths) if i != wrap) + len(GAP) * (len(widths) - 1)
-        widths[wrap] = max(min(widths[wrap], width - others), min(widths[wrap], 20))
+        if width - others < min(widths[wrap], MIN_WRAP):
+            return _records(rows, header, right, wrap, widths, width)
+        widths[wrap] = min(widths[wrap], width - others)
 
     def lines(cells: list[str]) -> list[str]:
         parts = [textwrap.wrap(c, widths[i], break_on_hyphens=False) or [""]
@@ -61,13 +64,37 @@ def table_text(rows: list[list[str]], header: list[str], right: set[int] | None 
         out = []
         for k in range(max(len(p) for p in parts)):
             row = [p[k] if k < len(p) else "" for p in parts]
-            padded = (c.rjust(w) if i in right else c.ljust(w)
-                      for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-            out.append(GAP.join(padded).rstrip())
+            out.append(_line(row, widths, right))
         return out
 
     body = [line for r in rows for line in lines(r)]
     return "\n".join([*lines(header), GAP.join("-" * w for w in widths), *body])
+
+
+MIN_WRAP = 30
+RECORD_INDENT = "    "
+
+
+def _line(cells: list[str], widths: list[int], right: set[int]) -> str:
+    padded = (c.rjust(w) if i in right else c.ljust(w)
+              for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+    return GAP.join(padded).rstrip()
+
+
+def _records(rows: list[list[str]], header: list[str], right: set[int], wrap: int,
+             widths: list[int], width: int) -> str:
+    """The narrow form of a table: the other columns on one line, the ``wrap`` text below."""
+    keep = [i for i in range(len(header)) if i != wrap]
+    sub = [widths[i] for i in keep]
+    moved = {k for k, i in enumerate(keep) if i in right}
+
+    def block(cells: list[str]) -> list[str]:
+        text = textwrap.wrap(cells[wrap], width - len(RECORD_INDENT), break_on_hyphens=False)
+        return [_line([cells[i] for i in keep], sub, moved),
+                *(RECORD_INDENT + t for t in text)]
+
+    rule = GAP.join("-" * w for w in sub)[:width]
+    return "\n".join([*block(header), rule, *(line for r in rows for line in block(r))])
 
 
 def wrapped(text: str, first: str, width: int = WIDTH) -> str:
@@ -78,16 +105,26 @@ def wrapped(text: str, first: str, width: int = WIDTH) -> str:
 
 # ----------------------------------------------------------------------------- check
 
-def tiers_text(analysis: Any) -> str:
+def tiers_text(analysis: Any, width: int = WIDTH) -> str:
+    """The tiers as the page's data table shows them. A column no file reported is left out
+    and named below; the engine column wraps if the rest still does not fit."""
     tiers: pd.DataFrame = analysis.tiers
     cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
     if analysis.round.get("axis") == "request_rate":
         cols = [("concurrency", "req/s", "g") if c[0] == "concurrency" else c for c in cols]
     if "repeats" in tiers.columns:
         cols.insert(2, ("repeats", "runs", "d"))
-    rows = [[_cell(rec[key], spec) for key, _, spec in cols] for rec in tiers.to_dict("records")]
+    records = tiers.to_dict("records")
+    empty = [c for c in cols if c[2] not in ("s", "yes") and records
+             and all(is_missing(rec[c[0]]) for rec in records)]
+    cols = [c for c in cols if c not in empty]
+    rows = [[_cell(rec[key], spec) for key, _, spec in cols] for rec in records]
     right = {i for i, (key, _, _) in enumerate(cols) if key not in ("engine", "excluded")}
-    return table_text(rows, [title for _, title, _ in cols], right)
+    text = table_text(rows, [title for _, title, _ in cols], right, wrap=0, width=width)
+    if empty:
+        text += "\n" + wrapped(", ".join(title for _, title, _ in empty),
+                               "not in these files: ", width)
+    return text
 
 
 def checks_text(analysis: Any, lang: str = "en") -> str:

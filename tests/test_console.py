@@ -140,3 +140,28 @@ def test_diff_markdown() -> None:
         "| round | crossover.concurrency | 8.25 | 8.3 | +0.05 | +0.6% |",
     ]
     assert lines[-1] == "3 changed · 0 added · 1 removed, in 2 inputs"
+
+
+def test_tiers_text_leaves_out_columns_no_file_reported() -> None:
+    a = _analysis()
+    a.tiers["failed"] = np.nan
+    a.tiers["engine"] = "a_configuration_with_a_long_name"
+    lines = tiers_text(a, width=70).splitlines()
+    assert lines == [
+        "engine                                C  requests  out tok/s  excl",
+        "--------------------------------  -----  --------  ---------  ----",
+        "a_configuration_with_a_long_name      1        40       61.9",
+        "a_configuration_with_a_long_name  1,024     1,024    1,387.8  yes",
+        "not in these files: failed",
+    ]
+
+
+def test_a_table_too_wide_to_wrap_in_puts_the_text_below() -> None:
+    rows = [["round/vllm/bench/" + "x" * 80 + ".log", "the same run as another file"]]
+    assert table_text(rows, ["file", "why"], wrap=1).splitlines() == [
+        "file",
+        "    why",
+        "-" * 100,
+        rows[0][0],
+        "    the same run as another file",
+    ]
