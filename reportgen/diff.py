@@ -482,11 +482,13 @@ def group_changes(changes: list[Change], new: dict[str, Any] | None = None,
     ``values:tiers.vllm.c8.output_tok_s``); so are cells whose old and new values are the same
     fractional numbers, which do not coincide by chance."""
     tables = new or {}
-    axis = str((tables.get("round") or {}).get("axis") or "concurrency")
+    info = tables.get("round")
+    axis = str(info.get("axis") or "concurrency") if isinstance(info, dict) else "concurrency"
     engine_order = _engines(tables, old or {})
     sources: dict[tuple[str, str, float | None], str] = {}
     for t in (old or {}, tables):
-        for run in t.get("runs") or []:
+        runs = t.get("runs")
+        for run in runs if isinstance(runs, list) else []:
             if isinstance(run, dict) and isinstance(run.get("source"), str):
                 key = (str(run.get("workload") or ""), str(run.get("engine")),
                        _point(run.get("concurrency")))

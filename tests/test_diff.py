@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reportgen.cli import main
 from reportgen.diff import (
     Change,
     as_json,
+    checked,
     diff_tables,
     find_data_block,
     group_changes,
@@ -227,6 +230,16 @@ def test_crafted_report_is_one_line_exit_2(tmp_path: Path, payload: str, message
     assert not (tmp_path / "out.html").exists()
 
 
+@pytest.mark.parametrize("extra", [{"runs": 5}, {"round": [1]}, {"runs": [1, {"source": 2}]},
+                                   {"values": {"tiers": {"a": {"c1": [[[1]]]}}}}])
+def test_odd_but_harmless_blocks_are_ignored(tmp_path: Path, extra: dict) -> None:
+    old = _write(tmp_path / "old.json", tables())
+    new = _write(tmp_path / "new.json", tables(**extra))
+    for fmt in ("text", "json", "markdown"):
+        result = CliRunner().invoke(main, ["diff", str(old), str(new), "--format", fmt])
+        assert result.exit_code == 0, result.output
+
+
 def test_huge_integers_compare_exactly(tmp_path: Path) -> None:
     big = 10**400
     old = _write(tmp_path / "old.json", tables(values={"n": big}))
@@ -275,3 +288,33 @@ def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="not a regular file"):
         load_tables(fifo)
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                 max_size=3),
+    max_leaves=12)
+ROWS = st.lists(st.dictionaries(
+    st.sampled_from(["engine", "concurrency", "id", "workload", "output_tok_s", "message",
+                     "lower_tier", "engine_a", "source"]), JSONISH, max_size=5), max_size=3)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(old=st.dictionaries(st.sampled_from(["tiers", "checks", "engines", "crossovers", "runs",
+                                            "values", "round"]), ROWS | JSONISH, max_size=4),
+       new=st.dictionaries(st.sampled_from(["tiers", "checks", "values", "runs"]),
+                           ROWS | JSONISH, max_size=3))
+def test_any_tables_dict_gives_a_diff_or_one_input_error(old: dict, new: dict) -> None:
+    """Crafted reports: whatever the blocks hold, diff renders or refuses with InputError."""
+    from reportgen.console import diff_markdown, diff_text
+
+    try:
+        a = checked(Path("old.html"), {"schema": "reportgen.tables/2", **old}, "report-data")
+        b = checked(Path("new.html"), {"schema": "reportgen.tables/2", **new}, "report-data")
+    except InputError:
+        return
+    diff = group_changes(diff_tables(a, b), b, a)
+    diff_text(diff), diff_markdown(diff)
+    json.dumps(as_json(diff), allow_nan=False)
