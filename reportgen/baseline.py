@@ -2,7 +2,7 @@
 
 A baseline comes from one of three places, and all three end as the same ``Baseline`` record:
 
-- a round folder: built and analysed like any round, then turned into the ``reportgen.tables/1``
+- a round folder: built and analysed like any round, then turned into the ``reportgen.tables``
   dict the page embeds (through JSON, so it equals what a report of that round carries);
 - a report.html built by reportgen: its embedded ``report-data`` block (no raw files needed);
 - a folder holding only ``baseline.toml``: the few headline figures an old round ever
@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from reportgen.diff import tables_from_html
 from reportgen.errors import InputError
 from reportgen.i18n import Bi
 from reportgen.manifest import locate
 
-SCHEMA = "reportgen.tables/1"
 BASELINE_TOML = "baseline.toml"
 
 Scalar = float | int | str | bool | None
@@ -133,7 +133,7 @@ def open_baseline(path: Path) -> Source:
     if not path.exists():
         raise InputError(path, "baseline not found (expected a round folder, a report.html or "
                                "a folder with baseline.toml)")
-    return Source(tables=tables_from_report(path))
+    return Source(tables=tables_from_html(path))
 
 
 def load_baseline(path: Path, workload: str | None = None) -> Baseline:
@@ -149,31 +149,6 @@ def tables_from_round(path: Path) -> dict[str, object]:
     data = json.loads(json.dumps(to_json_dict(analyze_round(load_round(path))),
                                  ensure_ascii=False))
     return data if isinstance(data, dict) else {}
-
-
-_OPEN = b'id="report-data"'
-_CLOSE = b"</script>"
-
-
-def tables_from_report(path: Path) -> dict[str, object]:
-    """The ``report-data`` block of a report built by reportgen. A linear scan (no regex): the
-    block's JSON escapes ``<``, so the first ``</script>`` after it ends it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    at = raw.find(_OPEN)
-    start = raw.find(b">", at) + 1 if at >= 0 else 0
-    end = raw.find(_CLOSE, start) if start > 0 else -1
-    if at < 0 or start <= 0 or end < 0 or raw.rfind(b"<script", 0, at) < 0:
-        raise InputError(path, "no report-data block (is this a report built by reportgen?)")
-    try:
-        data = json.loads(raw[start:end].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(path, f"report-data block is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise InputError(path, f"report-data block is not {SCHEMA}")
-    return data
 
 
 def _bi(value: object, fallback: str = "") -> Bi:
@@ -210,7 +185,7 @@ def _known(values: Mapping[str, object], engines: list[str]) -> dict[str, Value]
 
 
 def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Baseline:
-    """A baseline from a ``reportgen.tables/1`` dict (a report's data block or a round)."""
+    """A baseline from a ``reportgen.tables`` dict (a report's data block or a round)."""
     info = tables.get("round")
     info = info if isinstance(info, Mapping) else {}
     values = tables.get("values")

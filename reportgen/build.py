@@ -183,14 +183,20 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
 
     say = progress or _quiet
     round_dir = Path(round_dir)
+    old_tables = None
+    if previous is not None:  # a bad previous report fails before the round is analysed
+        from reportgen.diff import load_tables
+
+        say(f"read {previous}")
+        old_tables = load_tables(Path(previous))
     say(f"load {round_dir}")
     loaded = load_round(round_dir)
     say("analyze")
     analysis = analyze_round(loaded)
     revisions = None
-    if previous is not None:
+    if previous is not None and old_tables is not None:
         say(f"compare with {previous}")
-        revisions = _revisions(analysis, Path(previous))
+        revisions = _revisions(analysis, Path(previous), old_tables)
     base = resolve_baseline(loaded.manifest, baseline, say)
     html = render_analysis(analysis, round_dir, lang, say, revisions, base)
     return write_page(out, html, say)
@@ -227,10 +233,11 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
     return open_baseline(path)
 
 
-def _revisions(analysis: RoundAnalysis, previous: Path) -> Revisions:
+def _revisions(analysis: RoundAnalysis, previous: Path, old: dict[str, Any]) -> Revisions:
     """What changed since a previously published report (or round), shown as a section."""
     from reportgen.context import Revisions
-    from reportgen.diff import diff_tables, load_tables
+    from reportgen.diff import diff_tables, group_changes
     from reportgen.tables import to_json_dict
 
-    return Revisions(previous.name, diff_tables(load_tables(previous), to_json_dict(analysis)))
+    new = to_json_dict(analysis)
+    return Revisions(previous.name, group_changes(diff_tables(old, new), new, old))

@@ -19,6 +19,7 @@ from reportgen.errors import InputError
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1
+EXIT_NO_MATCH = 1
 MAX_MESSAGE = 2000  # a message quoting a megabyte-long input line must not flood the terminal
 
 
@@ -116,10 +117,18 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) 
 
 
 @main.command()
-@click.argument("round_dir", metavar="ROUND")
-def check(round_dir: str) -> None:
-    """Load ROUND, print its tiers and self-checks; exit 1 if a check fails."""
-    from reportgen.console import checks_text, inputs_text, tiers_text
+@click.argument("round_dir", required=False, metavar="[ROUND]")
+def check(round_dir: str | None) -> None:
+    """Load ROUND (default: the bundled sample), print its tiers and self-checks, and end with
+    one line `N pass · N warn · N fail`; exit 1 if a check fails."""
+    from reportgen.console import (
+        checks_text,
+        findings_text,
+        inputs_text,
+        status_counts,
+        summary_line,
+        tiers_text,
+    )
     from reportgen.pipeline import analyze_dir
 
     with _input_errors():
@@ -132,18 +141,18 @@ def check(round_dir: str) -> None:
         click.echo(tiers_text(part))
     if loaded.findings:
         click.echo("\ninput warnings:")
-        for finding in loaded.findings:
-            click.echo(f"  warn  {finding}")
+        click.echo(findings_text(loaded.findings))
     extra = inputs_text(ra.inferred, ra.skipped)
     if extra:
         click.echo("\n" + extra)
-    failed = 0
+    statuses = ["warn"] * len(loaded.findings)
     for part in ra.parts:
         click.echo("")
         click.echo(checks_text(part))
-        failed += int((part.checks["status"] == "fail").sum()) if len(part.checks) else 0
-    if failed:
-        click.echo(f"\n{failed} check(s) failed", err=True)
+        statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
+    counts = status_counts(statuses)
+    click.echo("\n" + summary_line(counts))
+    if counts["fail"]:
         sys.exit(EXIT_CHECK_FAILED)
 
 
@@ -167,13 +176,14 @@ def init(round_dir: str, force: bool) -> None:
 
 
 @main.command()
-@click.argument("round_dir", metavar="ROUND")
+@click.argument("round_dir", required=False, metavar="[ROUND]")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to a file (atomically) instead of stdout.")
-def tables(round_dir: str, fmt: str, output: str | None) -> None:
-    """Print every derived table of ROUND (schema reportgen.tables/1)."""
+def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
+    """Print every derived table of ROUND (default: the bundled sample; JSON schema
+    reportgen.tables/2)."""
     from reportgen import tables as tbl
     from reportgen.pipeline import analyze_dir
 
@@ -193,22 +203,32 @@ def tables(round_dir: str, fmt: str, output: str | None) -> None:
 
 
 @main.command()
-@click.argument("round_dir", metavar="ROUND")
+@click.argument("round_dir", required=False, metavar="[ROUND]")
 @click.argument("pattern", required=False)
 @click.option("--lang", type=click.Choice(["zh", "en"]), default="en", show_default=True,
               help="Language of bilingual text values.")
-def values(round_dir: str, pattern: str | None, lang: str) -> None:
-    """List the {{ placeholder }} names narrative files can use, with their values.
+def values(round_dir: str | None, pattern: str | None, lang: str) -> None:
+    """List the {{ placeholder }} names narrative files can use, with their values as the
+    page's tables show them. ROUND defaults to the bundled sample.
 
-    PATTERN keeps names that contain it, or match it as a glob (e.g. 'tiers.*.c64.*').
+    PATTERN keeps names that contain it, or match it as a glob (e.g. 'tiers.*.c64.*'); exit 1
+    when it matches nothing. A ROUND argument that is not a folder is taken as the PATTERN.
     """
     from reportgen.analyze.run import analyze
-    from reportgen.console import values_text
+    from reportgen.console import matching_names, values_text
     from reportgen.load.round import load_round
 
+    note = ""
+    if round_dir is not None and pattern is None and not Path(round_dir).exists():
+        round_dir, pattern = None, round_dir  # `reportgen values 'crossover.*'`
+        note = " in the bundled sample (and no folder has that name)"
     with _input_errors():
         analysis = analyze(load_round(_round_arg(round_dir)))
-    click.echo(values_text(analysis.values, pattern, lang))
+    names = matching_names(analysis.values, pattern)
+    if not names:
+        click.echo(f"no value name matches '{pattern}'{note}", err=True)
+        sys.exit(EXIT_NO_MATCH)
+    click.echo(values_text(analysis.values, names, lang))
 
 
 @main.command()
@@ -217,15 +237,23 @@ def values(round_dir: str, pattern: str | None, lang: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True)
 def diff(old: str, new: str, fmt: str) -> None:
-    """List every headline figure and table cell that changed from OLD to NEW.
+    """List every figure that changed from OLD to NEW: old, new, delta and relative change,
+    grouped by the input (configuration and tier) it belongs to, then a one-line summary.
 
-    OLD and NEW are report.html files or round directories, in any mix.
+    OLD and NEW are report.html files, `reportgen tables` JSON files or round directories, in
+    any mix.
     """
-    from reportgen.diff import diff_sources, format_changes
+    from reportgen.console import diff_markdown, diff_text
+    from reportgen.diff import as_json, diff_sources
 
     with _input_errors():
         changes = diff_sources(Path(old), Path(new))
-    click.echo(format_changes(changes, fmt))
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps(as_json(changes), ensure_ascii=False, indent=1))
+    else:
+        click.echo((diff_markdown if fmt == "markdown" else diff_text)(changes))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,61 +1,133 @@
-"""Plain-text views of an Analysis for the terminal (`reportgen check`)."""
+"""Plain-text views for the terminal (`reportgen check`, `values`, `diff`).
+
+Every view fits WIDTH columns: long texts wrap in their own column, rules are as wide as their
+column. Numbers come from reportgen.formatting, so they read as on the page.
+"""
 
 from __future__ import annotations
 
-import math
+import textwrap
+from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from reportgen.diff import Diff
+from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
+
+WIDTH = 100
+GAP = "  "
 
 if TYPE_CHECKING:
     from reportgen.analyze.result import Analysis
 
 _TIER_COLUMNS = (
-    ("engine", "engine", "{}"),
-    ("concurrency", "C", "{:.0f}"),
-    ("requests", "requests", "{:.0f}"),
-    ("completed", "done", "{:.0f}"),
-    ("failed", "failed", "{:.0f}"),
-    ("duration_s", "dur s", "{:.2f}"),
-    ("output_tok_s", "out tok/s", "{:.1f}"),
-    ("ttft_p50_ms", "TTFT p50", "{:.0f}"),
-    ("itl_p50_ms", "ITL p50", "{:.2f}"),
-    ("itl_p99_ms", "ITL p99", "{:.1f}"),
-    ("excluded", "excl", "{}"),
+    ("engine", "engine", "s"),
+    ("concurrency", "C", "g"),
+    ("requests", "requests", "d"),
+    ("completed", "done", "d"),
+    ("failed", "failed", "d"),
+    ("duration_s", "dur s", ".2f"),
+    ("output_tok_s", "out tok/s", ".1f"),
+    ("ttft_p50_ms", "TTFT p50", ".0f"),
+    ("itl_p50_ms", "ITL p50", ".2f"),
+    ("itl_p99_ms", "ITL p99", ".1f"),
+    ("excluded", "excl", "yes"),
 )
+STATUSES = ("pass", "warn", "fail")
 
 
-def _cell(value: Any, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else ""
-    return fmt.format(value)
+def _cell(value: Any, spec: str) -> str:
+    if spec == "yes":
+        return "yes" if value is True else ""
+    if spec == "g":
+        return plain(value)
+    if spec == "s":
+        return MISSING if is_missing(value) else str(value)
+    return fmt(value, spec)
 
 
-def table_text(rows: list[list[str]], header: list[str], right: set[int]) -> str:
+def table_text(rows: list[list[str]], header: list[str], right: set[int] | None = None,
+               wrap: int | None = None, width: int = WIDTH) -> str:
+    """Columns padded to their widest cell. Column ``wrap`` (a text column) takes the width
+    the others leave and wraps there, so the table fits ``width`` characters; when the others
+    leave less than MIN_WRAP, each row's ``wrap`` text goes on indented lines below it."""
+    right = right or set()
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    if wrap is not None:
+        others = sum(w for i, w in enumerate(widths) if i != wrap) + len(GAP) * (len(widths) - 1)
+        if width - others < min(widths[wrap], MIN_WRAP):
+            return _records(rows, header, right, wrap, widths, width)
+        widths[wrap] = min(widths[wrap], width - others)
 
-    def line(cells: list[str]) -> str:
-        padded = (
-            c.rjust(w) if i in right else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        )
-        return "  ".join(padded).rstrip()
+    def lines(cells: list[str]) -> list[str]:
+        parts = [textwrap.wrap(c, widths[i], break_on_hyphens=False) or [""]
+                 if i == wrap else [c] for i, c in enumerate(cells)]
+        out = []
+        for k in range(max(len(p) for p in parts)):
+            row = [p[k] if k < len(p) else "" for p in parts]
+            out.append(_line(row, widths, right))
+        return out
 
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+    body = [line for r in rows for line in lines(r)]
+    return "\n".join([*lines(header), GAP.join("-" * w for w in widths), *body])
 
 
-def tiers_text(analysis: Analysis) -> str:
+MIN_WRAP = 30
+RECORD_INDENT = "    "
+
+
+def _line(cells: list[str], widths: list[int], right: set[int]) -> str:
+    padded = (c.rjust(w) if i in right else c.ljust(w)
+              for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+    return GAP.join(padded).rstrip()
+
+
+def _records(rows: list[list[str]], header: list[str], right: set[int], wrap: int,
+             widths: list[int], width: int) -> str:
+    """The narrow form of a table: the other columns on one line, the ``wrap`` text below."""
+    keep = [i for i in range(len(header)) if i != wrap]
+    sub = [widths[i] for i in keep]
+    moved = {k for k, i in enumerate(keep) if i in right}
+
+    def block(cells: list[str]) -> list[str]:
+        text = textwrap.wrap(cells[wrap], width - len(RECORD_INDENT), break_on_hyphens=False)
+        return [_line([cells[i] for i in keep], sub, moved),
+                *(RECORD_INDENT + t for t in text)]
+
+    rule = GAP.join("-" * w for w in sub)[:width]
+    return "\n".join([*block(header), rule, *(line for r in rows for line in block(r))])
+
+
+def wrapped(text: str, first: str, width: int = WIDTH) -> str:
+    """``first`` then ``text``, wrapped under itself."""
+    return textwrap.fill(text, width, initial_indent=first, subsequent_indent=" " * len(first),
+                         break_on_hyphens=False)
+
+
+# ----------------------------------------------------------------------------- check
+
+def tiers_text(analysis: Analysis, width: int = WIDTH) -> str:
+    """The tiers as the page's data table shows them. A column no file reported is left out
+    and named below; the engine column wraps if the rest still does not fit."""
     tiers: pd.DataFrame = analysis.tiers
     cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
     if analysis.round.get("axis") == "request_rate":
-        cols = [("concurrency", "req/s", "{:g}") if c[0] == "concurrency" else c for c in cols]
+        cols = [("concurrency", "req/s", "g") if c[0] == "concurrency" else c for c in cols]
     if "repeats" in tiers.columns:
-        cols.insert(2, ("repeats", "runs", "{:.0f}"))
-    rows = [[_cell(rec[key], fmt) for key, _, fmt in cols] for rec in tiers.to_dict("records")]
+        cols.insert(2, ("repeats", "runs", "d"))
+    records = tiers.to_dict("records")
+    empty = [c for c in cols if c[2] not in ("s", "yes") and records
+             and all(is_missing(rec[c[0]]) for rec in records)]
+    cols = [c for c in cols if c not in empty]
+    rows = [[_cell(rec[key], spec) for key, _, spec in cols] for rec in records]
     right = {i for i, (key, _, _) in enumerate(cols) if key not in ("engine", "excluded")}
-    return table_text(rows, [title for _, title, _ in cols], right)
+    text = table_text(rows, [title for _, title, _ in cols], right, wrap=0, width=width)
+    if empty:
+        text += "\n" + wrapped(", ".join(title for _, title, _ in empty),
+                               "not in these files: ", width)
+    return text
 
 
 def checks_text(analysis: Analysis, lang: str = "en") -> str:
@@ -66,55 +138,136 @@ def checks_text(analysis: Analysis, lang: str = "en") -> str:
     for rec in checks.to_dict("records"):
         text = rec.get(f"message_{lang}") or rec.get("message_en") or ""
         engine = rec.get("engine")  # NaN (a float) for round-wide rows
-        where = " ".join(
-            part for part in (
-                engine if isinstance(engine, str) else "",
-                "" if _cell(rec.get("concurrency"), "{:.0f}") == "–"
-                else f"C={rec['concurrency']:.0f}",
-            ) if part
-        )
+        c = rec.get("concurrency")
+        where = " ".join(part for part in (
+            engine if isinstance(engine, str) else "",
+            "" if is_missing(c) else f"C={plain(c)}") if part)
         rows.append([rec["status"], rec["id"], where, text])
-    return table_text(rows, ["status", "check", "where", "message"], set())
+    return table_text(rows, ["status", "check", "where", "message"], wrap=3)
 
 
-def values_text(values: dict[str, Any], pattern: str | None = None, lang: str = "en") -> str:
-    """Placeholder names usable in narrative files, each with its default-formatted value.
-    `pattern` keeps names containing it (or matching it as a glob when it has * or ?)."""
-    from fnmatch import fnmatchcase
+def status_counts(statuses: Iterable[str]) -> dict[str, int]:
+    counts = dict.fromkeys(STATUSES, 0)
+    for status in statuses:
+        counts[status] = counts.get(status, 0) + 1
+    return counts
 
-    from reportgen.narrative import format_value
 
-    def wanted(name: str) -> bool:
-        if not pattern:
-            return True
-        return fnmatchcase(name, pattern) if any(c in pattern for c in "*?[") else pattern in name
+def summary_line(counts: Mapping[str, int]) -> str:
+    """``12 pass · 10 warn · 0 fail``: the last line of ``check``."""
+    return " · ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
 
-    rows = []
-    for name in sorted(filter(wanted, values)):
-        value = values[name]
-        if isinstance(value, dict):
-            value = value.get(lang, value.get("en", ""))
-        try:
-            text = format_value(value)
-        except ValueError:  # e.g. a bool: shown as is, not usable as a number
-            text = str(value)
-        rows.append([name, text, repr(value) if isinstance(value, float) else ""])
-    if not rows:
-        return f"no value name matches '{pattern}'"
-    return table_text(rows, ["name", "{{ name }}", "raw"], set())
+
+def findings_text(findings: Iterable[Any]) -> str:
+    return "\n".join(wrapped(str(f), "  warn  ") for f in findings)
 
 
 def inputs_text(inferred: list[Any], skipped: list[tuple[str, str]]) -> str:
     """What `check` says about the folder: settings read from the files, files not read."""
     parts = []
     if inferred:
-        rows = [[i.key, i.value, i.source,
+        rows = [[i.key, str(i.value), i.source,
                  f"overridden: {i.stated}" if i.status == "overridden" else i.status]
                 for i in inferred]
         parts.append("inferred settings (round.toml can confirm or override each):\n"
-                     + table_text(rows, ["key", "value", "read from", "status"], set()))
+                     + table_text(rows, ["key", "value", "read from", "status"], wrap=2))
     if skipped:
         rows = [[f, why] for f, why in skipped]
         parts.append(f"files not read ({len(rows)}):\n"
-                     + table_text(rows, ["file", "why"], set()))
+                     + table_text(rows, ["file", "why"], wrap=1))
     return "\n\n".join(parts)
+
+
+# ----------------------------------------------------------------------------- values
+
+def matching_names(values: Mapping[str, Any], pattern: str | None) -> list[str]:
+    """Names containing ``pattern``, or matching it as a glob when it has * ? or [."""
+    if not pattern:
+        return sorted(values)
+    if any(c in pattern for c in "*?["):
+        return sorted(n for n in values if fnmatchcase(n, pattern))
+    return sorted(n for n in values if pattern in n)
+
+
+def values_text(values: Mapping[str, Any], names: list[str], lang: str = "en") -> str:
+    """Placeholder names usable in narrative files, each with its value as the page's tables
+    show it (8, 16, 121.61). Bilingual text in ``lang``."""
+    rows = []
+    for name in names:
+        value = values[name]
+        if isinstance(value, Mapping):
+            value = value.get(lang, value.get("en", ""))
+        rows.append([name, plain(value)])
+    return table_text(rows, ["name", "value"], wrap=1)
+
+
+# ----------------------------------------------------------------------------- diff
+
+CELL_LIMITS = (0, 16, 16, 16, 10)  # figure (takes the rest), old, new, delta, change
+DIFF_HEADER = ["figure", "old", "new", "delta", "change"]
+INDENT = "  "
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def diff_summary(diff: Diff) -> str:
+    counts = diff.counts()
+    if not any(counts.values()):
+        return "no changes"
+    inputs = len(diff.groups)
+    return (f"{counts['changed']} changed · {counts['added']} added · {counts['removed']} "
+            f"removed, in {inputs} input{'s' if inputs != 1 else ''}")
+
+
+def _diff_cells(diff: Diff) -> list[list[list[str]]]:
+    """Per group, per figure: [name, old, new, delta, change] as text."""
+    return [[[f.name, *change_texts(f.old, f.new, f.delta, f.relative)] for f in g.figures]
+            for g in diff.groups]
+
+
+def diff_text(diff: Diff, width: int = WIDTH) -> str:
+    """One block per input (headed by its label and source file), one row per changed figure,
+    the summary line last. A text that does not fit its cell follows the row in full."""
+    if not diff.groups:
+        return "no changes"
+    cells = _diff_cells(diff)
+    every = [DIFF_HEADER, *(row for group in cells for row in group)]
+    widths = [min(max(len(r[i]) for r in every), CELL_LIMITS[i] or width)
+              for i in range(len(DIFF_HEADER))]
+    rest = width - len(INDENT) - sum(widths[1:]) - len(GAP) * (len(widths) - 1)
+    widths[0] = max(min(widths[0], rest), 12)
+
+    def line(row: list[str]) -> str:
+        clipped = [_clip(c, w) for c, w in zip(row, widths, strict=True)]
+        padded = [clipped[0].ljust(widths[0])] + [c.rjust(w) for c, w in
+                                                 zip(clipped[1:], widths[1:], strict=True)]
+        return (INDENT + GAP.join(padded)).rstrip()
+
+    out: list[str] = []
+    for group, rows in zip(diff.groups, cells, strict=True):
+        title = diff.input_label(group.input)
+        if group.input.source:
+            title += f"  ({group.input.source})"
+        out += [*([""] if out else []), _clip(title, width), line(DIFF_HEADER),
+                INDENT + GAP.join("-" * w for w in widths)]
+        for row in rows:
+            out.append(line(row))
+            if len(row[1]) > widths[1] or len(row[2]) > widths[2]:
+                out += [wrapped(" ".join(row[1].split()), INDENT * 3 + "old: ", width),
+                        wrapped(" ".join(row[2].split()), INDENT * 3 + "new: ", width)]
+    out += ["", diff_summary(diff)]
+    return "\n".join(out)
+
+
+def diff_markdown(diff: Diff) -> str:
+    if not diff.groups:
+        return "no changes"
+    lines = ["| input | " + " | ".join(DIFF_HEADER) + " |", "|" + "---|" * (len(DIFF_HEADER) + 1)]
+    for group, rows in zip(diff.groups, _diff_cells(diff), strict=True):
+        label = diff.input_label(group.input)
+        for row in rows:
+            lines.append("| " + " | ".join(" ".join(c.split()).replace("|", "\\|")
+                                           for c in [label, *row]) + " |")
+    return "\n".join([*lines, "", diff_summary(diff)])

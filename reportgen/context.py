@@ -1,7 +1,7 @@
 """The page as plain dataclasses: sections made of blocks (prose, cards, tables, figures).
 
 This is the only place that decides what the page says. Every number comes from the Analysis
-(its frames, ``values`` and ``round`` dict), formatted by ``narrative.format_value`` so both
+(its frames, ``values`` and ``round`` dict), formatted by ``reportgen.formatting`` so both
 languages show identical digits; every fixed word comes from the UI string table. The template
 only lays the blocks out.
 """
@@ -20,9 +20,21 @@ from reportgen.analyze.result import Analysis
 from reportgen.baseline import Comparison, Missing
 from reportgen.baseline import Row as SinceRow
 from reportgen.baseline import delta as since_delta
+from reportgen.diff import Diff
+from reportgen.formatting import (
+    MISSING,
+    change_texts,
+    exact,
+    fmt,
+    fmt_g,
+    is_missing,
+    pct_signed,
+    signed_change,
+    signed_delta,
+)
 from reportgen.i18n import UI, Bi
 from reportgen.manifest import Inferred
-from reportgen.narrative import LANGS, MISSING, SECTIONS, Prose, format_value, is_missing
+from reportgen.narrative import LANGS, SECTIONS, Prose
 
 EXCLUDED_MARK = "†"
 
@@ -125,10 +137,10 @@ class Section:
 
 @dataclass(frozen=True)
 class Revisions:
-    """Changes against a previously published report (reportgen.diff.Change items)."""
+    """Changes against a previously published report, grouped by input (reportgen.diff)."""
 
     previous: str
-    changes: list[Any]
+    diff: Diff
 
 
 @dataclass(frozen=True)
@@ -182,26 +194,6 @@ class Page:
 
 # ----------------------------------------------------------------------------- formatting
 
-def fmt(value: Any, spec: str = "") -> str:
-    """A number formatted the same way in both languages ('—' when missing)."""
-    try:
-        return format_value(value, spec)
-    except ValueError:
-        return MISSING if is_missing(value) else str(value)
-
-
-def fmt_g(value: Any) -> str:
-    """Shortest faithful form: 24.0 → 24, 1152.0 → 1,152, 0.0655 → 0.0655."""
-    if is_missing(value):
-        return MISSING
-    x = float(value)
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == int(x) and abs(x) < 1e15:
-        return f"{int(x):,d}"
-    return fmt(x)
-
-
 def same(text: str) -> Bi:
     return Bi.plain(text)
 
@@ -212,13 +204,6 @@ def ncell(value: Any, spec: str = "", cls: str = "") -> Cell:
 
 def tcell(text: Bi | str, cls: str = "") -> Cell:
     return Cell(text if isinstance(text, Bi) else same(str(text)), cls=cls)
-
-
-def pct_signed(value: Any, digits: int = 1) -> str:
-    if is_missing(value):
-        return MISSING
-    text = format_value(value, f".{digits}pct")
-    return text if text.startswith("-") else "+" + text
 
 
 # ----------------------------------------------------------------------------- data access
@@ -1018,7 +1003,7 @@ class PageBuilder:
         rows = []
         for c in consts:
             value = c.value
-            text = _diff_value(value)   # full precision: a constant is shown as given
+            text = exact(value)   # full precision: a constant is shown as given
             prov = c.provenance
             prov_bi = Bi(prov.zh, prov.en) if hasattr(prov, "zh") else same(str(prov))
             rows.append(Row([tcell(str(c.name), "mono"), Cell(same(text), True),
@@ -1028,20 +1013,35 @@ class PageBuilder:
         return [Para(self.t("constants.lead")), Table(cols, rows, None, variant="constants")]
 
     def revisions_(self) -> list[Any]:
+        """One row per changed figure, grouped by the input it belongs to (its label on the
+        group's first row): old, new, and the change as delta and percent."""
         rev = self.revisions
         if rev is None:
             return []
-        if not rev.changes:
+        diff = rev.diff
+        if not diff.groups:
             return [Para(self.t("revisions.none", previous=rev.previous))]
         rows = []
-        for c in rev.changes:
-            old, new = (_diff_value(x) for x in (c.old, c.new))
-            rows.append(Row([tcell(str(c.table), "mono"), tcell(str(c.row)),
-                             tcell(str(c.column), "mono"), Cell(same(old), True),
-                             Cell(same(new), True)]))
-        cols = [Column(self.t(f"revisions.col_{k}"), k in ("old", "new"))
-                for k in ("table", "row", "column", "old", "new")]
-        return [Para(self.t("revisions.lead", previous=rev.previous, n=str(len(rev.changes)))),
+        for group in diff.groups:
+            item = group.input
+            workload = f"{item.workload} · " if item.workload else ""
+            if item.engine:
+                label = self.t("revisions.input", engine=self.d.label(item.engine),
+                               point=diff.point_label(item.point), workload=workload)
+            else:
+                label = self.t("revisions.input_round", workload=workload)
+            for i, f in enumerate(group.figures):
+                old, new, delta, rel = change_texts(f.old, f.new, f.delta, f.relative)
+                change = f"{delta} ({rel})" if delta and rel else delta or rel
+                rows.append(Row([tcell(same("") if i else label, "nowrap"),
+                                 tcell(f.name, "mono"),
+                                 Cell(same(old), True), Cell(same(new), True),
+                                 Cell(same(change), True)]))
+        cols = [Column(self.t(f"revisions.col_{k}"), k in ("old", "new", "change"))
+                for k in ("input", "figure", "old", "new", "change")]
+        counts = {k: str(v) for k, v in diff.counts().items()}
+        return [Para(self.t("revisions.lead", previous=rev.previous, inputs=str(len(diff.groups)),
+                            **counts)),
                 Table(cols, rows, None, variant="revisions")]
 
     def since_(self) -> list[Any]:
@@ -1105,8 +1105,8 @@ class PageBuilder:
                 d, change = since_delta(r)
                 rows.append(Row([Cell(label(r, "figure")), Cell(old(r), True),
                                  Cell(shown(r.new, r.spec), True),
-                                 Cell(same(_signed(d, r.spec)), True),
-                                 Cell(same(_change(change)), True)]))
+                                 Cell(same(signed_delta(d, r.spec)), True),
+                                 Cell(same(signed_change(change)), True)]))
             out.append(Table(cols, rows, None, variant="since"))
         if b.tiers.empty:
             out.append(Para(self.t("since.no_curves"), "note"))
@@ -1199,37 +1199,6 @@ def _bi_text(value: Any) -> Bi | None:
     if isinstance(value, str) and value:
         return same(value)
     return None
-
-
-def _signed(value: float, spec: str) -> str:
-    """A delta in the figure's own format with its sign; percent figures move in points."""
-    if is_missing(value) or math.isinf(value):
-        return MISSING
-    if spec.endswith("pct"):
-        text = f"{abs(value) * 100:,.1f} pp"
-    elif spec.endswith("x"):
-        text = format_value(abs(value), spec[:-1] + "f" if spec[:-1] else ".2f")
-    else:
-        text = format_value(abs(value), spec)
-    if not any(ch in "123456789" for ch in text):   # rounds to zero: no "-0.0"
-        return "±" + text
-    return ("+" if value > 0 else "-") + text
-
-
-def _change(value: float) -> str:
-    """Relative change, whole percent, signed; ±0% when it rounds to zero."""
-    if is_missing(value) or math.isinf(value):
-        return MISSING
-    text = format_value(abs(value), ".0pct")
-    return ("±" if text == "0%" else "+" if value > 0 else "-") + text
-
-
-def _diff_value(value: Any) -> str:
-    if value is None:
-        return MISSING
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return fmt_g(value) if float(value).is_integer() else f"{float(value):,.6g}"
-    return str(value)
 
 
 def build_sections(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],

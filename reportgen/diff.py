@@ -1,7 +1,11 @@
 """What changed between two versions of a round: reports (their embedded JSON) or round dirs.
 
-Works on the `reportgen.tables/1` dict only, so a published report.html can be compared with a
-corrected round directory without the old raw files.
+Works on the tables dict only (schema ``reportgen.tables/2``; a ``/1`` report is read too), so a
+published report.html can be compared with a corrected round directory without the old raw
+files. The result is data: ``Diff`` groups one ``Figure`` per changed figure by the input it
+belongs to (a configuration's tier, a configuration, or the round); console.py and the page
+render it. A figure that appears in several places (the tiers table and ``values``, say) is one
+row that lists its places.
 """
 
 from __future__ import annotations
@@ -10,13 +14,16 @@ import json
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
+from reportgen.schema import READABLE, RENAMED, SCHEMA
 
-SCHEMA = "reportgen.tables/1"
+MAX_REPORT_BYTES = 64 << 20   # a report is ~1 MB; a larger file is not one of ours
+MAX_DEPTH = 32                # the tables dict nests 4 deep; deeper is crafted
 
 # Row identity per table: cells are matched by these columns, not by position, so adding a
 # tier does not mark every later row as changed.
@@ -29,21 +36,32 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "prefill": ("engine", "concurrency"),
     "checks": ("id", "engine", "concurrency"),
 }
+_NUMERIC_KEYS = frozenset({"concurrency", "lower_tier"})
+# The same figure under another name in ``values`` (leaf names compared when grouping).
+_ALIASES = {"server_ms": "server_prefill_ms"}
 
 # An input file named in a cell (source columns, check messages): "<round folder>/vllm/x.json"
 _FILE_REF = re.compile(r"(?<![\w/.-])([\w.+-]+)/[\w.+/-]*\.(?:jsonl?|log|txt|csv|prom|md|toml)\b")
-_DATA_SCRIPT = re.compile(
-    rb'<script[^>]*\bid="report-data"[^>]*>(.*?)</script>', re.DOTALL | re.IGNORECASE
-)
+_DATA_ID = b'id="report-data"'
+_TIER_KEY = re.compile(r"^c(?:inf|\d+(?:_\d+)?)$")
+
+Scalar = str | int | float | bool | None
 
 
 @dataclass(frozen=True)
 class Change:
+    """One cell (or headline value) that differs."""
+
     table: str      # "values" for headline figures, else a table name
     row: str        # row identity, e.g. "llamacpp C=32"; the dotted name for values
     column: str
     old: Any
     new: Any
+    # where the cell belongs and the figure it shows (not part of its identity)
+    workload: str = field(default="", compare=False)
+    engine: str = field(default="", compare=False)
+    point: float | None = field(default=None, compare=False)
+    figure: str = field(default="", compare=False)
 
     @property
     def kind(self) -> str:
@@ -54,31 +72,228 @@ class Change:
         return "changed"
 
 
-def tables_from_html(path: Path) -> dict[str, Any]:
-    """The tables dict embedded in a report built by reportgen."""
+@dataclass(frozen=True)
+class Input:
+    """What a group of changes belongs to: a configuration's tier, a configuration, or the round
+    (``engine`` empty). ``source`` is the raw file behind a tier, when the report lists it."""
+
+    workload: str = ""
+    engine: str = ""
+    point: float | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One changed figure, with every place it appears (``table[row].column`` or
+    ``values:<name>``)."""
+
+    name: str
+    old: Scalar
+    new: Scalar
+    places: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        if self.old is None:
+            return "added"
+        if self.new is None:
+            return "removed"
+        return "changed"
+
+    @property
+    def delta(self) -> int | float | None:
+        """new − old for two numbers, else None."""
+        a, b = self.old, self.new
+        if not (_number(a) and _number(b)):
+            return None
+        assert isinstance(a, int | float) and isinstance(b, int | float)
+        try:
+            return b - a
+        except OverflowError:
+            return None
+
+    @property
+    def relative(self) -> float | None:
+        """(new − old) / |old|; None when old is zero or not a number."""
+        delta, a = self.delta, self.old
+        if delta is None or not isinstance(a, int | float) or a == 0:
+            return None
+        try:
+            value = delta / abs(a)
+        except OverflowError:
+            return None
+        return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Group:
+    input: Input
+    figures: tuple[Figure, ...]
+
+
+@dataclass(frozen=True)
+class Diff:
+    axis: str                 # "concurrency" or "request_rate": how a point is named
+    groups: tuple[Group, ...]
+
+    @property
+    def figures(self) -> Iterator[Figure]:
+        for group in self.groups:
+            yield from group.figures
+
+    def counts(self) -> dict[str, int]:
+        out = {"changed": 0, "added": 0, "removed": 0}
+        for figure in self.figures:
+            out[figure.kind] += 1
+        return out
+
+    def point_label(self, point: float | None) -> str:
+        return point_label(point, self.axis)
+
+    def input_label(self, item: Input) -> str:
+        """``vllm C=8``, ``vllm``, ``round``; prefixed ``<workload>/`` with several."""
+        parts = [item.engine or "round"]
+        if item.point is not None:
+            parts.append(self.point_label(item.point))
+        text = " ".join(parts)
+        return f"{item.workload}/{text}" if item.workload else text
+
+
+def point_label(point: float | None, axis: str = "concurrency") -> str:
+    if point is None:
+        return ""
+    if math.isnan(point):
+        return "C=?"
+    text = "∞" if math.isinf(point) else f"{point:g}"
+    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
+
+
+# ----------------------------------------------------------------------------- reading
+
+def _read_capped(path: Path) -> bytes:
+    if not path.is_file():  # a FIFO or device would block or never end
+        raise InputError(path, "not a regular file")
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_REPORT_BYTES + 1)
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror}") from None
-    found = _DATA_SCRIPT.search(raw)
-    if not found:
-        raise InputError(path, "no report-data JSON found (is this a report built by reportgen?)")
+    if len(raw) > MAX_REPORT_BYTES:
+        raise InputError(path, f"larger than {MAX_REPORT_BYTES >> 20} MB: not a report built "
+                               "by reportgen")
+    return raw
+
+
+def find_data_block(raw: bytes) -> bytes | None:
+    """The body of ``<script … id="report-data" …>``, found in linear time: tags are visited
+    left to right, each byte at most a few times (a regex with ``[^>]*`` and ``.*?`` rescans
+    from every ``<script`` of a crafted file and takes minutes)."""
+    lower = raw.lower()
+    pos = 0
+    while (start := lower.find(b"<script", pos)) >= 0:
+        end = lower.find(b">", start)
+        if end < 0:
+            return None
+        body_end = lower.find(b"</script", end)
+        if _DATA_ID in lower[start:end]:
+            return raw[end + 1:body_end] if body_end >= 0 else None
+        if body_end < 0:
+            return None
+        pos = body_end  # a script's body is text: a "<script" inside it opens no tag
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _parse(path: Path, text: bytes, what: str) -> Any:
     try:
-        data = json.loads(found.group(1).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path, f"report-data JSON is damaged: {exc}") from None
-    tables = data.get("tables", data) if isinstance(data, dict) else None
-    if not isinstance(tables, dict) or tables.get("schema") != SCHEMA:
-        raise InputError(path, f"report-data is not schema {SCHEMA}")
+        return json.loads(text.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"{what} is not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"{what} is damaged: {exc}") from None
+    except RecursionError:
+        raise InputError(path, f"{what} is nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise InputError(path, f"{what}: {exc}") from None
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(item, dict):
+            stack += [(v, depth + 1) for v in item.values()]
+        elif isinstance(item, list):
+            stack += [(v, depth + 1) for v in item]
+    return False
+
+
+def _key_problem(table: str, rows: list[Any]) -> str | None:
+    """Why the table's rows cannot be matched (a key that is neither text nor a number)."""
+    for i, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            return f"{table} row {i} is not an object"
+        for key in ROW_KEYS[table] + ("workload",):
+            value = row.get(key)
+            if value is None:
+                continue
+            if key in _NUMERIC_KEYS:
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    return f"{table} row {i}: {key} is {json.dumps(value)[:40]}, expected a number"
+                try:
+                    float(value)
+                except OverflowError:
+                    return f"{table} row {i}: {key} is too large"
+            elif not isinstance(value, str | int | float):
+                return f"{table} row {i}: {key} is not text"
+    return None
+
+
+def checked(path: Path, data: Any, what: str) -> dict[str, Any]:
+    """``data`` as a tables dict of a known schema (schema 1 renamed to 2), or InputError."""
+    if not isinstance(data, dict):
+        raise InputError(path, f"{what} is not a JSON object")
+    if _too_deep(data):
+        raise InputError(path, f"{what} is nested more than {MAX_DEPTH} levels deep")
+    tables = data.get("tables", data)
+    if not isinstance(tables, dict) or tables.get("schema") not in READABLE:
+        raise InputError(path, f"{what} is not schema {SCHEMA}")
+    for table in ROW_KEYS:
+        rows = tables.get(table, [])
+        if not isinstance(rows, list):
+            raise InputError(path, f"{what}: {table} is not a list of rows")
+        problem = _key_problem(table, rows)
+        if problem:
+            raise InputError(path, f"{what}: {problem}")
+    if not isinstance(tables.get("values", {}), dict):
+        raise InputError(path, f"{what}: values is not an object")
+    if tables["schema"] != SCHEMA:  # version 1: the names version 2 gave its columns
+        tables = dict(tables)
+        for table, names in RENAMED.items():
+            tables[table] = [{names.get(k, k): v for k, v in row.items()}
+                             for row in tables.get(table, [])]
     return tables
 
 
+def tables_from_html(path: Path) -> dict[str, Any]:
+    """The tables dict embedded in a report built by reportgen."""
+    block = find_data_block(_read_capped(path))
+    if block is None:
+        raise InputError(path, "no report-data JSON found (is this a report built by reportgen?)")
+    return checked(path, _parse(path, block, "report-data JSON"), "report-data")
+
+
 def tables_from_round(path: Path) -> dict[str, Any]:
-    from reportgen.analyze.run import analyze
+    from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
     from reportgen.tables import to_json_dict
 
-    return to_json_dict(analyze(load_round(path)))
+    return to_json_dict(analyze_round(load_round(path)))
 
 
 def load_tables(path: Path) -> dict[str, Any]:
@@ -89,35 +304,43 @@ def load_tables(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise InputError(path, "not found (expected a report .html or a round directory)")
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(path, f"invalid JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        data = _parse(path, _read_capped(path), "JSON")
+        if not isinstance(data, dict) or data.get("schema") not in READABLE:
             raise InputError(path, f"not a `reportgen tables` JSON (schema {SCHEMA})")
-        return data
+        return checked(path, data, "tables JSON")
     return tables_from_html(path)
 
 
+# ----------------------------------------------------------------------------- cell changes
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        if math.isnan(a) and math.isnan(b):
-            return True
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
-        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
-    return a == b
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b  # exact, however many digits
+    if _number(a) and _number(b):
+        try:
+            return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        except OverflowError:
+            return False
+    return bool(a == b)
+
+
+def _point(value: Any) -> float | None:
+    return float(value) if _number(value) else None
 
 
 def _row_id(row: dict[str, Any], keys: tuple[str, ...]) -> str:
-    parts = []
+    parts = [str(row["workload"])] if row.get("workload") else []
     for key in keys:
         value = row.get(key)
         if value is None:
             continue
-        if key in ("concurrency", "lower_tier"):
-            value = f"C={float(value):g}"
-        parts.append(str(value))
+        parts.append(point_label(_point(value)) if key in _NUMERIC_KEYS else str(value))
     return " ".join(parts) or "(all)"
 
 
@@ -128,31 +351,74 @@ def _rows(table: Any, keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key in sorted(value):
-            out.update(_flatten(value[key], f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return {prefix: value}
+    """Nested dicts as dotted names (iterative: the depth was checked on reading)."""
+    out: dict[str, Any] = {}
+    stack = [(prefix, value)]
+    while stack:
+        name, item = stack.pop()
+        if isinstance(item, dict):
+            stack += [(f"{name}.{k}" if name else str(k), v) for k, v in item.items()]
+        else:
+            out[name] = item
+    return dict(sorted(out.items()))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
 
 
 def _round_folder(tables: dict[str, Any]) -> str | None:
     """The round folder name file references start with (the most common first segment)."""
     counts: Counter[str] = Counter()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            counts.update(m.group(1) for m in _FILE_REF.finditer(value))
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
     for table in ROW_KEYS:
-        walk(tables.get(table))
+        for text in _strings(tables.get(table)):
+            counts.update(m.group(1) for m in _FILE_REF.finditer(text))
     return counts.most_common(1)[0][0] if counts else None
+
+
+def _engines(*tables: dict[str, Any]) -> list[str]:
+    found: dict[str, None] = {}
+    for t in tables:
+        for name in ("engines", "tiers"):
+            for row in t.get(name) or []:
+                engine = row.get("id" if name == "engines" else "engine")
+                if isinstance(engine, str):
+                    found.setdefault(engine)
+    return list(found)
+
+
+def _tier_point(key: str) -> float:
+    if key == "cinf":
+        return math.inf
+    return float(key[1:].replace("_", "."))
+
+
+def _value_place(name: str, engines: set[str]) -> tuple[str, str, float | None, str]:
+    """(workload, engine, point, figure) of a ``values`` name: ``w1/tiers.vllm.c8.itl_p50_ms``
+    is figure ``tiers.itl_p50_ms`` of workload w1, engine vllm, C=8."""
+    workload, _, rest = name.rpartition("/")
+    parts = rest.split(".")
+    if len(parts) < 3 or parts[1] not in engines:
+        return workload, "", None, rest
+    if _TIER_KEY.match(parts[2]) and len(parts) > 3:
+        return workload, parts[1], _tier_point(parts[2]), ".".join([parts[0], *parts[3:]])
+    return workload, parts[1], None, ".".join([parts[0], *parts[2:]])
+
+
+def _row_place(table: str, row: dict[str, Any], column: str) -> tuple[str, str, float | None,
+                                                                        str]:
+    engine = "" if table == "crossovers" else row.get("id" if table == "engines" else "engine")
+    figure = f"checks.{row.get('id')}.{column}" if table == "checks" else f"{table}.{column}"
+    return (str(row.get("workload") or ""), engine if isinstance(engine, str) else "",
+            None if table == "crossovers" else _point(row.get("concurrency")), figure)
 
 
 def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
@@ -163,6 +429,7 @@ def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     folders = _round_folder(old), _round_folder(new)
     renamed = None if None in folders or folders[0] == folders[1] else \
         (f"{folders[0]}/", f"{folders[1]}/")
+    engines = set(_engines(old, new))
 
     def same(a: Any, b: Any) -> bool:
         if renamed and isinstance(a, str) and isinstance(b, str):
@@ -173,61 +440,110 @@ def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     for name in sorted(set(old_values) | set(new_values)):
         a, b = old_values.get(name), new_values.get(name)
         if not same(a, b):
-            changes.append(Change("values", name, "", a, b))
+            changes.append(Change("values", name, "", a, b, *_value_place(name, engines)))
     for table, keys in ROW_KEYS.items():
         old_rows, new_rows = _rows(old.get(table), keys), _rows(new.get(table), keys)
         for row_id in sorted(set(old_rows) | set(new_rows)):
             a_row, b_row = old_rows.get(row_id, {}), new_rows.get(row_id, {})
+            row = b_row or a_row
             for column in sorted(set(a_row) | set(b_row)):
-                if column in keys:
+                if column in keys or column == "workload":
                     continue
                 a, b = a_row.get(column), b_row.get(column)
                 if isinstance(a, dict) or isinstance(b, dict):  # bilingual messages
                     a, b = (x.get("en") if isinstance(x, dict) else x for x in (a, b))
                 if not same(a, b):
-                    changes.append(Change(table, row_id, column, a, b))
+                    changes.append(Change(table, row_id, column, a, b,
+                                          *_row_place(table, row, column)))
     return changes
 
 
-def diff_sources(old: Path, new: Path) -> list[Change]:
-    return diff_tables(load_tables(old), load_tables(new))
+# ----------------------------------------------------------------------------- grouping
+
+def _scalar(value: Any) -> Scalar:
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)  # depth checked on reading
 
 
-def format_value(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        return f"{value:.6g}"
-    return str(value)
+def _leaf(name: str) -> str:
+    leaf = name.rpartition(".")[2]
+    return _ALIASES.get(leaf, leaf)
 
 
-TEXT_WIDTH = 48
+def _match_key(value: Scalar) -> Scalar:
+    return float(f"{value:.12g}") if isinstance(value, float) and math.isfinite(value) else value
 
 
-def format_changes(changes: list[Change], fmt: str = "text") -> str:
-    if fmt == "json":
-        return json.dumps(
-            [
-                {"table": c.table, "row": c.row, "column": c.column, "old": c.old, "new": c.new}
-                for c in changes
-            ],
-            ensure_ascii=False,
-            indent=1,
-        )
-    if not changes:
-        return "no changes"
-    header = ["table", "row", "column", "old", "new"]
-    rows = [[c.table, c.row, c.column, format_value(c.old), format_value(c.new)] for c in changes]
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in r) + " |" for r in rows]
-        return "\n".join(lines)
-    from reportgen.console import table_text
+def group_changes(changes: list[Change], new: dict[str, Any] | None = None,
+                  old: dict[str, Any] | None = None) -> Diff:
+    """Cell changes as figures grouped by input. Within a group, cells with the same leaf name
+    and the same old and new values are one figure (``tiers.output_tok_s`` and
+    ``values:tiers.vllm.c8.output_tok_s``); so are cells whose old and new values are the same
+    fractional numbers, which do not coincide by chance."""
+    tables = new or {}
+    info = tables.get("round")
+    axis = str(info.get("axis") or "concurrency") if isinstance(info, dict) else "concurrency"
+    engine_order = _engines(tables, old or {})
+    sources: dict[tuple[str, str, float | None], str] = {}
+    for t in (old or {}, tables):
+        runs = t.get("runs")
+        for run in runs if isinstance(runs, list) else []:
+            if isinstance(run, dict) and isinstance(run.get("source"), str):
+                key = (str(run.get("workload") or ""), str(run.get("engine")),
+                       _point(run.get("concurrency")))
+                sources.setdefault(key, run["source"])
 
-    # a terminal table: long texts (check messages) are clipped; --format json has them whole
-    clipped = [[c if len(c) <= TEXT_WIDTH else c[:TEXT_WIDTH - 1] + "…" for c in r] for r in rows]
-    return table_text(clipped, header, set()) + f"\n\n{len(changes)} change(s)"
+    groups: dict[tuple[str, str, float | None], list[list[Any]]] = {}
+    index: dict[tuple[Any, ...], list[Any]] = {}
+    # table cells first: their names are the ones the page shows
+    for change in sorted(changes, key=lambda c: c.table == "values"):
+        where = (change.workload, change.engine, change.point)
+        old_v, new_v = _scalar(change.old), _scalar(change.new)
+        name = change.figure or change.row
+        place = f"values:{change.row}" if change.table == "values" else \
+            f"{change.table}[{change.row}].{change.column}"
+        keys = [(where, _leaf(name), _match_key(old_v), _match_key(new_v))]
+        if all(isinstance(v, float) and not v.is_integer() for v in (old_v, new_v)):
+            keys.append((where, "*", _match_key(old_v), _match_key(new_v)))
+        known = next((index[k] for k in keys if k in index), None)
+        if known is not None:
+            known[3].append(place)
+            continue
+        figure = [name, old_v, new_v, [place]]
+        groups.setdefault(where, []).append(figure)
+        for k in keys:
+            index.setdefault(k, figure)
+
+    def order(where: tuple[str, str, float | None]) -> tuple[Any, ...]:
+        workload, engine, point = where
+        rank = engine_order.index(engine) if engine in engine_order else len(engine_order)
+        return (workload, bool(engine), rank, engine,
+                -math.inf if point is None else point)
+
+    out = []
+    for where in sorted(groups, key=order):
+        figures = tuple(Figure(n, a, b, tuple(p)) for n, a, b, p in groups[where])
+        out.append(Group(Input(*where, source=sources.get(where, "")), figures))
+    return Diff(axis, tuple(out))
+
+
+def diff_sources(old: Path, new: Path) -> Diff:
+    old_tables, new_tables = load_tables(old), load_tables(new)
+    return group_changes(diff_tables(old_tables, new_tables), new_tables, old_tables)
+
+
+def as_json(diff: Diff) -> dict[str, Any]:
+    """The diff as plain data (``reportgen diff --format json``)."""
+    groups = []
+    for group in diff.groups:
+        item = group.input
+        groups.append({
+            "input": diff.input_label(item), "workload": item.workload or None,
+            "engine": item.engine or None,
+            "point": item.point if item.point is None or math.isfinite(item.point) else None,
+            "source": item.source or None,
+            "figures": [{"name": f.name, "kind": f.kind, "old": f.old, "new": f.new,
+                         "delta": f.delta, "relative": f.relative, "places": list(f.places)}
+                        for f in group.figures]})
+    return {"summary": diff.counts() | {"inputs": len(diff.groups)}, "groups": groups}

@@ -19,8 +19,9 @@ from urllib.parse import quote
 
 from reportgen.baseline import BASELINE_TOML, Value, from_published
 from reportgen.errors import InputError
+from reportgen.formatting import MISSING, format_value, is_missing
 from reportgen.i18n import UI, Bi, load_ui
-from reportgen.narrative import LANGS, MISSING, format_value, is_missing
+from reportgen.text import LANGS
 
 if TYPE_CHECKING:
     from reportgen.analyze.result import RoundAnalysis

@@ -10,7 +10,7 @@ Placeholders put computed numbers into the prose, so the text follows corrected 
     {{ name:SPEC }}       SPEC is one of the formats below
 
 ``name`` is a dotted key of ``analysis.values`` (e.g. ``crossover.concurrency``). Formats (the
-same in both languages; ``N`` is a number of decimals):
+same in both languages, from ``reportgen.formatting``; ``N`` is a number of decimals):
 
     (none)  int → ``1,332``; float → 0 dp from 100, 1 dp from 10, 2 dp from 1, else 3 significant
             digits (``1,388`` ``22.5`` ``5.84`` ``0.0655``); text as is
@@ -32,12 +32,9 @@ naming the file (and line).
 from __future__ import annotations
 
 import difflib
-import functools
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +43,7 @@ from markdown_it.token import Token
 from markupsafe import Markup
 
 from reportgen.errors import InputError
+from reportgen.formatting import format_value
 from reportgen.paths import display_path
 from reportgen.text import LANGS
 
@@ -54,82 +52,11 @@ SECTIONS: tuple[str, ...] = (
     "setup", "glossary", "headline", "baseline", "crossover", "bytes", "prefill", "batching",
     "waves", "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
 )
-MISSING = "—"
 
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
-_SPEC = re.compile(r"^(?:\.(?P<digits>\d{1,2}))?(?P<kind>f|d|pct|x|s)?$")
 _FILE = re.compile(r"^(?P<section>[a-z]+)\.(?P<lang>[a-z]+)\.md$")
 _TIER = re.compile(r"^c\d+$")
-
-
-# ---------------------------------------------------------------------------- number formats
-
-def _auto_decimals(x: float) -> int:
-    a = abs(x)
-    if a >= 100:
-        return 0
-    if a >= 10:
-        return 1
-    if a >= 1 or a == 0:
-        return 2
-    # below 1: three significant digits (0.0655 → 4 decimals)
-    return min(2 - math.floor(math.log10(a)), 12)
-
-
-def is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, Real) and math.isnan(float(value)))
-
-
-@functools.lru_cache(maxsize=64)
-def _spec_parts(spec: str) -> tuple[str | None, str | None]:
-    """(kind, digits) of a SPEC; ValueError when it does not parse. Cached: a page formats a
-    thousand values with a dozen specs."""
-    m = _SPEC.match(spec)
-    if not m:
-        raise ValueError(f"unknown format '{spec}' (expected .Nf, d, pct, .Npct, x, .Nx or s)")
-    kind, digits = m.group("kind"), m.group("digits")
-    if digits is not None and kind in (None, "d", "s"):
-        raise ValueError(f"format '{spec}': decimals need f, pct or x")
-    if kind is None and digits is None and spec:
-        raise ValueError(f"unknown format '{spec}'")
-    return kind, digits
-
-
-def format_value(value: Any, spec: str = "") -> str:
-    """Format one value with a placeholder SPEC (see the module doc). Raises ValueError for a
-    spec that does not parse or does not fit the value's type."""
-    kind, digits = _spec_parts(spec)
-    if type(value) is not float:  # a plain float (the usual value) needs none of these checks
-        if isinstance(value, str):
-            if kind not in (None, "s"):
-                raise ValueError(f"format '{spec}' needs a number, the value is text")
-            return value
-        if isinstance(value, bool) or not (value is None or isinstance(value, Real)):
-            if kind == "s":
-                raise ValueError("format 's' needs text, the value is a number")
-            raise ValueError(f"cannot format a {type(value).__name__}")
-    if kind == "s":
-        raise ValueError("format 's' needs text, the value is a number")
-    if is_missing(value):
-        return MISSING
-    x = float(value)
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if kind == "d":
-        return f"{round(x):,d}"
-    if kind == "pct":
-        p = x * 100
-        n = int(digits) if digits is not None else (0 if abs(p) >= 10 else 1 if abs(p) >= 1 else 2)
-        return f"{p:,.{n}f}%"
-    if kind == "x":
-        n = int(digits) if digits is not None else _auto_decimals(x)
-        return f"{x:,.{n}f}×"
-    if kind == "f":
-        return f"{x:,.{int(digits or 0)}f}"
-    if isinstance(value, Integral):
-        return f"{int(value):,d}"
-    return f"{x:,.{_auto_decimals(x)}f}"
 
 
 # ---------------------------------------------------------------------------- placeholders

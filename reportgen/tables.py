@@ -1,6 +1,8 @@
 """Analysis → machine-readable tables (SPEC §3): JSON, CSV, markdown.
 
-JSON (`reportgen.tables/1`): top-level `schema`, `round`, `engines`, `tiers`, `crossovers`,
+JSON (`reportgen.tables/2`, see schema.py): top-level `schema`, `round`, `engines`, `tiers`,
+`crossovers` (`a_over_b_at_lower`/`_upper`: engine_a ÷ engine_b output tok/s at the tiers either
+side; version 1 called them `ratio_lower`/`ratio_upper`),
 `graph_reuse`, `memory`, `prefill`, `checks`, plus `values` (the dotted figures, sorted by name)
 and `constants` (name, value, unit, provenance {zh, en}). Rows keep their meaningful order
 (manifest engine order, ascending concurrency); a column pair `x_zh`/`x_en` becomes `x: {zh, en}`;
@@ -10,7 +12,9 @@ CSV: one block per table, each introduced by a line `# <name>` and followed by a
 tiers first, then engines, crossovers, graph_reuse, memory, prefill, checks, values (key,value),
 constants. Numbers are written at full precision, missing values as empty fields.
 
-Markdown: a `## <name>` heading and a pipe table per table, numbers rounded for reading.
+Markdown: one `## <name>` section and one pipe table per table; `values` is split by its first
+name segment (`## values: crossover`, …). Numbers read as in the terminal
+(formatting.plain): whole numbers without `.0`, never scientific notation.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis, RoundAnalysis
+from reportgen.formatting import MISSING, plain
+from reportgen.schema import RENAMED, SCHEMA
 
-SCHEMA = "reportgen.tables/1"
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 # Columns holding counts: written as JSON integers when the value is whole.
@@ -100,6 +105,8 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
                 frame.insert(0, "workload", part.round["workload"]["id"])
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+    for name, columns in RENAMED.items():
+        out[name] = out[name].rename(columns=columns)
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
@@ -202,24 +209,15 @@ def to_csv(ra: RoundAnalysis | Analysis) -> str:
     return out.getvalue()
 
 
+AXIS_COLUMNS = frozenset({"concurrency", "lower_tier", "upper_tier"})
+
+
 def _fmt(value: Any, column: str) -> str:
     if value is None or (isinstance(value, float | np.floating) and not math.isfinite(value)):
-        return "—"
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, int | np.integer):
-        return f"{int(value):,}" if column not in {"concurrency", "lower_tier", "upper_tier"} \
-            else str(int(value))
-    if isinstance(value, float | np.floating):
-        f = float(value)
-        if column in INT_COLUMNS and f.is_integer():
-            return _fmt(int(f), column)
-        a = abs(f)
-        if a >= 100:
-            return f"{f:,.1f}"
-        if a >= 1:
-            return f"{f:.2f}"
-        return f"{f:.4g}"
+        return MISSING
+    if isinstance(value, bool | np.bool_ | int | np.integer | float | np.floating):
+        text = plain(value.item() if isinstance(value, np.generic) else value)
+        return text.replace(",", "") if column in AXIS_COLUMNS else text
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
@@ -232,12 +230,25 @@ def _markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _markdown_sections(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+    """Every table under its heading; the values, one table per first name segment."""
+    tables = frames(ra)
+    extra = _extra_frames(ra)
+    values = extra.pop("values")
+    out = {n: tables[n] for n in CSV_ORDER}
+    stem = values["key"].str.split("/").str[-1].str.split(".").str[0]
+    prefix = values["key"].str.rpartition("/")[0]
+    groups = (prefix.where(prefix == "", prefix + "/") + stem) if len(values) else stem
+    for group in dict.fromkeys(groups):
+        out[f"values: {group}"] = values[groups == group].reset_index(drop=True)
+    return out | extra
+
+
 def to_markdown(ra: RoundAnalysis | Analysis) -> str:
     ra = _as_round(ra)
     title = ra.first.round.get("title") or {}
     heading = title.get("en") if isinstance(title, Mapping) else str(title)
     parts = [f"# {heading or 'reportgen tables'}", ""]
-    tables = frames(ra)
-    for name, frame in ({n: tables[n] for n in CSV_ORDER} | _extra_frames(ra)).items():
+    for name, frame in _markdown_sections(ra).items():
         parts += [f"## {name}", "", _markdown_table(frame) if len(frame) else "(none)", ""]
     return "\n".join(parts)

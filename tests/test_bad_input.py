@@ -440,6 +440,18 @@ def test_catalogue_is_large_and_covers_both_outcomes() -> None:
     assert {c.outcome for c in CASES} == {E, W}
 
 
+def logical_lines(text: str) -> list[str]:
+    """`check` output with wrapped messages joined: a line indented 8 or more spaces
+    continues the one above."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(" " * 8) and out:
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case: Case, workdir: tuple[Path, Path]) -> None:
     root, out = workdir
@@ -467,7 +479,7 @@ def test_bad_input(case: Case, workdir: tuple[Path, Path]) -> None:
     check = run("check", str(root))
     assert_no_traceback(check)
     assert check.exit_code == case.check_exit, check.output
-    flagged = [line for line in check.stdout.splitlines()
+    flagged = [line for line in logical_lines(check.stdout)
                if line.startswith(case.status) and case.text in line]
     assert flagged, check.stdout
     page = html.unescape(SCRIPT.sub("", report.read_text(encoding="utf-8")))

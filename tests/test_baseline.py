@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reportgen.baseline import from_published, load_baseline, tables_from_report
+from reportgen.baseline import from_published, load_baseline
 from reportgen.build import build_report
 from reportgen.cli import main
+from reportgen.diff import tables_from_html
 from reportgen.errors import InputError
 
 HERE = Path(__file__).resolve()
@@ -171,7 +172,7 @@ def test_report_html_gives_the_same_page_as_the_round_folder(older: Path, tmp_pa
     rows = {r[0]: r[1:] for r in table_rows(page, "baseline", "en") if r}
     assert "vLLM <img src=x onerror=alert(1)> efficiency" not in rows  # this round's label wins
     slope = rows["vLLM BF16 marginal cost per slot, ms"]
-    tables = tables_from_report(report)
+    tables = tables_from_html(report)
     old = tables["values"]["engines.vllm.ms_per_slot"]
     assert slope[0] == f"{old:.3f}" and slope[0] != slope[1]
     assert _num(slope[2]) == pytest.approx(_num(slope[1]) - old, abs=0.0011)
@@ -264,7 +265,7 @@ def test_cli_baseline_errors_exit_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["build", str(SAMPLE), "-o", str(out), "-q",
                                        "--baseline", str(not_report)])
     assert result.exit_code == 2
-    assert "x.html: no report-data block" in result.output
+    assert "x.html: no report-data JSON found" in result.output
     assert not out.exists()
     result = CliRunner().invoke(main, ["build", "-o", str(out), "--baseline",
                                        str(tmp_path / "nope")])

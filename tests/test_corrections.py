@@ -79,31 +79,50 @@ def expected_cells(original: dict[str, float]) -> dict[str, tuple[float, float]]
     }
 
 
-def g6(value: float) -> str:
-    """How `reportgen diff` prints a number (6 significant digits)."""
-    return f"{value:.6g}"
+def reading(value: float) -> str:
+    """How `reportgen diff` and the revisions section print a changed number here: two
+    decimals, trailing zeros dropped (old and new already differ at two decimals)."""
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def change(a: float, b: float) -> tuple[str, str]:
+    return f"{b - a:+,.2f}".rstrip("0").rstrip("."), f"{(b - a) / a:+.1%}"
+
+
+def c16_group(data: dict) -> dict:
+    tiers = [g for g in data["groups"] if g["point"] is not None]
+    assert [g["input"] for g in tiers] == ["vllm C=16"]  # no other tier moved
+    return tiers[0]
 
 
 @pytest.mark.parametrize("old_source", ["report", "old"])
 def test_diff_lists_the_corrected_cells(rounds: dict, old_source: str) -> None:
     old = str(rounds[old_source])
-    changes = json.loads(run("diff", old, str(rounds["new"]), "--format", "json").stdout)
-    tiers = [c for c in changes if c["table"] == "tiers"]
-    assert {c["row"] for c in tiers} == {"vllm C=16"}  # no other tier moved
-    by_column = {c["column"]: (c["old"], c["new"]) for c in tiers}
+    data = json.loads(run("diff", old, str(rounds["new"]), "--format", "json").stdout)
+    group = c16_group(data)
+    assert group["source"] == c16_file(rounds["new"]).relative_to(rounds["new"]).as_posix()
+    by_name = {f["name"]: f for f in group["figures"]}
     for column, (a, b) in expected_cells(rounds["original"]).items():
-        assert by_column[column] == pytest.approx((a, b), rel=1e-9), column
+        figure = by_name[f"tiers.{column}"]
+        assert (figure["old"], figure["new"]) == pytest.approx((a, b), rel=1e-9), column
+        assert figure["delta"] == pytest.approx(b - a, rel=1e-9)
+        assert figure["relative"] == pytest.approx((b - a) / a, rel=1e-9)
+        # the headline value quoting the cell is the same figure, not another row
+        assert f"values:tiers.vllm.c16.{column}" in figure["places"]
+    names = [f["name"] for g in data["groups"] for f in g["figures"]]
+    assert len(names) == len(set((g["input"], f["name"]) for g in data["groups"]
+                                 for f in g["figures"]))
 
     text = run("diff", old, str(rounds["new"])).stdout
-    row = next(line for line in text.splitlines()
-               if "vllm C=16" in line and " output_tok_s " in line)
+    lines = text.splitlines()
+    at = lines.index(f"vllm C=16  ({group['source']})")
+    row = next(line for line in lines[at:] if line.startswith("  tiers.output_tok_s "))
     a, b = expected_cells(rounds["original"])["output_tok_s"]
-    assert (g6(a), g6(b)) == ("681.503", "640")
-    assert re.search(rf"\b{re.escape(g6(a))}\s+{re.escape(g6(b))}$", row), row
-    assert text.rstrip().endswith(f"{len(changes)} change(s)")
-    # the headline values quoting that tier move too
-    assert any(c["table"] == "values" and c["row"] == "tiers.vllm.c16.output_tok_s"
-               for c in changes)
+    assert row.split() == ["tiers.output_tok_s", reading(a), reading(b), *change(a, b)]
+    total = sum(len(g["figures"]) for g in data["groups"])
+    assert data["summary"]["changed"] == total
+    assert lines[-1] == f"{total} changed · 0 added · 0 removed, in {len(data['groups'])} inputs"
+    assert max(map(len, lines)) <= 100
 
 
 def test_diff_of_identical_data_is_empty(rounds: dict) -> None:
@@ -126,14 +145,18 @@ def test_build_with_previous_lists_the_revisions(rounds: dict) -> None:
                  str(rounds["report"]))
     assert result.exit_code == 0, result.output
     text = " ".join(revisions_text(page).split())
-    changes = json.loads(run("diff", str(rounds["report"]), str(rounds["new"]), "--format",
-                             "json").stdout)
-    assert f"{len(changes)} figures changed" in text
+    data = json.loads(run("diff", str(rounds["report"]), str(rounds["new"]), "--format",
+                          "json").stdout)
+    total = sum(len(g["figures"]) for g in data["groups"])
+    assert (f"{total} figures changed, 0 added, 0 removed, in {len(data['groups'])} inputs"
+            in text)
     a, b = expected_cells(rounds["original"])["output_tok_s"]
-    # the row: table, row, column, old, new (the page prints 6 significant digits too)
-    assert f"tiers vllm C=16 output_tok_s {g6(a)} {g6(b)}" in text
+    delta, rel = change(a, b)
+    # the group's first row names the input (the engine's label and the tier)
+    assert f"vLLM BF16 C=16 {c16_group(data)['figures'][0]['name']} " in text
+    assert f"tiers.output_tok_s {reading(a)} {reading(b)} {delta} ({rel})" in text
     d0 = rounds["original"]["duration"]
-    assert f"tiers vllm C=16 duration_s {g6(d0)} {g6(NEW_DURATION_S)}" in text
+    assert f"tiers.duration_s {reading(d0)} {reading(NEW_DURATION_S)}" in text
 
 
 def test_build_with_previous_of_the_same_data_says_nothing_changed(rounds: dict) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from reportgen.errors import InputError
-from reportgen.narrative import SECTIONS, format_value, load_narrative, render_markdown
+from reportgen.formatting import format_value
+from reportgen.narrative import SECTIONS, load_narrative, render_markdown
 
 VALUES = {
     "crossover.concurrency": 8.2849,
@@ -36,7 +37,9 @@ VALUES = {
     (0.81, "pct", "81%"),
     (0.088, "pct", "8.8%"),
     (0.0135, ".2pct", "1.35%"),
-    (-0.0003, ".1pct", "-0.0%"),
+    (-0.0003, ".1pct", "0.0%"),  # never a negative zero
+    (-0.004, ".2f", "0.00"),
+    (12345678901234567890123, "", "12,345,678,901,234,567,890,123"),
     (2.7106, "x", "2.71×"),
     (3.24, ".1x", "3.2×"),
     (math.nan, ".2f", "—"),

@@ -76,7 +76,7 @@ def test_embedded_tables_json_is_the_tables_output(html: str) -> None:
     data = json.loads(script(html, "report-data"))
     expected = json.loads(json.dumps(to_json_dict(make_analysis())))
     assert data == expected
-    assert data["schema"] == "reportgen.tables/1"
+    assert data["schema"] == "reportgen.tables/2"
 
 
 def test_figures_json(html: str) -> None:

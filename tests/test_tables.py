@@ -37,7 +37,7 @@ def _analysis() -> Analysis:
 
 def test_json_keys_nulls_pairs_and_ints() -> None:
     data = to_json_dict(_analysis())
-    assert data["schema"] == "reportgen.tables/1"
+    assert data["schema"] == "reportgen.tables/2"
     assert {"round", "engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill",
             "checks", "values", "constants"} <= set(data)
     assert data["tiers"][0]["requests"] == 40 and isinstance(data["tiers"][0]["requests"], int)
@@ -79,6 +79,23 @@ def test_markdown_tables() -> None:
     text = to_markdown(_analysis())
     assert text.startswith("# Title\n")
     assert "## tiers" in text and "| engine | concurrency |" in text
-    assert "| a | 1 | 40 | 61.90 | no |" in text
+    assert "| a | 1 | 40 | 61.9 | no |" in text  # whole numbers without .0
+    assert "## values: a\n\n| key | value |\n|---|---|\n| a.first | — |" in text
+    assert "## values: n\n\n| key | value |\n|---|---|\n| n.count | 3 |" in text
     assert "a \\| pipe" in text  # a pipe in a cell cannot break the table
     assert "## crossovers\n\n(none)" in text
+
+
+def test_crossover_ratios_are_named_for_their_direction() -> None:
+    from reportgen.analyze.result import Analysis
+
+    a = _analysis()
+    crossovers = pd.DataFrame([{"engine_a": "a", "engine_b": "b", "concurrency": 8.25,
+                                "lower_tier": 8.0, "upper_tier": 16.0, "ratio_lower": 0.99,
+                                "ratio_upper": 1.24}])
+    b = Analysis(**{**a.__dict__, "crossovers": crossovers})
+    (row,) = to_json_dict(b)["crossovers"]
+    assert (row["a_over_b_at_lower"], row["a_over_b_at_upper"]) == (0.99, 1.24)
+    assert "ratio_upper" not in row
+    assert "| a | b | 8.25 | 8 | 16 | 0.99 | 1.24 |" in to_markdown(b)
+    assert "a_over_b_at_lower,a_over_b_at_upper" in to_csv(b)
