@@ -214,21 +214,20 @@ def values(round_dir: str | None, pattern: str | None, lang: str) -> None:
     PATTERN keeps names that contain it, or match it as a glob (e.g. 'tiers.*.c64.*'); exit 1
     when it matches nothing. A ROUND argument that is not a folder is taken as the PATTERN.
     """
-    from reportgen.analyze.run import analyze
+    from reportgen.build import narrative_values
     from reportgen.console import matching_names, values_text
-    from reportgen.load.round import load_round
 
     note = ""
     if round_dir is not None and pattern is None and not Path(round_dir).exists():
         round_dir, pattern = None, round_dir  # `reportgen values 'crossover.*'`
         note = " in the bundled sample (and no folder has that name)"
     with _input_errors():
-        analysis = analyze(load_round(_round_arg(round_dir)))
-    names = matching_names(analysis.values, pattern)
+        named = narrative_values(_round_arg(round_dir))   # baseline.* and since.* included
+    names = matching_names(named, pattern)
     if not names:
         click.echo(f"no value name matches '{pattern}'{note}", err=True)
         sys.exit(EXIT_NO_MATCH)
-    click.echo(values_text(analysis.values, names, lang))
+    click.echo(values_text(named, names, lang))
 
 
 @main.command()
