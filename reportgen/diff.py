@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reportgen import datablock
 from reportgen.errors import InputError
 
 SCHEMA = "reportgen.tables/1"
@@ -64,8 +65,8 @@ def tables_from_html(path: Path) -> dict[str, Any]:
     if not found:
         raise InputError(path, "no report-data JSON found (is this a report built by reportgen?)")
     try:
-        data = json.loads(found.group(1).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(datablock.unpack(found.group(1)).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError is a ValueError
         raise InputError(path, f"report-data JSON is damaged: {exc}") from None
     tables = data.get("tables", data) if isinstance(data, dict) else None
     if not isinstance(tables, dict) or tables.get("schema") != SCHEMA:

@@ -25,6 +25,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from reportgen import datablock
 from reportgen.context import Page
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
@@ -179,12 +180,13 @@ def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
     from reportgen.figures import CARTESIAN_TRACES
 
     bundle = plotly_bundle(set(trace_types) <= CARTESIAN_TRACES, templates)
+    report_type, report_json = datablock.pack(str(script_json(report_data)))
     assets = load_assets(templates)
     env = environment(templates)
     html = env.get_template("report.html.j2").render(
         page=page, chrome=page.chrome, version=version, csp=content_security_policy(assets, bundle),
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
-        report_json=script_json(report_data), figs_json=script_json(figs),
+        report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
         plotly_b64=bundle.b64, plotly_kind=bundle.kind, plotly_version=bundle.version,
         plotly_notice=bundle.notice,
     )

@@ -36,3 +36,8 @@ class Analysis:
     # and headline cards resolve against this dict.
     values: dict[str, Any] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
+    # tok/s per user vs tok/s per GPU per tier, with the Pareto frontier (analyze/pareto.py);
+    # the page draws it for rounds of many configurations
+    pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the configuration every other one is compared with (crossovers); "" with fewer than two
+    reference: str = ""
