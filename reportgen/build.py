@@ -6,6 +6,7 @@ clock. The page's date comes from round.toml, else SOURCE_DATE_EPOCH, else it is
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import os
 from collections.abc import Callable
@@ -59,18 +60,21 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
                     lang: str | None = None, progress: Progress = _quiet,
                     revisions: Revisions | None = None,
                     baseline: Source | Missing | None = None,
-                    series: Series | None = None) -> str:
+                    series: Series | None = None,
+                    reuse: dict[str, Any] | None = None) -> str:
     """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
     read from ``round_dir``. A round with several workloads gets one view per workload.
     ``baseline`` adds "Since the previous round" and the baseline's dashed curves; ``series``
-    the links of a report built by `reportgen index`."""
-    from plotly.offline import get_plotlyjs_version
+    the links of a report built by `reportgen index`.
 
+    ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
+    (``reportgen serve``): the figures and the data block, which depend on the analysis
+    only, are computed once into it."""
     from reportgen.analyze.result import RoundAnalysis
     from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
-    from reportgen.render import render_page
+    from reportgen.render import plotly_version, render_page
     from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
 
@@ -90,7 +94,7 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
     template: Any = None
     views: list[View] = []
     date = page_date(first.round)
-    page_chrome = chrome(ui, date, get_plotlyjs_version())
+    page_chrome = chrome(ui, date, plotly_version(templates))
     if many:
         page_chrome |= {"views_label": ui.t("views.label"),
                         "views_note": ui.t("views.note", n=str(len(ra.parts)))}
@@ -104,7 +108,13 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
         progress("narrative")
         narrative = load_narrative(round_dir, prose_values)
         progress("figures")
-        payload = figures_payload(part, ui.for_axis(ra.axis), default, base)
+        key = f"figures:{i}:{default}"
+        if reuse is not None and key in reuse:
+            payload = copy.deepcopy(reuse[key])
+        else:
+            payload = figures_payload(part, ui.for_axis(ra.axis), default, base)
+            if reuse is not None:
+                reuse[key] = copy.deepcopy(payload)
         trace_types |= set(payload.pop("trace_types"))
         template = payload["template"]
         kinds = {f["kind"]: (prefix + f["id"], f["height"]) for f in payload["figs"]}
@@ -135,7 +145,13 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
         if isinstance(b, Figure)}
     figs = [f for f in figs if f["id"] in placed]  # a section that does not apply has none
     progress("render")
-    return render_page(page, templates=templates, report_data=to_json_dict(ra),
+    if reuse is not None and "report_data" in reuse:
+        report_data = reuse["report_data"]  # read only by render_page
+    else:
+        report_data = to_json_dict(ra)
+        if reuse is not None:
+            reuse["report_data"] = report_data
+    return render_page(page, templates=templates, report_data=report_data,
                        figs={"defaultLang": default, "template": template, "figs": figs},
                        trace_types=trace_types, version=__version__)
 

@@ -255,5 +255,27 @@ def diff(old: str, new: str, fmt: str) -> None:
         click.echo((diff_markdown if fmt == "markdown" else diff_text)(changes))
 
 
+@main.command()
+@click.argument("round_dir", required=False, metavar="[ROUND]")
+@click.option("-p", "--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port on 127.0.0.1; the next free one when it is taken (0: any).")
+@click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
+              help="Language the page opens in (default: round.toml default_language).")
+def serve(round_dir: str | None, port: int, lang: str | None) -> None:
+    """Preview ROUND at http://127.0.0.1:PORT/ while writing: every change to its files
+    rebuilds the page and reloads it in the browser; a broken edit shows its error there."""
+    from reportgen.serve import Server
+
+    with _input_errors():
+        root = _round_arg(round_dir)
+        server = Server(root, port, lang, say=lambda m: click.echo(m, err=True)).start()
+    click.echo(f"serving {root} at {server.url} (Ctrl+C to stop)", err=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -625,6 +625,9 @@ class PageBuilder:
         caption = Bi(*(Markup(" ").join(c.get(lang) for c in captions) for lang in LANGS)) \
             if captions else None
         out += self.figure("throughput", caption)
+        if len(d.order) > 2 and d.a.reference:  # not every pair: say which were compared
+            out.append(Para(self.t("pareto.reference", ref=d.label(d.a.reference)), "note"))
+        out += self.figure("pareto", self.t("pareto.caption"))
         out += self.excluded_note()
         if d.pair:
             a, b = d.pair

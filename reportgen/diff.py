@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reportgen import datablock
 from reportgen.errors import InputError
 from reportgen.schema import READABLE, RENAMED, SCHEMA
 
@@ -285,6 +286,10 @@ def tables_from_html(path: Path) -> dict[str, Any]:
     block = find_data_block(_read_capped(path))
     if block is None:
         raise InputError(path, "no report-data JSON found (is this a report built by reportgen?)")
+    try:
+        block = datablock.unpack(block, limit=MAX_REPORT_BYTES)
+    except ValueError as exc:
+        raise InputError(path, f"report-data: {exc}") from None
     return checked(path, _parse(path, block, "report-data JSON"), "report-data")
 
 

@@ -13,6 +13,8 @@ keeps its id whether or not another one is present:
     fig-4 wait ratio per tier
     fig-5 CUDA-graph reuse (both step bases) vs roofline attainment
     fig-6 latency–throughput: tok/s per user (1000 / TPOT p50) vs output tok/s
+    fig-7 Pareto view (rounds of more than MANY_CONFIGURATIONS): tok/s per user vs tok/s per
+          GPU for every tier, the frontier drawn (``vllm bench sweep plot_pareto``)
 
 Tiers excluded from conclusions are drawn with open markers and say so in the hover text and in
 a legend entry. Every label comes from the UI string table; every number from the Analysis.
@@ -572,6 +574,50 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+# Beyond this many configurations one curve per configuration stops being readable; the
+# throughput figure gets the Pareto view beside it.
+MANY_CONFIGURATIONS = 8
+
+
+def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+    """Figure 7: every tier as tok/s per user vs tok/s per GPU (grey), and the Pareto frontier
+    through the best of them (analyze/pareto.py has the definitions)."""
+    points = analysis.pareto
+    if len(analysis.engines) <= MANY_CONFIGURATIONS or points is None or points.empty:
+        return None
+    labels = engine_labels(analysis)
+    note = ui.raw("fig.excluded_hover", lang)
+
+    def custom(rows: pd.DataFrame) -> list[list[Any]]:
+        return [[labels.get(e, {}).get(lang, e), f"{c:g}", gpus, note if excl else ""]
+                for e, c, gpus, excl in zip(rows["engine"], rows["concurrency"], rows["gpus"],
+                                            rows["excluded"], strict=True)]
+
+    hover = ui.raw("fig.pareto.hover", lang)
+    excluded = points["excluded"].to_numpy(dtype=bool)
+    fig = Fig()
+    fig.add_trace(Scatter(
+        x=_col(points, "tok_s_per_user"), y=_col(points, "tok_s_per_gpu"), mode="markers",
+        name=ui.raw("fig.pareto.all", lang),
+        marker=dict(size=7, color=MUTED, opacity=0.6, symbol=_symbols(excluded)),
+        customdata=custom(points), hovertemplate=hover,
+    ))
+    front = points[points["frontier"]].sort_values("tok_s_per_user", kind="stable")
+    fig.add_trace(Scatter(
+        x=_col(front, "tok_s_per_user"), y=_col(front, "tok_s_per_gpu"), mode="lines+markers",
+        name=ui.raw("fig.pareto.frontier", lang), line=dict(color=PALETTE[0], width=2.5),
+        marker=dict(size=9, color=PALETTE[0]), customdata=custom(front), hovertemplate=hover,
+    ))
+    if excluded.any():
+        _excluded_legend(fig, ui, lang)
+    _base_layout(fig, ui, "pareto", lang)
+    fig.update_layout(
+        xaxis=dict(title=dict(text=ui.raw("fig.pareto.x", lang)), rangemode="tozero"),
+        yaxis=dict(title=dict(text=ui.raw("fig.pareto.y", lang)), rangemode="tozero"),
+    )
+    return fig
+
+
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
@@ -579,6 +625,7 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-4", "wait", wait_figure),
     ("fig-5", "reuse", reuse_figure),
     ("fig-6", "tradeoff", tradeoff_figure),
+    ("fig-7", "pareto", pareto_figure),
 )
 
 

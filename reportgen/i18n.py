@@ -12,6 +12,8 @@ carries data arrays and a language switch is one call per figure.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
 from reportgen.narrative import markdown
@@ -28,13 +31,32 @@ from reportgen.text import LANGS, Bi, flatten_table
 _SLOT = re.compile(r"(?<!%)\{([a-z][a-z0-9_]*)\}")
 
 
+# A rendered string with its slots left open: literal HTML and slot names alternating
+# (even indices HTML, odd ones names). See compile_strings.
+Compiled = list[str]
+_OPEN, _CLOSE = "\ue000", "\ue001"   # private-use marks: markdown and escaping leave them be
+_MARK = re.compile(f"{_OPEN}([a-z][a-z0-9_]*){_CLOSE}")
+COMPILED_NAME = "ui.compiled.json"
+
+
 class UI:
     """The UI string table. ``ui.t(key, **slots)`` → Bi of inline HTML; ``ui.raw(key, lang)``
-    → the unrendered string (for figure labels, which Plotly escapes itself)."""
+    → the unrendered string (for figure labels, which Plotly escapes itself).
 
-    def __init__(self, strings: Mapping[str, Mapping[str, str]], md: MarkdownIt | None = None):
+    ``compiled`` holds every string already rendered (``compile_strings``; shipped as
+    ui.compiled.json), so a build fills slots into ready HTML instead of parsing markdown."""
+
+    def __init__(self, strings: Mapping[str, Mapping[str, str]], md: MarkdownIt | None = None,
+                 compiled: Mapping[str, Mapping[str, Compiled]] | None = None):
         self._strings = dict(strings)
-        self._md = md or markdown()
+        self._md_given = md
+        self._compiled = dict(compiled or {})
+
+    @property
+    def _md(self) -> MarkdownIt:
+        if self._md_given is None:
+            self._md_given = markdown()
+        return self._md_given
 
     def for_axis(self, axis: str) -> UI:
         """The table a request-rate round reads: every ``rate.<key>`` string replaces
@@ -42,10 +64,15 @@ class UI:
         if axis != "request_rate":
             return self
         swapped = dict(self._strings)
+        compiled = dict(self._compiled)
         for key, value in self._strings.items():
             if key.startswith("rate."):
                 swapped[key[len("rate."):]] = value
-        return UI(swapped, self._md)
+                if key in self._compiled:
+                    compiled[key[len("rate."):]] = self._compiled[key]
+                else:
+                    compiled.pop(key[len("rate."):], None)
+        return UI(swapped, self._md_given, compiled)
 
     def __contains__(self, key: str) -> bool:
         return key in self._strings
@@ -62,11 +89,19 @@ class UI:
     def t(self, key: str, **slots: Any) -> Bi:
         """Inline text; slot values (str, or Bi for per-language text such as engine labels)
         are inserted as plain text after markdown parsing, so a value never becomes markup."""
+        done = self._compiled.get(key)
+        if done is not None:
+            return Bi(*(_fill_compiled(done[f"{lang}.inline"], _per_lang(slots, lang))
+                        for lang in LANGS))
         return Bi(*(self._inline(self._strings[key][lang], _per_lang(slots, lang))
                     for lang in LANGS))
 
     def block(self, key: str, **slots: Any) -> Bi:
         """Block text (paragraphs, lists, code blocks)."""
+        done = self._compiled.get(key)
+        if done is not None:
+            return Bi(*(_fill_compiled(done[f"{lang}.block"], _per_lang(slots, lang))
+                        for lang in LANGS))
         return Bi(*(self._block(self._strings[key][lang], _per_lang(slots, lang))
                     for lang in LANGS))
 
@@ -95,6 +130,51 @@ class UI:
         return Markup(self._md.renderer.render(tokens, self._md.options, env))
 
 
+def _fill_compiled(parts: Compiled, slots: Mapping[str, str]) -> Markup:
+    """A compiled string with its slots filled: each value escaped exactly as markdown-it
+    escapes the text token it would have been put in (``escapeHtml``)."""
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(part)
+        elif part in slots:
+            out.append(escapeHtml(str(slots[part])))
+        else:
+            raise KeyError(f"UI string slot '{part}' not given")
+    return Markup("".join(out))
+
+
+def compile_strings(strings: Mapping[str, Mapping[str, str]], md: MarkdownIt | None = None
+                    ) -> dict[str, dict[str, Compiled]]:
+    """Every string rendered once, inline and as a block, per language. Each slot is filled
+    with a private-use mark through the same path ``UI.t`` takes (parse, fill the text
+    tokens, render), then the rendered HTML is cut at the marks: filling the cuts with escaped
+    values later gives the bytes the live path gives."""
+    ui = UI(strings, md)
+    out: dict[str, dict[str, Compiled]] = {}
+    for key in sorted(strings):
+        entry: dict[str, Compiled] = {}
+        for lang in LANGS:
+            text = strings[key][lang]
+            marks = {m: f"{_OPEN}{m}{_CLOSE}" for m in _SLOT.findall(text)}
+            for form, render in (("inline", ui._inline), ("block", ui._block)):
+                entry[f"{lang}.{form}"] = _MARK.split(str(render(text, marks)))
+        out[key] = entry
+    return out
+
+
+def ui_digest(source: bytes) -> str:
+    return hashlib.sha256(source).hexdigest()
+
+
+def compiled_text(source: bytes, path: Path) -> str:
+    """The ui.compiled.json that belongs to ui.toml's ``source`` (see tools/compile_ui.py)."""
+    strings = flatten_table(tomllib.loads(source.decode("utf-8")), path)
+    data = {"ui_toml_sha256": ui_digest(source), "strings": strings,
+            "compiled": compile_strings(strings)}
+    return json.dumps(data, ensure_ascii=False, indent=0, sort_keys=True) + "\n"
+
+
 def _slot(value: Any, lang: str) -> str:
     return value.get(lang) if isinstance(value, Bi) else str(value)
 
@@ -105,9 +185,17 @@ def _per_lang(slots: Mapping[str, Any], lang: str) -> dict[str, str]:
 
 @cache
 def load_ui(path: Path) -> UI:
-    """Read the UI string table (cached per path; the file ships with the package)."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return UI(flatten_table(data, path))
+    """Read the UI string table (cached per path; the file ships with the package). The
+    compiled table beside it is used when it was made from these exact bytes; otherwise (an
+    edited ui.toml not yet recompiled) every string is parsed as it is used."""
+    source = path.read_bytes()
+    try:
+        data = json.loads((path.parent / COMPILED_NAME).read_bytes())
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict) and data.get("ui_toml_sha256") == ui_digest(source):
+        return UI(data["strings"], compiled=data["compiled"])
+    return UI(flatten_table(tomllib.loads(source.decode("utf-8")), path))
 
 
 # ---------------------------------------------------------------------------- figure patches

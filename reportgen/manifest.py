@@ -25,7 +25,8 @@ ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
     "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline"},
-    "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis"},
+    "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis",
+              "reference", "compare"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
     "workload": {"input_tokens", "output_tokens", "dataset", "ignore_eos"},
     "model": {"name", "kv_bytes_per_token", "params"},
@@ -159,6 +160,10 @@ class Manifest:
         """The GPU bandwidth was filled from the built-in GPU table, not stated."""
         found = self.sources.get("hardware.bandwidth_gb_s")
         return found is not None and found.kind == GPU_TABLE
+    # crossover: every configuration against the reference (default: the first), plus the
+    # pairs the reader asks for; never every pair (quadratic in the configuration count)
+    reference: str | None = None
+    compare: tuple[tuple[str, str], ...] = ()
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -363,6 +368,46 @@ def _exclusions(r: _Reader, raw: Any, engine_ids: set[str]) -> dict[str, tuple[i
     return out
 
 
+def _comparisons(r: _Reader, rnd: dict[str, Any], ids: list[str]
+                 ) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """[round].reference (an engine id) and [round].compare (pairs of engine ids). Checked
+    against [[engines]] when round.toml lists them; otherwise against the configurations found
+    (``check_comparisons``), since a folder in any layout names them only when loaded."""
+    reference = rnd.get("reference")
+    if reference is not None:
+        reference = r.string(rnd, "reference", "round")
+    raw = rnd.get("compare", [])
+    pairs: list[tuple[str, str]] = []
+    if not isinstance(raw, list):
+        raise r.fail("round.compare", 'a list of pairs [["a", "b"], …]', raw)
+    for pair in raw:
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(x, str) and x for x in pair) and pair[0] != pair[1]):
+            raise r.fail("round.compare", 'pairs of two different engine ids [["a", "b"], …]',
+                         pair)
+        pairs.append((pair[0], pair[1]))
+    if ids:
+        for key, named in (("reference", [reference] if reference else []),
+                           ("compare", [x for p in pairs for x in p])):
+            unknown = next((x for x in named if x not in ids), None)
+            if unknown is not None:
+                listed = _clip(", ".join(ids))[1:-1]
+                raise r.fail(f"round.{key}", f"an engine id from [[engines]] ({listed})", unknown)
+    return reference, tuple(pairs)
+
+
+def check_comparisons(manifest: Manifest) -> None:
+    """The reference and compared configurations exist (a folder without [[engines]] learns
+    its configuration ids only from the files)."""
+    ids = [e.id for e in manifest.engines]
+    named = [("reference", x) for x in ([manifest.reference] if manifest.reference else [])]
+    named += [("compare", x) for pair in manifest.compare for x in pair]
+    for key, name in named:
+        if name not in ids:
+            raise InputError(manifest.path, f"[round.{key}]: expected a configuration id "
+                             f"({_clip(', '.join(ids))[1:-1]}), got {_clip(name)}")
+
+
 def _int_or_nan(value: float) -> float:
     return int(value) if math.isfinite(value) else math.nan
 
@@ -471,6 +516,8 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     r.check_keys(base, "baseline", "baseline")
     baseline = r.string(base, "round", "baseline") if "round" in base else ""
 
+    reference, compare = _comparisons(r, rnd, ids)
+
     return Manifest(
         path=path,
         title=r.text(rnd, "title", "round", required=False) or default_title(root),
@@ -496,4 +543,6 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         exclude_reason=r.text(analysis, "exclude_reason", "analysis", required=False),
         baseline=baseline,
         sources=_sources(r, data, engines, name or str(path)) | filled,
+        reference=reference,
+        compare=compare,
     )

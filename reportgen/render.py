@@ -25,6 +25,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from reportgen import datablock
 from reportgen.context import Page
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
@@ -117,24 +118,35 @@ def _csp_hash(data: bytes) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode("ascii")
 
 
+def plotly_version(templates: Path) -> str:
+    """plotly.js's version as stored with the vendored bundle; plotly.py's without one."""
+    version_path = templates / "static" / "vendor" / "plotly-cartesian.VERSION"
+    if version_path.exists():
+        return version_path.read_text().strip()
+    from plotly.offline import get_plotlyjs_version
+
+    return str(get_plotlyjs_version())
+
+
 @cache
 def plotly_bundle(cartesian_ok: bool, templates: Path) -> Bundle:
     """The plotly.js to inline. The vendored cartesian bundle is used only when every trace is
-    in its set (``cartesian_ok``) and its version equals the plotly.py bundle's — a missing
-    trace type would otherwise be drawn wrongly without any error."""
-    from plotly.offline import get_plotlyjs, get_plotlyjs_version
-
-    version = get_plotlyjs_version()
+    in its set (``cartesian_ok``) — a missing trace type would otherwise be drawn wrongly
+    without any error. Its version is the one stored beside it (tools/vendor_plotly.sh writes
+    plotly.py's; tests/test_render.py checks they still agree), so a build does not import
+    plotly just to learn a version string."""
     vendor = templates / "static" / "vendor"
     gz_path = vendor / "plotly-cartesian.min.js.gz"
-    vendored = (vendor / "plotly-cartesian.VERSION").read_text().strip() \
-        if (vendor / "plotly-cartesian.VERSION").exists() else ""
-    if cartesian_ok and gz_path.exists() and vendored == version:
+    vendored = (vendor / "plotly-cartesian.VERSION").exists() and plotly_version(templates)
+    if cartesian_ok and gz_path.exists() and vendored:
         packed = gz_path.read_bytes()
         js = gzip.decompress(packed)
-        kind = "cartesian"
+        kind, version = "cartesian", vendored
         notice = _header(js) or f"plotly.js (cartesian) v{version}, MIT licence"
     else:
+        from plotly.offline import get_plotlyjs, get_plotlyjs_version
+
+        version = get_plotlyjs_version()
         js = get_plotlyjs().encode("utf-8")
         packed = gzip.compress(js, 9, mtime=0)
         kind = "full"
@@ -179,12 +191,13 @@ def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
     from reportgen.figures import CARTESIAN_TRACES
 
     bundle = plotly_bundle(set(trace_types) <= CARTESIAN_TRACES, templates)
+    report_type, report_json = datablock.pack(str(script_json(report_data)))
     assets = load_assets(templates)
     env = environment(templates)
     html = env.get_template("report.html.j2").render(
         page=page, chrome=page.chrome, version=version, csp=content_security_policy(assets, bundle),
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
-        report_json=script_json(report_data), figs_json=script_json(figs),
+        report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
         plotly_b64=bundle.b64, plotly_kind=bundle.kind, plotly_version=bundle.version,
         plotly_notice=bundle.notice,
     )

@@ -8,7 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.analyze.crossover import crossings, crossover_table, pair_ratios, primary_pair
+from reportgen.analyze.crossover import (
+    comparison_pairs,
+    crossings,
+    crossover_table,
+    pair_ratios,
+    primary_pair,
+)
 
 
 def _tiers(rows: list[tuple[str, int, float, bool]]) -> pd.DataFrame:
@@ -75,7 +81,7 @@ def test_pair_ratios_keeps_common_usable_finite_tiers_only() -> None:
 def test_crossover_table_orders_pairs_as_in_the_manifest_and_inverts_ratio() -> None:
     tiers = _tiers([("a", 1, 200.0, False), ("a", 4, 400.0, False),
                     ("b", 1, 100.0, False), ("b", 4, 800.0, False)])
-    table = crossover_table(tiers, ["b", "a"])
+    table = crossover_table(tiers, comparison_pairs(["b", "a"]))
     assert list(table.columns) == ["engine_a", "engine_b", "concurrency", "lower_tier",
                                    "upper_tier", "ratio_lower", "ratio_upper"]
     [row] = table.to_dict("records")
@@ -86,7 +92,7 @@ def test_crossover_table_orders_pairs_as_in_the_manifest_and_inverts_ratio() -> 
 
 def test_crossover_table_without_common_tiers_is_empty_with_columns() -> None:
     tiers = _tiers([("a", 1, 200.0, False), ("b", 2, 100.0, False)])
-    table = crossover_table(tiers, ["a", "b"])
+    table = crossover_table(tiers, comparison_pairs(["a", "b"]))
     assert table.empty and "concurrency" in table.columns
 
 

@@ -115,6 +115,16 @@ def test_cartesian_bundle_is_used_for_scatter_and_bar(html: str) -> None:
     assert "Licensed under the MIT license" in html   # licence header kept in the page
 
 
+def test_vendored_bundle_version_matches_plotly_py() -> None:
+    """A build reads the version stored beside the vendored bundle instead of importing
+    plotly; it must still be plotly.py's (re-vendor with tools/vendor_plotly.sh)."""
+    from plotly.offline import get_plotlyjs_version
+
+    vendor = templates_dir() / "static" / "vendor"
+    assert (vendor / "plotly-cartesian.VERSION").read_text().strip() == get_plotlyjs_version()
+    assert plotly_bundle(True, templates_dir()).version == get_plotlyjs_version()
+
+
 def test_full_bundle_when_a_trace_type_is_outside_the_partial_set() -> None:
     bundle = plotly_bundle(False, templates_dir())
     assert bundle.kind == "full"

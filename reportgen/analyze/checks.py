@@ -110,7 +110,8 @@ def throughput_drops(tiers: pd.DataFrame, engine: str) -> tuple[list[tuple[dict,
     """(previous tier, tier) pairs where output throughput falls as concurrency rises, and how
     many tiers with a throughput there are."""
     own = tiers[tiers["engine"] == engine].sort_values("concurrency")
-    own = own[np.isfinite(own["output_tok_s"])].to_dict("records")
+    own = own.loc[np.isfinite(own["output_tok_s"]), ["concurrency", "output_tok_s"]]
+    own = own.to_dict("records")  # two columns: the callers read no other
     drops = [(prev, cur) for prev, cur in itertools.pairwise(own)
              if cur["output_tok_s"] < prev["output_tok_s"] * (1.0 - DROP_TOLERANCE)]
     return drops, len(own)

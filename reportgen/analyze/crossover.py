@@ -72,13 +72,36 @@ def crossings(concurrency: Sequence[float], ratio: Sequence[float]) -> list[dict
     return out
 
 
-def crossover_table(tiers: pd.DataFrame, engine_order: Sequence[str],
+def comparison_pairs(engine_order: Sequence[str], reference: str | None = None,
+                     compare: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """The pairs whose curves are compared: the reference (default the first configuration)
+    against every other configuration in order, then each requested pair that is not already
+    one of them (either way round). Linear in the configuration count, where every pair would
+    be quadratic. Pairs naming a configuration this analysis lacks are left out."""
+    present = list(engine_order)
+    if not present:
+        return []
+    ref = reference if reference in present else present[0]
+    pairs = [(ref, other) for other in present if other != ref]
+    seen = {frozenset(p) for p in pairs}
+    for a, b in compare:
+        if a in present and b in present and a != b and frozenset((a, b)) not in seen:
+            seen.add(frozenset((a, b)))
+            pairs.append((a, b))
+    return pairs
+
+
+def crossover_table(tiers: pd.DataFrame, pairs: Sequence[tuple[str, str]],
                     column: str = "output_tok_s") -> pd.DataFrame:
-    """Every crossing for every engine pair (a before b in manifest order), ratio = a / b."""
+    """Every crossing of every pair (a, b) given, ratio = a / b. The usable throughputs are
+    laid out once as a concurrency × engine grid, so each pair costs one column division."""
     rows = []
-    for i, a in enumerate(engine_order):
-        for b in engine_order[i + 1:]:
-            ratios = pair_ratios(tiers, a, b, column)
+    if pairs:
+        grid = _usable_grid(tiers, column)
+        for a, b in pairs:
+            if a not in grid.columns or b not in grid.columns:
+                continue
+            ratios = _grid_ratios(grid, a, b)
             for hit in crossings(ratios["concurrency"], ratios["ratio"]):
                 rows.append({"engine_a": a, "engine_b": b, **hit})
     if not rows:
@@ -87,14 +110,35 @@ def crossover_table(tiers: pd.DataFrame, engine_order: Sequence[str],
     return pd.DataFrame(rows, columns=list(CROSSOVER_COLUMNS))
 
 
+def _usable_grid(tiers: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Usable tiers' ``column`` as a concurrency (ascending) × engine grid; NaN where an engine
+    did not run a tier or its value is not a finite positive number."""
+    rows = usable(tiers)
+    grid = rows.pivot_table(index="concurrency", columns="engine", values=column,
+                            aggfunc="first", dropna=False, sort=True)
+    grid = grid.astype(float)
+    grid = grid[np.isfinite(grid.index.to_numpy(dtype=float))]
+    return grid.where(np.isfinite(grid) & (grid > 0))
+
+
+def _grid_ratios(grid: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """``pair_ratios`` read from the grid: the tiers both have, a / b."""
+    both = grid[[a, b]].dropna()
+    return pd.DataFrame({"concurrency": both.index.to_numpy(dtype=float),
+                         "ratio": (both[a] / both[b]).to_numpy()})
+
+
 def primary_pair(tiers: pd.DataFrame, engine_order: Sequence[str],
-                 column: str = "output_tok_s") -> tuple[str, str] | None:
-    """The headline pair: the first two manifest engines, oriented so that ``a`` is the engine
-    ahead at their lowest common usable tier (ties keep manifest order). Then every headline ratio
-    a/b starts above 1 and the crossover reads "a leads below C*, b above"."""
-    if len(engine_order) < 2:
+                 column: str = "output_tok_s", reference: str | None = None
+                 ) -> tuple[str, str] | None:
+    """The headline pair: the reference configuration (default the first) and the first other
+    one, oriented so that ``a`` is the engine ahead at their lowest common usable tier (ties
+    keep that order). Then every headline ratio a/b starts above 1 and the crossover reads "a
+    leads below C*, b above"."""
+    pairs = comparison_pairs(engine_order, reference)
+    if not pairs:
         return None
-    a, b = engine_order[0], engine_order[1]
+    a, b = pairs[0]
     ratios = pair_ratios(tiers, a, b, column)
     if not ratios.empty and ratios["ratio"].iloc[0] < 1.0:
         a, b = b, a

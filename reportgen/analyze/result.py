@@ -37,6 +37,11 @@ class Analysis:
     # and headline cards resolve against this dict.
     values: dict[str, Any] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
+    # tok/s per user vs tok/s per GPU per tier, with the Pareto frontier (analyze/pareto.py);
+    # the page draws it for rounds of many configurations
+    pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the configuration every other one is compared with (crossovers); "" with fewer than two
+    reference: str = ""
 
     def labels(self) -> dict[str, Bi]:
         """Engine id → its label in both languages (the engines table's ``label_zh`` /

@@ -16,6 +16,7 @@ import pandas as pd
 
 from reportgen.analyze import checks as chk
 from reportgen.analyze.crossover import (
+    comparison_pairs,
     crossings,
     crossover_range,
     crossover_table,
@@ -32,6 +33,7 @@ from reportgen.analyze.memory import (
     memory_row,
     memory_table,
 )
+from reportgen.analyze.pareto import pareto_points
 from reportgen.analyze.prefill import (
     VLLM_PREFILL,
     llama_prefill,
@@ -647,8 +649,9 @@ def analyze(loaded: LoadedRound) -> Analysis:
     roof["label_en"] = [labels[i].en for i in roof["id"]]
     engines_frame = roof[list(ENGINE_COLUMNS)]
 
-    crossovers = crossover_table(tiers, order)
-    pair = primary_pair(tiers, order)
+    pairs = comparison_pairs(order, manifest.reference, manifest.compare)
+    crossovers = crossover_table(tiers, pairs)
+    pair = primary_pair(tiers, order, reference=manifest.reference)
     graph_reuse, reuse_info, segment_rows = _graph_reuse(manifest, engines, tiers, constants)
     prefill = _prefill(manifest, engines, tiers)
     memory = _memory(manifest, engines, params, constants)
@@ -715,9 +718,13 @@ def analyze(loaded: LoadedRound) -> Analysis:
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
+    gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
+            * (spec.data_parallel or 1) for spec in manifest.engines}
+    pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
-                    values=values, constants=constants)
+                    values=values, constants=constants, pareto=pareto,
+                    reference=pairs[0][0] if pairs else "")
 
 
 # ----------------------------------------------------------------------------- whole round

@@ -45,18 +45,23 @@ def tier_key(concurrency: float) -> str:
 
 def flatten_rows(frame: pd.DataFrame, prefix: str, group: str | None, columns: Iterable[str],
                  per_tier: bool = True) -> dict[str, Any]:
-    """`prefix[.<group value>][.c<C>].<column>` for every row and column."""
+    """`prefix[.<group value>][.c<C>].<column>` for every row and column. Columns are read
+    whole (``tolist`` gives Python scalars, as a row of mixed dtypes does), not row by row:
+    a round of many configurations has tens of thousands of these."""
     out: dict[str, Any] = {}
     columns = [c for c in columns if c in frame.columns]
-    for _, row in frame.iterrows():
+    groups = frame[group].tolist() if group is not None else None
+    tiers = frame["concurrency"].tolist() if per_tier else None
+    values = [frame[c].tolist() for c in columns]
+    for i in range(len(frame)):
         parts = [prefix]
-        if group is not None:
-            parts.append(str(row[group]))
-        if per_tier:
-            parts.append(tier_key(row["concurrency"]))
+        if groups is not None:
+            parts.append(str(groups[i]))
+        if tiers is not None:
+            parts.append(tier_key(tiers[i]))
         base = ".".join(parts)
-        for column in columns:
-            out[f"{base}.{column}"] = scalar(row[column])
+        for column, vals in zip(columns, values, strict=True):
+            out[f"{base}.{column}"] = scalar(vals[i])
     return out
 
 

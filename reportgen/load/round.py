@@ -226,11 +226,14 @@ def load_round(round_dir: Path) -> LoadedRound:
     round.toml describes one, else every result found below the folder."""
     from reportgen.discover import display_path, read_manifest
     from reportgen.load.auto import load_auto
+    from reportgen.manifest import check_comparisons
 
     root = Path(round_dir)
     manifest = read_manifest(root)
     if not fixed_layout(root, manifest):
-        return load_auto(root, lambda p: display_path(p, root), manifest)
+        auto = load_auto(root, lambda p: display_path(p, root), manifest)
+        check_comparisons(auto.manifest)  # configuration ids are known only now
+        return auto
     files = discover(round_dir, manifest)
     manifest = files.manifest
     show = files.show
