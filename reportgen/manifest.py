@@ -21,7 +21,8 @@ ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
 ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
-    "": {"round", "hardware", "workload", "model", "engines", "analysis"},
+    "": {"round", "hardware", "workload", "model", "engines", "analysis", "provenance",
+         "related"},
     "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
     "workload": {"input_tokens", "output_tokens", "dataset", "ignore_eos"},
@@ -33,7 +34,13 @@ _KNOWN: dict[str, set[str]] = {
     },
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
+    "provenance": {"status", "note", "files"},
+    "provenance.files": {"status", "files", "keys", "tiers", "note"},
+    "related": {"title", "href"},
 }
+PROVENANCE_STATUS = ("measured", "reconstructed", "synthetic")
+# a related report's link: a relative path, or https (never javascript:, data:, file:, //host)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,40 @@ class EngineSpec:
 
 
 @dataclass(frozen=True)
+class InputProvenance:
+    """Files of the round (globs relative to the round folder, `*` also crossing `/`) that
+    are reconstructed or synthetic; ``keys`` and ``tiers`` narrow it to some of what the files
+    hold (empty: all of it). See reportgen/analyze/provenance.py for the key names."""
+
+    status: str                      # "reconstructed" | "synthetic"
+    files: tuple[str, ...]
+    keys: tuple[str, ...] = ()
+    tiers: tuple[float, ...] = ()
+    note: Text | None = None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where the round's raw files came from (round.toml [provenance])."""
+
+    status: str = "measured"         # the round as a whole
+    note: Text | None = None
+    files: tuple[InputProvenance, ...] = ()
+
+    @property
+    def declared(self) -> bool:
+        return self.status != "measured" or bool(self.files)
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another report of the same round or series, linked at the end of the page."""
+
+    title: Text
+    href: str
+
+
+@dataclass(frozen=True)
 class Manifest:
     path: Path
     title: Text
@@ -120,6 +161,9 @@ class Manifest:
     lengths_measured: bool = False
     bandwidth_from_table: bool = False  # filled from the built-in GPU table, not round.toml
     inferred: tuple[Inferred, ...] = ()  # settings read from the files, not round.toml
+    default_language_given: bool = False  # round.toml states it (else: the reader's browser)
+    provenance: Provenance = field(default_factory=Provenance)
+    related: tuple[Related, ...] = ()
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -318,6 +362,68 @@ def _exclusions(r: _Reader, raw: Any, engine_ids: set[str]) -> dict[str, tuple[i
     return out
 
 
+def _provenance(r: _Reader, raw: dict[str, Any]) -> Provenance:
+    if not raw:
+        return Provenance()
+    r.check_keys(raw, "provenance", "provenance")
+    status = raw.get("status", "measured")
+    if status not in PROVENANCE_STATUS:
+        raise r.fail("provenance.status", " or ".join(f'"{s}"' for s in PROVENANCE_STATUS),
+                     status)
+    entries = raw.get("files", [])
+    if not isinstance(entries, list):
+        raise r.fail("provenance.files", "[[provenance.files]] tables", entries)
+    files = []
+    for i, entry in enumerate(entries):
+        where = f"provenance.files[{i}]"
+        if not isinstance(entry, dict):
+            raise r.fail(where, "a table", entry)
+        r.check_keys(entry, "provenance.files", where)
+        kind = entry.get("status", "synthetic")
+        if kind not in PROVENANCE_STATUS[1:]:
+            raise r.fail(f"{where}.status", '"reconstructed" or "synthetic"', kind)
+        globs = _strings(r, entry.get("files"), f"{where}.files", required=True)
+        tiers = entry.get("tiers", [])
+        if not isinstance(tiers, list) or not all(
+                isinstance(t, int | float) and not isinstance(t, bool) and t > 0 for t in tiers):
+            raise r.fail(f"{where}.tiers", "a list of tiers (numbers > 0)", tiers)
+        files.append(InputProvenance(kind, globs, _strings(r, entry.get("keys"), f"{where}.keys"),
+                                     tuple(float(t) for t in tiers),
+                                     r.text(entry, "note", where, required=False)))
+    return Provenance(status, r.text(raw, "note", "provenance", required=False), tuple(files))
+
+
+def _strings(r: _Reader, value: Any, where: str, required: bool = False) -> tuple[str, ...]:
+    if value is None and not required:
+        return ()
+    if not isinstance(value, list) or not value and required or \
+            not all(isinstance(v, str) and v.strip() for v in value):
+        raise r.fail(where, "a non-empty list of strings" if required else "a list of strings",
+                     value)
+    return tuple(value)
+
+
+def _related(r: _Reader, raw: Any) -> tuple[Related, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise r.fail("related", "[[related]] tables", raw)
+    out = []
+    for i, entry in enumerate(raw):
+        where = f"related[{i}]"
+        if not isinstance(entry, dict):
+            raise r.fail(where, "a table", entry)
+        r.check_keys(entry, "related", where)
+        title = r.text(entry, "title", where)
+        href = r.string(entry, "href", where)
+        if href.startswith(("//", "\\")) or any(ch.isspace() or ord(ch) < 32 for ch in href) \
+                or (_SCHEME.match(href) and not href.lower().startswith("https://")):
+            raise r.fail(f"{where}.href", "a relative link or an https:// address", href)
+        assert title is not None
+        out.append(Related(title, href))
+    return tuple(out)
+
+
 def _int_or_nan(value: float) -> float:
     return int(value) if math.isfinite(value) else math.nan
 
@@ -367,6 +473,8 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     r.check_keys(model, "model", "model")
     analysis = r.table(data, "analysis", required=False)
     r.check_keys(analysis, "analysis", "analysis")
+    provenance = _provenance(r, r.table(data, "provenance", required=False))
+    related = _related(r, data.get("related"))
 
     lang = rnd.get("default_language", "zh")
     if lang not in LANGS:
@@ -408,6 +516,9 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         subtitle=r.text(rnd, "subtitle", "round", required=False),
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,
+        default_language_given="default_language" in rnd,
+        provenance=provenance,
+        related=related,
         date=date,
         client=rnd.get("client", "vllm bench serve"),
         gpu=gpu,

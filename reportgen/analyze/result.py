@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from reportgen.analyze.provenance import Synthetic
 from reportgen.manifest import Text
 
 
@@ -36,3 +37,5 @@ class Analysis:
     # and headline cards resolve against this dict.
     values: dict[str, Any] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
+    # the value names computed from inputs round.toml declares synthetic (marked † on the page)
+    synthetic: Synthetic = field(default_factory=Synthetic)

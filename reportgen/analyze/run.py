@@ -56,6 +56,7 @@ from reportgen.analyze.tiers import (
     mark_excluded,
     tier_stats,
 )
+from reportgen.analyze.provenance import synthetic_values
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.gpu_table import lookup_gpu_spec
@@ -716,6 +717,8 @@ def _analyze(loaded: Any) -> Analysis:
         "axis": axis,
         "excluded": {k: list(v) for k, v in manifest.exclude_from_conclusions.items()},
         "exclude_reason": _bilingual(reason),
+        "default_language_given": manifest.default_language_given,
+        "related": [{"title": _bilingual(r.title), "href": r.href} for r in manifest.related],
     }
     if manifest.exclude_from_conclusions:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
@@ -726,9 +729,13 @@ def _analyze(loaded: Any) -> Analysis:
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
+    synthetic = synthetic_values(
+        manifest.provenance, getattr(loaded, "root", manifest.path.parent), loaded.summary,
+        {k: getattr(v, "files", None) for k, v in engines.items()}, tiers, prefill,
+        graph_reuse, memory, values)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
-                    values=values, constants=constants)
+                    values=values, constants=constants, synthetic=synthetic)
 
 
 # ----------------------------------------------------------------------------- whole round
