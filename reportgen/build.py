@@ -87,7 +87,7 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
     for i, part in enumerate(ra.parts):
         prefix = f"w{i + 1}-" if many else ""
         progress("narrative")
-        narrative = load_narrative(round_dir, part.values)
+        narrative = load_narrative(round_dir, part.values, part.synthetic.names)
         progress("figures")
         payload = figures_payload(part, ui.for_axis(ra.axis), default)
         trace_types |= set(payload.pop("trace_types"))

@@ -396,7 +396,7 @@ def _provenance(r: _Reader, raw: dict[str, Any]) -> Provenance:
 def _strings(r: _Reader, value: Any, where: str, required: bool = False) -> tuple[str, ...]:
     if value is None and not required:
         return ()
-    if not isinstance(value, list) or not value and required or \
+    if not isinstance(value, list) or (not value and required) or \
             not all(isinstance(v, str) and v.strip() for v in value):
         raise r.fail(where, "a non-empty list of strings" if required else "a list of strings",
                      value)

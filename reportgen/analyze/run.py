@@ -40,6 +40,7 @@ from reportgen.analyze.prefill import (
     relative_gap,
     vllm_prefill,
 )
+from reportgen.analyze.provenance import synthetic_values
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
 from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.roofline import (
@@ -56,7 +57,6 @@ from reportgen.analyze.tiers import (
     mark_excluded,
     tier_stats,
 )
-from reportgen.analyze.provenance import synthetic_values
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.gpu_table import lookup_gpu_spec
