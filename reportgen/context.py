@@ -547,7 +547,7 @@ class PageBuilder:
                 x = r.concurrency if not self.rate_axis else (
                     r.request_rate if math.isfinite(r.request_rate) else math.inf)
                 rows.append(Row([
-                    tcell(str(r.source)), tcell(self.d.label(str(r.engine))),
+                    tcell(str(r.source), "path"), tcell(self.d.label(str(r.engine))),
                     Cell(same(fmt_g(x)), True), ncell(r.repeat, "d"),
                     ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
                     ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),

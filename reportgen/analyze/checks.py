@@ -87,8 +87,8 @@ def monotonic_throughput(tiers: pd.DataFrame, engine_order: Sequence[str]) -> li
             ratio = cur["output_tok_s"] / prev["output_tok_s"]
             rows.append(check(
                 "throughput.monotonic", "warn",
-                f"{_c(cur['concurrency'])} 输出吞吐 {cur['output_tok_s']:.1f} tok/s,低于 "
-                f"{_c(prev['concurrency'])} 的 {prev['output_tok_s']:.1f}:加并发反而变慢。",
+                f"{_c(cur['concurrency'])} 输出吞吐 {cur['output_tok_s']:.1f} tok/s，低于 "
+                f"{_c(prev['concurrency'])} 的 {prev['output_tok_s']:.1f}：加并发反而变慢。",
                 f"{_c(cur['concurrency'])} output throughput {cur['output_tok_s']:.1f} tok/s is "
                 f"below {_c(prev['concurrency'])} ({prev['output_tok_s']:.1f}): more concurrency, "
                 "less output.",
@@ -109,13 +109,13 @@ def failed_requests(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[di
         for _, t in own[own["completed"] <= 0].iterrows():
             rows.append(check(
                 "requests.completed", "fail",
-                f"{_c(t['concurrency'])} 没有任何请求完成,这一档的统计量无意义。",
+                f"{_c(t['concurrency'])} 没有任何请求完成，这一档的统计量无意义。",
                 f"{_c(t['concurrency'])}: no request completed; its statistics are meaningless.",
                 engine, t["concurrency"], t["completed"]))
         for _, t in bad.iterrows():
             rows.append(check(
                 "requests.failed", "warn",
-                f"{_c(t['concurrency'])} 失败 {_n(t['failed'])} / {_n(t['requests'])} 条请求;"
+                f"{_c(t['concurrency'])} 失败 {_n(t['failed'])} / {_n(t['requests'])} 条请求；"
                 "吞吐只计入完成的请求。",
                 f"{_c(t['concurrency'])}: {_n(t['failed'])} of {_n(t['requests'])} requests "
                 "failed; throughput counts completed requests only.",
@@ -156,16 +156,16 @@ def output_token_checks(parity: pd.DataFrame) -> list[dict]:
         if p["shortfall"] == 0:
             rows.append(check(
                 "output_tokens.parity", "pass",
-                f"每条完成的请求都正好生成了请求的输出长度(合计 {int(p['total']):,} token)。",
+                f"每条完成的请求都正好生成了请求的输出长度（合计 {int(p['total']):,} token）。",
                 f"Every completed request generated exactly the requested output length "
                 f"({int(p['total']):,} tokens in total).", p["engine"], value=0.0))
             continue
         word_zh, word_en = ("少", "short of") if p["shortfall"] > 0 else ("多", "over")
         rows.append(check(
             "output_tokens.parity", "warn",
-            f"合计生成 {int(p['total']):,} token,比请求的 {int(p['requested']):,} {word_zh} "
-            f"{abs(int(p['shortfall'])):,} 个({abs(p['shortfall_frac']):.2%});"
-            "吞吐按实际 token 计,跨引擎比较时要考虑这一差额。",
+            f"合计生成 {int(p['total']):,} token，比请求的 {int(p['requested']):,} {word_zh} "
+            f"{abs(int(p['shortfall'])):,} 个（{abs(p['shortfall_frac']):.2%}）；"
+            "吞吐按实际 token 计，跨引擎比较时要考虑这一差额。",
             f"Generated {int(p['total']):,} tokens, {abs(int(p['shortfall'])):,} "
             f"({abs(p['shortfall_frac']):.2%}) {word_en} the {int(p['requested']):,} requested; "
             "throughput counts real tokens, so cross-engine ratios carry this difference.",
@@ -200,8 +200,8 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
             status = "fail" if abs(error) > IDENTITY_FAIL else "warn"
             rows.append(check(
                 "identity.e2el", status,
-                f"{_c(t['concurrency'])} TTFT + (n−1)·TPOT = {predicted:,.0f} ms,与 E2EL "
-                f"{e2el:,.0f} ms 相差 {error:+.1%}(按 {basis},容差 {tol:.0%})。",
+                f"{_c(t['concurrency'])} TTFT + (n−1)·TPOT = {predicted:,.0f} ms，与 E2EL "
+                f"{e2el:,.0f} ms 相差 {error:+.1%}（按 {basis}，容差 {tol:.0%}）。",
                 f"{_c(t['concurrency'])}: TTFT + (n−1)·TPOT = {predicted:,.0f} ms vs E2EL "
                 f"{e2el:,.0f} ms, off by {error:+.1%} (on {basis}s, tolerance {tol:.0%}).",
                 engine, t["concurrency"], error))
@@ -237,9 +237,9 @@ def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[d
             c = _c(t["concurrency"])
             rows.append(check(
                 "tpot.mean_skew", "warn",
-                f"{c} TPOT 均值 {tpot:.2f} ms,而 E2EL 与 TTFT 均值推出的是 {implied:.2f} ms"
-                f"(相差 {skew:+.1%}):少数提前结束的请求拉高了 TPOT 均值,或某个统计量有误;"
-                "这一档的等待占比用的是 TPOT 均值,应视为上限。",
+                f"{c} TPOT 均值 {tpot:.2f} ms，而 E2EL 与 TTFT 均值推出的是 {implied:.2f} ms"
+                f"（相差 {skew:+.1%}）：少数提前结束的请求拉高了 TPOT 均值，或某个统计量有误；"
+                "这一档的等待占比用的是 TPOT 均值，应视为上限。",
                 f"{c}: mean TPOT {tpot:.2f} ms, but mean E2EL and TTFT imply {implied:.2f} ms "
                 f"({skew:+.1%}): a few requests that stopped early lift the mean, or a statistic "
                 "is off; this tier's wait ratio uses mean TPOT, so read it as an upper bound.",
@@ -297,7 +297,8 @@ def excluded_tiers(tiers: pd.DataFrame, reason_zh: str, reason_en: str) -> list[
     for _, t in tiers[tiers["excluded"].astype(bool)].iterrows():
         rows.append(check(
             "tiers.excluded", "warn",
-            f"{_c(t['concurrency'])} 按 round.toml 排除在结论之外(仍列在表中)。{reason_zh}".strip(),
+            f"{_c(t['concurrency'])} 按 round.toml 排除在结论之外（仍列在表中）。"
+            f"{reason_zh}".strip(),
             f"{_c(t['concurrency'])} is excluded from conclusions by round.toml (still listed "
             f"in tables). {reason_en}".strip(),
             t["engine"], t["concurrency"]))
@@ -315,8 +316,8 @@ def segment_checks(engine: str, blocks_in_log: int, warmup: int, counts: Sequenc
     if blocks_in_log != expected:
         rows.append(check(
             "log_segments.total", "warn",
-            f"日志有 {blocks_in_log} 个 print_timing 块,log_segments 合计 {expected} 个"
-            "(warm-up + 各档);分段可能错位。",
+            f"日志有 {blocks_in_log} 个 print_timing 块，log_segments 合计 {expected} 个"
+            "（warm-up + 各档）；分段可能错位。",
             f"The log has {blocks_in_log} print_timing blocks but log_segments add up to "
             f"{expected} (warm-up + tiers); segments may be misaligned.",
             engine, value=blocks_in_log - expected))
@@ -335,7 +336,7 @@ def segment_checks(engine: str, blocks_in_log: int, warmup: int, counts: Sequenc
             rows.append(check(
                 "log_segments.requests", "warn",
                 f"{_c(g['concurrency'])} 分段有 {int(g['print_timing_lines'])} 个 print_timing "
-                f"块,对应 {int(done)} 条完成的请求。",
+                f"块，对应 {int(done)} 条完成的请求。",
                 f"{_c(g['concurrency'])}: {int(g['print_timing_lines'])} print_timing blocks for "
                 f"{int(done)} completed requests.",
                 engine, g["concurrency"], g["print_timing_lines"] - done))
@@ -355,7 +356,7 @@ def temperature_check(max_by_engine: Mapping[str, float]) -> list[dict]:
     status = "warn" if peak >= TEMPERATURE_WARN_C else "pass"
     return [check(
         "gpu.temperature", status,
-        f"记录到的最高 GPU 温度 {peak:.0f} °C(≥ {TEMPERATURE_WARN_C:.0f} °C 时会降频)。",
+        f"记录到的最高 GPU 温度 {peak:.0f} °C（≥ {TEMPERATURE_WARN_C:.0f} °C 时会降频）。",
         f"Highest GPU temperature recorded: {peak:.0f} °C (clocks throttle from "
         f"{TEMPERATURE_WARN_C:.0f} °C).", engine, value=peak)]
 
@@ -401,8 +402,8 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
             value = max(v for v in (worst, mbu) if np.isfinite(v))
             rows.append(check(
                 "plausibility.roofline", "warn",
-                f"屋顶线达成率或 MBU 达到 {value:.0%},超过 100%:物理上不可能。多半是 GPU 数"
-                "(tensor_parallel / hardware.gpu_count)没算进带宽,或权重/KV 字节数写错了。",
+                f"屋顶线达成率或 MBU 达到 {value:.0%}，超过 100%：物理上不可能。多半是 GPU 数"
+                "（tensor_parallel / hardware.gpu_count）没算进带宽，或权重/KV 字节数写错了。",
                 f"Roofline attainment or MBU reaches {value:.0%}, above 100%, which no run can "
                 "do. Most likely the GPU count (tensor_parallel / hardware.gpu_count) is missing "
                 "from the bandwidth, or the weight or KV bytes are wrong.", engine, value=value))
@@ -413,8 +414,8 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
             rows.append(check(
                 "plausibility.tpot_below_itl", "warn",
                 f"{_c(r['concurrency'])} 平均 TPOT 比 ITL p50 低 {-r['wait_ratio']:.0%}:"
-                "一个请求的平均间隔不可能小于典型间隔。这一代客户端按流式数据块(一块可含多个 "
-                "token)计 ITL,等待占比在此无意义。",
+                "一个请求的平均间隔不可能小于典型间隔。这一代客户端按流式数据块（一块可含多个 "
+                "token）计 ITL，等待占比在此无意义。",
                 f"At {_c(r['concurrency'])} mean TPOT is {-r['wait_ratio']:.0%} below ITL p50, "
                 "which cannot happen per token: this client era counts ITL per streamed chunk "
                 "(a chunk can carry several tokens), so the wait ratio means nothing here.",
@@ -425,8 +426,8 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                 r = over.iloc[0]
                 rows.append(check(
                     "plausibility.concurrency_above_prompts", "warn",
-                    f"{_c(r['concurrency'])} 只发了 {r['requests']:.0f} 个请求:并发上限从未达到,"
-                    "实际并发最多等于请求数,这一档不能按 C 解读。",
+                    f"{_c(r['concurrency'])} 只发了 {r['requests']:.0f} 个请求：并发上限从未达到，"
+                    "实际并发最多等于请求数，这一档不能按 C 解读。",
                     f"{_c(r['concurrency'])} sent only {r['requests']:.0f} requests: the cap "
                     "was never reached, so at most that many were in flight; this tier cannot be "
                     "read as C.", engine, r["concurrency"], r["requests"]))
@@ -439,8 +440,8 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                     rows.append(check(
                         "plausibility.superlinear", "warn",
                         f"{_c(prev['concurrency'])}→{_c(cur['concurrency'])} 输出吞吐涨了 "
-                        f"{grow:.2f} 倍,超过并发之比 {limit:.2f}:同一服务器不可能这样。多半是两档"
-                        "的设置不同(长度、预热、前缀缓存)或文件放错了配置。",
+                        f"{grow:.2f} 倍，超过并发之比 {limit:.2f}：同一服务器不可能这样。多半是两档"
+                        "的设置不同（长度、预热、前缀缓存）或文件放错了配置。",
                         f"From {_c(prev['concurrency'])} to {_c(cur['concurrency'])} output "
                         f"throughput grows {grow:.2f}×, more than the concurrency ratio "
                         f"{limit:.2f}×, which one server cannot do: the tiers probably differ in "

@@ -168,14 +168,14 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
             if np.isfinite(mib):
                 weight = mib * 2**20
                 where = _where(facts, "model_buffer_mib")
-                weight_from = _text(f"llama-server 日志 GPU 模型缓冲区({where})",
+                weight_from = _text(f"llama-server 日志 GPU 模型缓冲区（{where}）",
                                     f"llama-server log GPU model buffer ({where})")
             elif np.isfinite(gib):
                 ranks = _get(vlog, "ranks") or 1  # each rank logs its own share
                 weight = gib * GIB * ranks
                 where = _where(vlog, "weights_gib")
                 per = "" if ranks == 1 else f" × {ranks} GPU"
-                weight_from = _text(f"vLLM 日志权重加载大小({where}){per}",
+                weight_from = _text(f"vLLM 日志权重加载大小（{where}）{per}",
                                     f"vLLM log weight loading size ({where}){per}")
             elif isinstance(data, EngineData) and (known := model_bytes(
                     data.model_name(manifest.model_name), *data.dtypes())) \
@@ -190,7 +190,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
             bandwidth = own_gpu.bandwidth_gb_s
             constants.append(Constant(
                 f"{spec.id}.gpu_bandwidth_gb_s", bandwidth, "GB/s",
-                _text(f"内置 GPU 表({own_gpu.name}:{own_gpu.source})",
+                _text(f"内置 GPU 表（{own_gpu.name}:{own_gpu.source}）",
                       f"built-in GPU table ({own_gpu.name}: {own_gpu.source})")))
         tp = spec.tensor_parallel or 1
         if tp > 1 and math.isfinite(bandwidth):
@@ -201,7 +201,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
             constants.append(Constant(
                 f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
                 _text(f"{tp} 个张量并行 GPU × {per_gpu:g} GB/s"
-                      "(同一步的权重由它们分片并行读取;流水线并行各段轮流读取,不叠加)",
+                      "（同一步的权重由它们分片并行读取；流水线并行各段轮流读取，不叠加）",
                       f"{tp} tensor-parallel GPUs × {per_gpu:g} GB/s (they "
                       "read their shards of one step's weights at once; pipeline stages take "
                       "turns, so they do not add up)")))
@@ -614,12 +614,12 @@ def _analyze(loaded: Any) -> Analysis:
     constants: list[Constant] = []
 
     bandwidth_from = (
-        _text("未知:在 round.toml 中设置 hardware.gpu 或 hardware.bandwidth_gb_s",
+        _text("未知：在 round.toml 中设置 hardware.gpu 或 hardware.bandwidth_gb_s",
               "unknown: set hardware.gpu or hardware.bandwidth_gb_s in round.toml")
         if not math.isfinite(manifest.bandwidth_gb_s)
         else _text("round.toml [hardware].bandwidth_gb_s", "round.toml [hardware].bandwidth_gb_s")
         if not manifest.bandwidth_from_table
-        else _text(f"内置 GPU 表({manifest.gpu})", f"built-in GPU table ({manifest.gpu})"))
+        else _text(f"内置 GPU 表（{manifest.gpu}）", f"built-in GPU table ({manifest.gpu})"))
     constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
     tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
     constants.append(Constant(
