@@ -1110,11 +1110,11 @@ class PageBuilder:
             return []
         rows = []
         for c in consts:
-            value = c.value
-            text = _diff_value(value)   # full precision: a constant is shown as given
             prov = c.provenance
             prov_bi = Bi(prov.zh, prov.en) if hasattr(prov, "zh") else same(str(prov))
-            rows.append(Row([tcell(str(c.name), "mono"), Cell(same(text), True),
+            rows.append(Row([tcell(str(c.name), "mono"),
+                             marked(_constant_value(c.value, str(c.unit or "")), False,
+                                    _constant_value_name(str(c.name)) in self.d.synthetic),
                              tcell(str(c.unit or "")), tcell(prov_bi, "source")]))
         cols = [Column(self.t("constants.col_name")), Column(self.t("constants.col_value"), True),
                 Column(self.t("constants.col_unit")), Column(self.t("constants.col_source"))]
@@ -1237,6 +1237,25 @@ def _bi_text(value: Any) -> Bi | None:
     if isinstance(value, str) and value:
         return same(value)
     return None
+
+
+# one precision per unit: sizes in GiB/GB as the memory and byte tables show them; counts and
+# bytes whole; anything else at six significant digits
+_CONSTANT_SPEC = {"GiB": ".2f", "GB": ".2f"}
+_MEMORY_CONSTANT = {"weights": "weights_gib", "kv_pool": "kv_pool_gib",
+                    "kv_pool_tokens": "kv_pool_tokens", "measured": "measured_total_mib"}
+
+
+def _constant_value(value: Any, unit: str) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool) and unit in _CONSTANT_SPEC:
+        return fmt(value, _CONSTANT_SPEC[unit])
+    return _diff_value(value)
+
+
+def _constant_value_name(name: str) -> str:
+    """The `values` name a constant feeds (`vllm.memory.measured` → memory.vllm.…)."""
+    engine, _, rest = name.partition(".memory.")
+    return f"memory.{engine}.{_MEMORY_CONSTANT[rest]}" if rest in _MEMORY_CONSTANT else ""
 
 
 def _diff_value(value: Any) -> str:

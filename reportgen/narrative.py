@@ -96,6 +96,11 @@ def _spec_parts(spec: str) -> tuple[str | None, str | None]:
     return kind, digits
 
 
+def _unsigned_zero(text: str) -> str:
+    """'-0.0%' → '0.0%': a value that rounds to zero has no sign."""
+    return text[1:] if text.startswith("-") and not text.strip("-0.,%") else text
+
+
 def format_value(value: Any, spec: str = "") -> str:
     """Format one value with a placeholder SPEC (see the module doc). Raises ValueError for a
     spec that does not parse or does not fit the value's type."""
@@ -121,12 +126,12 @@ def format_value(value: Any, spec: str = "") -> str:
     if kind == "pct":
         p = x * 100
         n = int(digits) if digits is not None else (0 if abs(p) >= 10 else 1 if abs(p) >= 1 else 2)
-        return f"{p:,.{n}f}%"
+        return _unsigned_zero(f"{p:,.{n}f}%")
     if kind == "x":
         n = int(digits) if digits is not None else _auto_decimals(x)
         return f"{x:,.{n}f}×"
     if kind == "f":
-        return f"{x:,.{int(digits or 0)}f}"
+        return _unsigned_zero(f"{x:,.{int(digits or 0)}f}")
     if isinstance(value, Integral):
         return f"{int(value):,d}"
     return f"{x:,.{_auto_decimals(x)}f}"

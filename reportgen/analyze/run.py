@@ -159,7 +159,7 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, Any],
         source = spec.weight_bytes_source
         weight_from = _text(
             f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
-            + (f":{source.zh}" if source else ""),
+            + (f"\uff1a{source.zh}" if source else ""),
             f"round.toml [[engines]] {spec.id}.weight_bytes_per_step"
             + (f": {source.en}" if source else ""))
         if not np.isfinite(weight):
