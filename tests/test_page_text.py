@@ -39,7 +39,7 @@ class ZhText(HTMLParser):
     """Text the Chinese page shows: inside data-l="zh" elements, or in elements without a
     language switch; code, scripts and styles left out."""
 
-    SKIP = {"script", "style", "code", "pre"}
+    SKIP = frozenset({"script", "style", "code", "pre"})
 
     def __init__(self) -> None:
         super().__init__()
