@@ -57,7 +57,7 @@ def test_toggle_switches_every_label_and_back(open_page: Any, sample_report: Pat
     zh = snapshot(page)
     assert zh["lang"] == "zh-CN"
     assert zh["heading"] == "交叉" and zh["th"] == "引擎"
-    assert zh["title"] == ["输出吞吐 vs 并发(双对数)"] and zh["xtitle"] == ["并发 C"]
+    assert zh["title"] == ["输出吞吐 vs 并发（双对数）"] and zh["xtitle"] == ["并发 C"]
     assert any("实测" in t for t in zh["legend"])
     page.screenshot(path=str(artifacts / "report_zh.png"), full_page=True)
 
@@ -106,9 +106,12 @@ def test_choice_is_remembered(open_page: Any, browser: Any, sample_report: Path)
         ctx.close()
 
 
-def test_browser_language_is_the_fallback(open_page: Any, sample_report: Path) -> None:
+def test_round_language_comes_before_the_browser_language(open_page: Any,
+                                                          sample_report: Path) -> None:
+    # the sample's round.toml states zh; the browser's language only decides when the round
+    # states none (tests/browser/test_print_layout.py::test_opening_language_order)
     page, _ = open_page(sample_report, locale="en-US")
-    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
 
 
 def test_png_download_from_the_modebar(open_page: Any, sample_report: Path) -> None:
