@@ -41,15 +41,17 @@ def page_date(round_info: dict[str, Any]) -> str:
     return ""
 
 
-def chrome(ui: UI, date: str, plotly_version: str) -> dict[str, Bi]:
-    """Page furniture outside the sections."""
+def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> dict[str, Bi]:
+    """Page furniture outside the sections. ``declared``: round.toml declares some input
+    reconstructed or synthetic, so the footer may not claim every number is a measurement."""
     return {
         "lang_button": Bi(ui.raw("page.lang_button", "zh"), ui.raw("page.lang_button", "en")),
         "lang_button_title": Bi(ui.raw("page.lang_button_title", "zh"),
                                 ui.raw("page.lang_button_title", "en")),
         "contents": ui.t("page.contents"),
         "data_date": ui.t("page.data_date", date=date),
-        "footer": ui.t("page.footer", version=__version__, plotly=plotly_version),
+        "footer": ui.t("provenance.footer" if declared else "page.footer", version=__version__,
+                       plotly=plotly_version),
         "noscript": ui.t("page.noscript"),
         "render_error": ui.t("page.render_error"),
         "no_decompress": ui.t("page.no_decompress"),
@@ -85,7 +87,11 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
     first = ra.first
     templates = templates_dir()
     ui = load_ui(templates / "i18n" / "ui.toml")
-    default = lang or first.round.get("default_language") or "zh"
+    # The opening language: ?lang=, the reader's stored choice, then the round's stated one
+    # (--lang, else round.toml), then the browser's; `fallback` when none of them decides.
+    fallback = str(first.round.get("default_language") or "zh")
+    stated = lang or (fallback if first.round.get("default_language_given") else "")
+    default = stated or fallback   # the language the figure dicts are stored in
     many = len(ra.parts) > 1
     inferred = tuple(ra.inferred)
 
@@ -94,7 +100,8 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
     template: Any = None
     views: list[View] = []
     date = page_date(first.round)
-    page_chrome = chrome(ui, date, plotly_version(templates))
+    declared = any(part.synthetic.declared.stated for part in ra.parts)
+    page_chrome = chrome(ui, date, plotly_version(templates), declared)
     if many:
         page_chrome |= {"views_label": ui.t("views.label"),
                         "views_note": ui.t("views.note", n=str(len(ra.parts)))}
@@ -106,7 +113,7 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
         workload = part.round.get("workload") or {}
         since, prose_values, base = against_baseline(part, baseline)
         progress("narrative")
-        narrative = load_narrative(round_dir, prose_values)
+        narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
         progress("figures")
         key = f"figures:{i}:{default}"
         if reuse is not None and key in reuse:
@@ -135,11 +142,11 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
                               build_sections(part, ui, narrative, kinds, revisions, inputs,
                                              prefix)))
         else:
-            page = build_page(part, ui, narrative, kinds, default, page_chrome, date,
-                              revisions, inputs, series=series)
+            page = build_page(part, ui, narrative, kinds, stated, page_chrome, date,
+                              revisions, inputs, series=series, fallback_lang=fallback)
     if page is None:
-        page = build_page(first, ui, {}, {}, default, page_chrome, date, views=views,
-                          series=series)
+        page = build_page(first, ui, {}, {}, stated, page_chrome, date, views=views,
+                          series=series, fallback_lang=fallback)
     placed = {b.id for view in (views or [None]) for section in (
         view.sections if view else page.sections) for b in section.blocks
         if isinstance(b, Figure)}

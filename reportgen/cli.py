@@ -70,7 +70,8 @@ def main() -> None:
 @click.option("-o", "--output", default="report.html", show_default=True,
               type=click.Path(dir_okay=False), help="Where to write the HTML file.")
 @click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
-              help="Language the page opens in (default: round.toml default_language).")
+              help="Language the page opens in for a reader with no ?lang= or stored choice "
+                   "(default: round.toml default_language, else the browser's language).")
 @click.option("--previous", type=click.Path(exists=True, dir_okay=False), default=None,
               help="The last published report.html: adds a 'revisions' section listing changes.")
 @click.option("--baseline", type=click.Path(exists=True), default=None,
@@ -78,21 +79,36 @@ def main() -> None:
               help="The previous round (a round folder, a report.html it produced, or a folder "
                    "with baseline.toml): adds 'Since the previous round'. Overrides round.toml "
                    "[baseline] round.")
+@click.option("--pdf", "pdf", type=click.Path(dir_okay=False), default=None,
+              help="Also print the page to this PDF with headless Chromium (exit 2 if none).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
 def build(round_dir: str | None, output: str, lang: str | None, previous: str | None,
-          baseline: str | None, quiet: bool) -> None:
+          baseline: str | None, pdf: str | None, quiet: bool) -> None:
     """Build the report for ROUND (default: the bundled Round 2 sample)."""
     from reportgen.build import build_report
 
     with _input_errors():
-        kwargs: dict[str, Any] = {"progress": _progress(quiet)}
+        browser = None
+        if pdf is not None:   # before building: no browser, no work done
+            from reportgen.pdf import find_browser
+
+            browser = find_browser()
+        report = _progress(quiet)
+        kwargs: dict[str, Any] = {"progress": report}
         if previous is not None:
             kwargs["previous"] = Path(previous)
         if baseline is not None:
             kwargs["baseline"] = Path(baseline)
         out = build_report(_round_arg(round_dir), Path(output), lang, **kwargs)
+        if pdf is not None:
+            from reportgen.pdf import print_pdf
+
+            report(f"print {pdf}")
+            printed = print_pdf(out, Path(pdf), lang, browser)
     size = out.stat().st_size
     click.echo(f"wrote {out} ({size / 1e6:.2f} MB)")
+    if pdf is not None:
+        click.echo(f"wrote {printed} ({printed.stat().st_size / 1e6:.2f} MB)")
 
 
 @main.command()

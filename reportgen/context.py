@@ -8,6 +8,7 @@ only lays the blocks out.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup, escape
 
+from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.result import Analysis
 from reportgen.baseline import Comparison, Missing
 from reportgen.baseline import Row as SinceRow
@@ -34,9 +36,11 @@ from reportgen.formatting import (
 )
 from reportgen.i18n import UI, Bi
 from reportgen.manifest import Inferred
-from reportgen.narrative import LANGS, SECTIONS, Prose
+from reportgen.narrative import LANGS, SECTIONS, SYNTHETIC_MARK, Prose
 
-EXCLUDED_MARK = "†"
+# † belongs to values computed from declared-synthetic input; tiers excluded from conclusions
+# take the second mark.
+EXCLUDED_MARK = "‡"
 
 
 # ----------------------------------------------------------------------------- page model
@@ -67,6 +71,7 @@ class Table:
     caption: Bi | None = None
     variant: str = ""          # CSS variant: glossary, wide, checks, constants, revisions
     kind: str = "table"
+    note: Bi | None = None     # the † legend, under a table holding marked cells
 
 
 @dataclass(frozen=True)
@@ -181,8 +186,17 @@ class Series:
 
 
 @dataclass(frozen=True)
+class Links:
+    """Plain anchors to other reports (round.toml [[related]]; relative or https only)."""
+
+    title: Bi
+    items: list[tuple[Bi, str]]
+    kind: str = "links"
+
+
+@dataclass(frozen=True)
 class Page:
-    default_lang: str
+    default_lang: str          # the round's stated opening language ('' when none is stated)
     title: Bi
     subtitle: Bi | None
     date: str
@@ -190,6 +204,8 @@ class Page:
     chrome: dict[str, Bi]
     views: list[View] = field(default_factory=list)  # several workloads: one view each
     series: Series | None = None
+    notice: Bi | None = None   # the provenance banner (reconstructed / synthetic input)
+    fallback_lang: str = "zh"  # when neither the reader nor the round chooses
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -217,6 +233,7 @@ class Data:
         self.values: Mapping[str, Any] = analysis.values or {}
         self.tiers: pd.DataFrame = analysis.tiers
         self.engines: pd.DataFrame = analysis.engines
+        self.synthetic: Synthetic = getattr(analysis, "synthetic", None) or Synthetic()
         self.order: list[str] = [str(e) for e in self.engines["id"]] if len(self.engines) else []
         self.labels: dict[str, Bi] = analysis.labels()
         pair = self.round.get("primary_pair")
@@ -309,6 +326,17 @@ def _ctext(c: Any, excluded: bool = False) -> str:
     return f"{text} {EXCLUDED_MARK}" if excluded else text
 
 
+def marked(text: str, excluded: bool = False, synthetic: bool = False) -> Cell:
+    """A number cell: † when computed from declared-synthetic input, ‡ when its tier is
+    excluded from conclusions."""
+    if synthetic and text != MISSING:
+        text += SYNTHETIC_MARK
+    if excluded:
+        text = f"{text} {EXCLUDED_MARK}"
+    cls = " ".join(c for c, on in (("excluded", excluded), ("synthetic", synthetic)) if on)
+    return Cell(same(text), True, cls)
+
+
 # ----------------------------------------------------------------------------- sections
 
 # tiers column → the client's key that fills it, per section (see PageBuilder.gaps)
@@ -334,6 +362,9 @@ class PageBuilder:
         self.ui = ui
         self.narrative = narrative
         self.figures = dict(figures)   # kind → (id, height px) of the figures that exist
+        self.figure_no = 0             # figures are numbered in page order
+        self.excluded_shown = False    # the ‡ note is shown once, where the mark first appears
+        self.section_id = ""
 
     # --- small pieces
 
@@ -344,8 +375,31 @@ class PageBuilder:
         if kind not in self.figures:
             return []
         fig_id, height = self.figures[kind]
-        number = fig_id.split("-")[-1]
-        return [Figure(fig_id, self.t("page.figure", n=number), caption, height)]
+        self.figure_no += 1
+        return [Figure(fig_id, self.t("page.figure", n=str(self.figure_no)), caption, height)]
+
+    def lead(self, key: str, **slots: Any) -> list[Any]:
+        """A section's built-in introduction — left out when the author's prose for the
+        section says it already."""
+        if self.section_id in self.narrative:
+            return []
+        return [Para(self.t(key, **slots))]
+
+    def frame_cell(self, frame: str, engine: str, c: Any, row: Mapping[str, Any], column: str,
+                   spec: str, value_name: str = "") -> Cell:
+        """A cell of a per-tier frame row: † by the value's name, no ‡ (the row's C cell
+        carries it)."""
+        return marked(fmt(row.get(column, math.nan), spec), False,
+                      self.d.synthetic.cell(frame, engine, c, value_name or column))
+
+    def cell(self, frame: str, engine: str, c: Any, column: str, spec: str,
+             value: Any = None) -> Cell:
+        """One engine's number at one tier, marked (see ``marked``). ``value`` defaults to the
+        tiers frame's ``column``; ``frame`` names the value family (tiers, prefill, …)."""
+        if value is None:
+            value = self.d.tier(engine, c).get(column, math.nan)
+        return marked(fmt(value, spec), self.d.excluded(engine, c),
+                      self.d.synthetic.cell(frame, engine, c, column))
 
     def others(self, engine: str, render: Any) -> Bi:
         """'vLLM 15.83 ms; SGLang …' for every engine but one, per language."""
@@ -354,8 +408,9 @@ class PageBuilder:
 
     def excluded_note(self) -> list[Any]:
         excluded = self.d.round.get("excluded") or {}
-        if not excluded:
+        if not excluded or self.excluded_shown:
             return []
+        self.excluded_shown = True
         listed = Bi(*("; ".join(
             f"{self.d.label(e).get(lang)} " + ", ".join(f"C={fmt_g(c)}" for c in cs)
             for e, cs in excluded.items()) for lang in LANGS))
@@ -390,12 +445,7 @@ class PageBuilder:
             any_excl = any(self.d.excluded(e, c) for e in engines)
             cells = [Cell(same(fmt_g(c)), num=True)]
             for _, column, spec in columns:
-                for e in engines:
-                    tier = self.d.tier(e, c)
-                    excl = bool(tier.get("excluded", False))
-                    text = fmt(tier.get(column, math.nan), spec)
-                    cells.append(Cell(same(f"{text} {EXCLUDED_MARK}" if excl else text),
-                                      num=True, cls="excluded" if excl else ""))
+                cells += [self.cell("tiers", e, c, column, spec) for e in engines]
             rows.append(Row(cells, "has-excluded" if any_excl else ""))
         return Table(cols, rows, caption)
 
@@ -479,7 +529,7 @@ class PageBuilder:
                 x = r.concurrency if not self.rate_axis else (
                     r.request_rate if math.isfinite(r.request_rate) else math.inf)
                 rows.append(Row([
-                    tcell(str(r.source)), tcell(self.d.label(str(r.engine))),
+                    tcell(str(r.source), "path"), tcell(self.d.label(str(r.engine))),
                     Cell(same(fmt_g(x)), True), ncell(r.repeat, "d"),
                     ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
                     ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),
@@ -643,11 +693,8 @@ class PageBuilder:
                 excl = {e: d.excluded(e, c) for e in d.order}
                 cells = [Cell(same(fmt_g(c)), True)]
 
-                def val(e: str, column: str, spec: str, c: float = c,
-                        excl: dict[str, bool] = excl) -> Cell:
-                    text = fmt(d.tier(e, c).get(column, math.nan), spec)
-                    mark = f"{text} {EXCLUDED_MARK}" if excl[e] else text
-                    return Cell(same(mark), True, "excluded" if excl[e] else "")
+                def val(e: str, column: str, spec: str, c: float = c) -> Cell:
+                    return self.cell("tiers", e, c, column, spec)
 
                 cells += [val(e, "output_tok_s", ".1f") for e in d.order]
                 ta, tb = (_num(d.tier(x, c).get("output_tok_s")) for x in (a, b))
@@ -663,7 +710,7 @@ class PageBuilder:
 
     def bytes_(self) -> list[Any]:
         d = self.d
-        out: list[Any] = [Para(self.t("bytes.lead"))]
+        out: list[Any] = self.lead("bytes.lead")
         rows = []
         c1 = MISSING
         for e in d.order:
@@ -695,7 +742,7 @@ class PageBuilder:
 
     def prefill(self) -> list[Any]:
         d = self.d
-        out: list[Any] = [Para(self.t("prefill.lead"))]
+        out: list[Any] = self.lead("prefill.lead")
         pre = d.a.prefill
         rows = []
         if pre is not None and len(pre) and "server_prefill_ms" in pre.columns:
@@ -704,14 +751,16 @@ class PageBuilder:
                     if not math.isfinite(_num(r.get("server_prefill_ms"))):
                         continue
                     excl = bool(r.get("excluded", False))
+                    c = r["concurrency"]
                     rows.append(Row([
                         tcell(d.label(e)),
-                        Cell(same(_ctext(r["concurrency"], excl)), True),
-                        ncell(r.get("server_prefill_ms"), ".1f"),
-                        ncell(r.get("server_samples"), "d"),
-                        ncell(r.get("ttft_p50_ms"), ".1f"),
-                        ncell(r.get("client_overhead_ms"), ".1f"),
-                        tcell(str(r.get("source") or MISSING), "source"),
+                        Cell(same(_ctext(c, excl)), True),
+                        self.frame_cell("prefill", e, c, r, "server_prefill_ms", ".1f",
+                                        "server_ms"),
+                        self.frame_cell("prefill", e, c, r, "server_samples", "d"),
+                        self.frame_cell("prefill", e, c, r, "ttft_p50_ms", ".1f"),
+                        self.frame_cell("prefill", e, c, r, "client_overhead_ms", ".1f"),
+                        tcell(self.prefill_source(r.get("source")), "source"),
                     ], "has-excluded" if excl else ""))
         if rows:
             keys = ("col_engine", "col_c", "col_server", "col_samples", "col_ttft",
@@ -722,25 +771,29 @@ class PageBuilder:
         else:
             out.append(Para(self.t("prefill.no_data"), "note"))
         table = self.per_tier_table(
-            [("crossover.col_ttft", "ttft_p50_ms", ".0f"), ("data.col_ttft_p99", "ttft_p99_ms",
-                                                             ".0f")],
+            [("crossover.col_ttft", "ttft_p50_ms", ".0f"), ("ttft.col_p99",
+                                                             "ttft_p99_ms", ".0f")],
             self.t("prefill.ttft_caption"), "crossover.col_c")
         if table is not None:
-            # the p99 header names no engine, so prefix it
-            cols = list(table.columns)
-            n = len(d.order)
-            for i, e in enumerate(d.order):
-                lab = d.label(e)
-                cols[1 + n + i] = Column(Bi(f"{lab.zh} TTFT p99", f"{lab.en} TTFT p99"), True)
-            out.append(Table(cols, table.rows, table.caption))
+            out.append(table)
         return out
+
+    def prefill_source(self, source: Any) -> Bi:
+        """The server-side prefill source in the page's language (analyze names it in
+        English, by the counter it read)."""
+        text = str(source or "")
+        for prefix, key in (("llama-server", "prefill_source.llama"),
+                            ("vllm:", "prefill_source.vllm")):
+            if text.startswith(prefix):
+                return self.t(key)
+        return same(text or MISSING)
 
     def batching(self) -> list[Any]:
         if self.rate_axis:
             return [Para(self.t("inputs.needs_concurrency"), "note")]
         d = self.d
         slots = self.kv_slots()
-        out: list[Any] = [Para(self.t("batching.lead"))]
+        out: list[Any] = self.lead("batching.lead")
         out += self.figure("itl", self.t("batching.fig_caption", **slots))
         rows = []
         for e in d.order:
@@ -759,7 +812,7 @@ class PageBuilder:
                     "col_floor_slot", "col_slope", "col_eff")
             cols = [Column(self.t(f"batching.{k}"), k != "col_engine") for k in keys]
             out.append(Table(cols, rows, self.t("batching.cost_caption", **slots)))
-        table = self.per_tier_table([("stalls.col_wait", "roofline_attainment", ".1pct")],
+        table = self.per_tier_table([("roofline.col_attainment", "roofline_attainment", ".1pct")],
                                     self.t("batching.attain_caption"), "crossover.col_c")
         if table is not None:
             out.append(table)
@@ -769,18 +822,22 @@ class PageBuilder:
         if self.rate_axis:
             return [Para(self.t("inputs.needs_concurrency"), "note")]
         d = self.d
-        out: list[Any] = [Para(self.t("waves.lead")), Para(self.t("waves.caveat"), "note")]
+        out: list[Any] = [*self.lead("waves.lead"), Para(self.t("waves.caveat"), "note")]
         rows = []
         for e in d.order:
             for _, r in d.rows(e).iterrows():
                 excl = bool(r.get("excluded", False))
+                c = r["concurrency"]
+                gap = self.frame_cell("tiers", e, c, r, "wave_gap", "")
                 rows.append(Row([
                     tcell(d.label(e)),
-                    Cell(same(_ctext(r["concurrency"], excl)), True),
-                    ncell(r.get("requests"), "d"), ncell(r.get("waves"), "d"),
-                    ncell(r.get("duration_s"), ".2f"), ncell(r.get("duration_per_wave_s"), ".2f"),
-                    ncell(_num(r.get("e2el_p50_ms")) / 1000.0, ".2f"),
-                    Cell(same(pct_signed(r.get("wave_gap"))), True),
+                    Cell(same(_ctext(c, excl)), True),
+                    *(self.frame_cell("tiers", e, c, r, column, spec) for column, spec in (
+                        ("requests", "d"), ("waves", "d"), ("duration_s", ".2f"),
+                        ("duration_per_wave_s", ".2f"))),
+                    marked(fmt(_num(r.get("e2el_p50_ms")) / 1000.0, ".2f"), False,
+                           d.synthetic.cell("tiers", e, c, "e2el_p50_ms")),
+                    marked(pct_signed(r.get("wave_gap")), False, "synthetic" in gap.cls),
                 ], "has-excluded" if excl else ""))
         if rows:
             keys = ("col_engine", "col_c", "col_requests", "col_waves", "col_duration",
@@ -790,7 +847,7 @@ class PageBuilder:
         return out
 
     def stalls(self) -> list[Any]:
-        out: list[Any] = [Para(self.t("stalls.lead"))]
+        out: list[Any] = self.lead("stalls.lead")
         table = self.per_tier_table(
             [("stalls.col_p50", "itl_p50_ms", ".2f"), ("stalls.col_mean", "itl_mean_ms", ".2f"),
              ("stalls.col_ratio", "itl_mean_over_p50", ".2f")],
@@ -812,21 +869,10 @@ class PageBuilder:
     def anomalies(self) -> list[Any]:
         d = self.d
         out: list[Any] = []
-        checks = d.a.checks
-        findings = []
-        if checks is not None and len(checks):
-            for _, r in checks.iterrows():
-                if r.get("status") in ("warn", "fail"):
-                    msg = self._message(r)
-                    engine = r.get("engine")
-                    if isinstance(engine, str) and engine:
-                        lab = d.label(engine)
-                        msg = Bi(f"{lab.zh} · {msg.zh}", f"{lab.en} · {msg.en}")
-                    findings.append(msg)
         out.append(Heading(self.t("anomalies.findings_title")))
-        if findings:
-            out.append(Block(Bi(*(_ul([f.get(lang) for f in findings]) for lang in LANGS)),
-                             "findings"))
+        findings = self.grouped_findings()
+        if findings is not None:
+            out += [findings, Para(self.t("findings.details"), "note")]
         else:
             out.append(Para(self.t("anomalies.no_findings"), "note"))
         out += self.excluded_note()
@@ -843,17 +889,55 @@ class PageBuilder:
                 excl = {e: d.excluded(e, c) for e in d.order}
                 for kind in ("slot", "bound", "measured"):
                     for e in d.order:
-                        tier = d.tier(e, c)
-                        per_slot = _num(tier.get("per_slot_tok_s"))
-                        value = {"slot": per_slot, "bound": per_slot * c,
-                                 "measured": _num(tier.get("output_tok_s"))}[kind]
-                        text = fmt(value, ".1f" if kind != "bound" else ".0f")
-                        cells.append(Cell(same(f"{text} {EXCLUDED_MARK}" if excl[e] else text),
-                                          True, "excluded" if excl[e] else ""))
+                        per_slot = _num(d.tier(e, c).get("per_slot_tok_s"))
+                        if kind == "measured":
+                            cells.append(self.cell("tiers", e, c, "output_tok_s", ".1f"))
+                        else:
+                            cells.append(self.cell(
+                                "tiers", e, c, "per_slot_tok_s", ".1f" if kind == "slot"
+                                else ".0f", per_slot if kind == "slot" else per_slot * c))
                 rows.append(Row(cells, "has-excluded" if any(excl.values()) else ""))
             out.append(Table(cols, rows, self.t("anomalies.slot_caption")))
         out += self.graph_reuse()
         return out
+
+    def grouped_findings(self) -> Table | None:
+        """Warn/fail checks, one row per (check, configuration) with its tiers listed; each
+        tier's message is in the self-checks table."""
+        checks = self.d.a.checks
+        if checks is None or checks.empty:
+            return None
+        groups: dict[tuple[str, str, str], list[float]] = {}
+        first: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+        for i in range(len(checks)):
+            r = checks.iloc[i].to_dict()
+            status = str(r.get("status"))
+            if status not in ("warn", "fail"):
+                continue
+            engine = r.get("engine") if isinstance(r.get("engine"), str) else ""
+            key = (status, str(r.get("id", "")), str(engine))
+            first.setdefault(key, r)
+            c = _num(r.get("concurrency"))
+            groups.setdefault(key, [])
+            if not math.isnan(c):
+                groups[key].append(c)
+        if not groups:
+            return None
+        rows = []
+        for key in sorted(groups, key=lambda k: k[0] != "fail"):   # failures first
+            status, cid, engine = key
+            title_key = f"check_title.{cid}"
+            title = self.t(title_key) if title_key in self.ui else self._message(first[key])
+            tiers = ", ".join(fmt_g(c) for c in sorted(set(groups[key])))
+            rows.append(Row([
+                tcell(self.t(f"checks.{status}"), f"status {status}"),
+                tcell(title, "prose"),
+                tcell(self.d.label(engine) if engine else same(MISSING), "nowrap"),
+                Cell(same(tiers or MISSING), True),
+            ], f"check-{status}"))
+        cols = [Column(self.t("checks.col_status")), Column(self.t("checks.col_check")),
+                Column(self.t("checks.col_engine")), Column(self.t("findings.col_tiers"), True)]
+        return Table(cols, rows, None, variant="checks")
 
     def graph_reuse(self) -> list[Any]:
         d = self.d
@@ -871,18 +955,16 @@ class PageBuilder:
             sources = set()
             for _, r in own.iterrows():
                 excl = bool(r.get("excluded", False))
+                c = r["concurrency"]
                 if r.get("decode_steps_batched_source"):
                     sources.add(str(r["decode_steps_batched_source"]))
                 rows.append(Row([
-                    Cell(same(_ctext(r["concurrency"], excl)), True),
-                    ncell(r.get("print_timing_lines"), "d"),
-                    ncell(r.get("decode_steps"), "d"),
-                    ncell(r.get("graphs_reused_delta"), "d"),
-                    ncell(r.get("reuse"), ".2pct"),
-                    ncell(r.get("decode_steps_batched"), "d"),
-                    ncell(r.get("reuse_batched"), ".1pct"),
-                    ncell(r.get("itl_p50_ms"), ".2f"),
-                    ncell(r.get("roofline_attainment"), ".1pct"),
+                    Cell(same(_ctext(c, excl)), True),
+                    *(self.frame_cell("graph_reuse", e, c, r, column, spec) for column, spec in (
+                        ("print_timing_lines", "d"), ("decode_steps", "d"),
+                        ("graphs_reused_delta", "d"), ("reuse", ".2pct"),
+                        ("decode_steps_batched", "d"), ("reuse_batched", ".1pct"),
+                        ("itl_p50_ms", ".2f"), ("roofline_attainment", ".1pct"))),
                 ], "has-excluded" if excl else ""))
             keys = ("col_c", "col_lines", "col_steps", "col_delta", "col_reuse", "col_steps_b",
                     "col_reuse_b", "col_itl", "col_att")
@@ -899,7 +981,7 @@ class PageBuilder:
 
     def memory(self) -> list[Any]:
         d = self.d
-        out: list[Any] = [Para(self.t("memory.lead"))]
+        out: list[Any] = self.lead("memory.lead")
         out += self.figure("memory")
         mem = d.a.memory
         if mem is not None and len(mem):
@@ -909,12 +991,17 @@ class PageBuilder:
                 if own.empty:
                     continue
                 r = own.iloc[0]
+
+                def mcell(column: str, spec: str, r: Any = r, e: str = e) -> Cell:
+                    return marked(fmt(r.get(column), spec), False,
+                                  f"memory.{e}.{column}" in d.synthetic)
+
                 rows.append(Row([
                     tcell(d.label(e)),
-                    ncell(r.get("weights_gib"), ".2f"), ncell(r.get("kv_pool_gib"), ".2f"),
-                    ncell(r.get("kv_pool_tokens"), "d"), ncell(r.get("estimated_total_gib"), ".2f"),
-                    ncell(r.get("measured_total_gib"), ".2f"), ncell(r.get("other_gib"), ".2f"),
-                    ncell(r.get("estimate_gap"), ".1pct"),
+                    mcell("weights_gib", ".2f"), mcell("kv_pool_gib", ".2f"),
+                    mcell("kv_pool_tokens", "d"), mcell("estimated_total_gib", ".2f"),
+                    mcell("measured_total_gib", ".2f"), mcell("other_gib", ".2f"),
+                    mcell("estimate_gap", ".1pct"),
                 ]))
             keys = ("col_engine", "col_weights", "col_kv", "col_tokens", "col_estimate",
                     "col_measured", "col_other", "col_gap")
@@ -945,10 +1032,13 @@ class PageBuilder:
         for e in d.order:
             for _, r in d.rows(e).iterrows():
                 excl = bool(r.get("excluded", False))
-                cells = [tcell(d.label(e)), Cell(same(_ctext(r["concurrency"], excl)), True)]
+                c = r["concurrency"]
+                cells = [tcell(d.label(e)), Cell(same(_ctext(c, excl)), True)]
                 for _, column, fspec in spec:
-                    cls = "bad" if column == "failed" and _num(r.get(column)) > 0 else ""
-                    cells.append(ncell(r.get(column), fspec, cls))
+                    cell = self.frame_cell("tiers", e, c, r, column, fspec)
+                    if column == "failed" and _num(r.get(column)) > 0:
+                        cell = Cell(cell.text, True, f"{cell.cls} bad".strip())
+                    cells.append(cell)
                 if repeats:
                     cells.append(Cell(same(
                         f"{fmt_g(r.get('repeats'))} ({fmt(r.get('output_tok_s_min'), '.1f')}–"
@@ -1005,15 +1095,25 @@ class PageBuilder:
             return []
         rows = []
         for c in consts:
-            value = c.value
-            text = exact(value)   # full precision: a constant is shown as given
             prov = c.provenance
             prov_bi = Bi(prov.zh, prov.en) if hasattr(prov, "zh") else same(str(prov))
-            rows.append(Row([tcell(str(c.name), "mono"), Cell(same(text), True),
+            rows.append(Row([tcell(str(c.name), "mono"),
+                             marked(_constant_value(c.value, str(c.unit or "")), False,
+                                    _constant_value_name(str(c.name)) in self.d.synthetic),
                              tcell(str(c.unit or "")), tcell(prov_bi, "source")]))
         cols = [Column(self.t("constants.col_name")), Column(self.t("constants.col_value"), True),
                 Column(self.t("constants.col_unit")), Column(self.t("constants.col_source"))]
         return [Para(self.t("constants.lead")), Table(cols, rows, None, variant="constants")]
+
+    def related(self) -> list[Any]:
+        """Links to the round's other reports: plain anchors (the page requests nothing)."""
+        items = []
+        for entry in self.d.round.get("related") or []:
+            title = _bi_text(entry.get("title")) if isinstance(entry, Mapping) else None
+            href = entry.get("href") if isinstance(entry, Mapping) else None
+            if title is not None:
+                items.append((title, href if isinstance(href, str) else ""))
+        return [Links(self.t("related.title"), items)] if items else []
 
     def revisions_(self) -> list[Any]:
         """One row per changed figure, grouped by the input it belongs to (its label on the
@@ -1084,7 +1184,7 @@ class PageBuilder:
             text = shown(row.old, spec)
             if row.note is None:
                 return text
-            return Bi(*(f"{text.get(lang)} ({row.note.get(lang)})" for lang in LANGS))
+            return Bi(f"{text.zh}（{row.note.zh}）", f"{text.en} ({row.note.en})")
 
         if since.setup:
             out.append(Heading(self.t("since.setup_heading")))
@@ -1116,6 +1216,12 @@ class PageBuilder:
         else:
             out.append(Para(self.t("since.curves"), "note"))
         return out
+    def with_legend(self, block: Any) -> Any:
+        """A table holding †-marked cells gets the legend under it."""
+        if isinstance(block, Table) and any(
+                "synthetic" in cell.cls for row in block.rows for cell in row.cells):
+            return dataclasses.replace(block, note=self.t("provenance.table_legend"))
+        return block
 
     # --- what would fill the gaps
 
@@ -1159,7 +1265,7 @@ class PageBuilder:
             "crossover": self.crossover, "bytes": self.bytes_, "prefill": self.prefill,
             "batching": self.batching, "waves": self.waves, "stalls": self.stalls,
             "anomalies": self.anomalies, "memory": self.memory, "data": self.data,
-            "checks": self.checks, "constants": self.constants, "next": lambda: [],
+            "checks": self.checks, "constants": self.constants, "next": self.related,
             "baseline": self.since_,
         }
         out = []
@@ -1168,7 +1274,8 @@ class PageBuilder:
             makers["revisions"] = self.revisions_
             order.insert(order.index("headline") + 1, "revisions")
         for sid in order:
-            blocks = makers[sid]()
+            self.section_id = sid
+            blocks = [self.with_legend(b) for b in makers[sid]()]
             if blocks:
                 blocks += self.gaps(sid)
             prose = self.narrative.get(sid)
@@ -1204,6 +1311,25 @@ def _bi_text(value: Any) -> Bi | None:
     return None
 
 
+# one precision per unit: sizes in GiB/GB as the memory and byte tables show them; counts and
+# bytes whole; anything else at six significant digits
+_CONSTANT_SPEC = {"GiB": ".2f", "GB": ".2f"}
+_MEMORY_CONSTANT = {"weights": "weights_gib", "kv_pool": "kv_pool_gib",
+                    "kv_pool_tokens": "kv_pool_tokens", "measured": "measured_total_mib"}
+
+
+def _constant_value(value: Any, unit: str) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool) and unit in _CONSTANT_SPEC:
+        return fmt(value, _CONSTANT_SPEC[unit])
+    return exact(value)
+
+
+def _constant_value_name(name: str) -> str:
+    """The `values` name a constant feeds (`vllm.memory.measured` → memory.vllm.…)."""
+    engine, _, rest = name.partition(".memory.")
+    return f"memory.{engine}.{_MEMORY_CONSTANT[rest]}" if rest in _MEMORY_CONSTANT else ""
+
+
 def build_sections(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                    figures: Mapping[str, tuple[str, int]], revisions: Revisions | None = None,
                    inputs: Inputs | None = None, prefix: str = "") -> list[Section]:
@@ -1212,22 +1338,51 @@ def build_sections(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                        figures, revisions, inputs, prefix).sections()
 
 
+def provenance_notice(analysis: Analysis, ui: UI) -> Bi | None:
+    """The banner of a round whose files are declared reconstructed or synthetic: the
+    author's note, then what is synthetic (the † mark) and what is reconstructed."""
+    prov = analysis.synthetic.declared
+    if not prov.stated:
+        return None
+    status = prov.status if prov.status != "measured" else (
+        "synthetic" if any(f.status == "synthetic" for f in prov.files) else "reconstructed")
+    parts = {lang: [Markup("<p><strong>") + ui.t(f"provenance.title_{status}").get(lang)
+                    + Markup("</strong> ")
+                    + (escape(prov.note.get(lang)) if prov.note else Markup(""))
+                    + Markup("</p>")] for lang in LANGS}
+    for kind in ("synthetic", "reconstructed"):
+        entries = [f for f in prov.files if f.status == kind]
+        whole = kind == "synthetic" and prov.status == "synthetic" and not prov.files
+        if not entries and not whole:
+            continue
+        for lang in LANGS:
+            items = [f.note.get(lang) if f.note else ", ".join(f.files) for f in entries]
+            parts[lang].append(Markup("<p>") + ui.t(f"provenance.lead_{kind}").get(lang)
+                               + Markup("</p>"))
+            if items:
+                parts[lang].append(_ul(items))
+    return Bi(*(Markup("").join(parts[lang]) for lang in LANGS))
+
+
 def build_page(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                figures: Mapping[str, tuple[str, int]], default_lang: str,
                chrome: Mapping[str, Bi], date: str, revisions: Revisions | None = None,
                inputs: Inputs | None = None, views: list[View] | None = None,
-               series: Series | None = None) -> Page:
+               series: Series | None = None, fallback_lang: str = "zh") -> Page:
     """Assemble the page. ``figures`` maps figure kind → (id, height) of the figures built;
     ``chrome`` holds footer/toggle texts prepared by the caller. With ``views`` (several
-    workloads) the page shows those instead of one analysis's sections."""
+    workloads) the page shows those instead of one analysis's sections. ``default_lang`` is
+    the round's stated opening language ('' when neither --lang nor round.toml states one)."""
     r = analysis.round or {}
     title = _bi_text(r.get("title")) or same("reportgen")
+    notice = provenance_notice(analysis, ui)
     if views:
         return Page(default_lang=default_lang, title=title,
                     subtitle=_bi_text(r.get("subtitle")), date=date,
                     sections=views[0].sections, chrome=dict(chrome), views=views,
-                    series=series)
+                    series=series, notice=notice, fallback_lang=fallback_lang)
     builder = PageBuilder(analysis, ui.for_axis(str(r.get("axis"))), narrative, figures,
                           revisions, inputs)
     return Page(default_lang=default_lang, title=title, subtitle=_bi_text(r.get("subtitle")),
-                date=date, sections=builder.sections(), chrome=dict(chrome), series=series)
+                date=date, sections=builder.sections(), chrome=dict(chrome), series=series,
+                notice=notice, fallback_lang=fallback_lang)

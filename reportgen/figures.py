@@ -212,13 +212,40 @@ def _col(rows: pd.DataFrame, name: str) -> np.ndarray:
     return pd.to_numeric(rows[name], errors="coerce").to_numpy(dtype=float)
 
 
-def _symbols(excluded: np.ndarray, base: str = "circle") -> list[str]:
-    return [f"{base}-open" if x else base for x in excluded]
+def _symbols(excluded: np.ndarray, base: str = "circle",
+             synthetic: np.ndarray | None = None) -> list[str]:
+    """Open markers for excluded tiers; a cross inside (`circle-x`) for points computed from
+    declared-synthetic input."""
+    synth = synthetic if synthetic is not None else np.zeros(len(excluded), dtype=bool)
+    return [base + ("-x" if s else "") + ("-open" if x else "")
+            for x, s in zip(excluded, synth, strict=True)]
 
 
-def _notes(excluded: np.ndarray, ui: UI, lang: str) -> list[list[str]]:
+def _notes(excluded: np.ndarray, ui: UI, lang: str,
+           synthetic: np.ndarray | None = None) -> list[list[str]]:
     note = ui.raw("fig.excluded_hover", lang)
-    return [[note if x else ""] for x in excluded]
+    mark = ui.raw("fig_marks.synthetic_hover", lang)
+    synth = synthetic if synthetic is not None else np.zeros(len(excluded), dtype=bool)
+    return [[(note if x else "") + (mark if s else "")]
+            for x, s in zip(excluded, synth, strict=True)]
+
+
+def _synthetic(analysis: Any, frame: str, engine: str, conc: np.ndarray,
+               *columns: str) -> np.ndarray:
+    """Which points rest on declared-synthetic input (any of ``columns`` of ``frame``)."""
+    synth = getattr(analysis, "synthetic", None)
+    if synth is None or not synth.names:
+        return np.zeros(len(conc), dtype=bool)
+    return np.array([any(synth.cell(frame, engine, c, col) for col in columns) for c in conc],
+                    dtype=bool)
+
+
+def _synthetic_legend(fig: Fig, ui: UI, lang: str) -> None:
+    fig.add_trace(Scatter(
+        x=[None], y=[None], mode="markers", name=ui.raw("fig_marks.synthetic_legend", lang),
+        marker=dict(symbol="circle-x", size=9, color=MUTED, line=dict(width=1, color="#fff")),
+        hoverinfo="skip", showlegend=True,
+    ))
 
 
 def _tiers_axis(values: list[float], title: str, inf_at: float | None = None
@@ -279,9 +306,12 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     fig = Fig()
     any_excluded = False
     curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    any_synthetic = False
     for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
         x, y = _col(rows, "concurrency"), _col(rows, "output_tok_s")
+        synth = _synthetic(analysis, "tiers", engine, x, "output_tok_s")
+        any_synthetic |= bool(synth.any())
         curves[engine] = (x, y, excluded)
         spread: dict[str, Any] = {}
         if "repeats" in rows.columns and (_col(rows, "repeats") > 1).any():
@@ -293,9 +323,9 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         fig.add_trace(Scatter(
             x=x, y=y, mode="lines+markers", name=labels[engine][lang],
             line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
                         line=dict(width=2, color=color[engine])),
-            customdata=_notes(excluded, ui, lang),
+            customdata=_notes(excluded, ui, lang, synth),
             hovertemplate=ui.raw("fig.throughput.hover", lang), **spread,
         ))
     for _, cross in analysis.crossovers.iterrows():
@@ -319,6 +349,8 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                            font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.85)")
     if any_excluded:
         _excluded_legend(fig, ui, lang)
+    if any_synthetic:
+        _synthetic_legend(fig, ui, lang)
     _base_layout(fig, ui, "throughput", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang),
@@ -349,16 +381,19 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     any_excluded = False
+    any_synthetic = False
     for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
         x = _col(rows, "concurrency")
+        synth = _synthetic(analysis, "tiers", engine, x, "itl_p50_ms")
+        any_synthetic |= bool(synth.any())
         custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
-                         [n[0] for n in _notes(excluded, ui, lang)])
+                         [n[0] for n in _notes(excluded, ui, lang, synth)])
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "itl_p50_ms"), mode="lines+markers",
             name=ui.raw("fig.itl.measured", lang, engine=labels[engine][lang]),
             line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
                         line=dict(width=2, color=color[engine])),
             customdata=custom, hovertemplate=ui.raw("fig.itl.hover_measured", lang),
         ))
@@ -370,6 +405,8 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         ))
     if any_excluded:
         _excluded_legend(fig, ui, lang)
+    if any_synthetic:
+        _synthetic_legend(fig, ui, lang)
     _base_layout(fig, ui, "itl", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang),
@@ -406,24 +443,42 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     mem = mem.set_index("engine").reindex(order)
     names = [labels[e][lang] for e in order]
+    synth_names = getattr(getattr(analysis, "synthetic", None), "names", frozenset())
+    mark = ui.raw("fig_marks.synthetic_hover", lang)
+
+    def synth(column: str) -> np.ndarray:
+        return np.array([f"memory.{e}.{column}" in synth_names for e in order], dtype=bool)
+
     fig = Fig()
+    any_synthetic = False
     for column, part in MEMORY_PARTS:
         if column not in mem.columns:
             continue
         y = pd.to_numeric(mem[column], errors="coerce").to_numpy(float)
         y = np.where(y >= 0, y, np.nan)   # an estimate above the measurement leaves no "other"
+        marks = synth(column)
+        any_synthetic |= bool(marks.any())
+        pattern = {"pattern": dict(shape=["x" if m else "" for m in marks])} if marks.any() \
+            else {}
         fig.add_trace(Bar(
-            x=names, y=y,
-            name=ui.raw(f"fig.memory.{part}", lang), marker=dict(color=MEMORY_COLORS[part]),
-            hovertemplate=ui.raw("fig.memory.hover", lang), width=0.5,
+            x=names, y=y, customdata=[[mark if m else ""] for m in marks],
+            name=ui.raw(f"fig.memory.{part}", lang),
+            marker=dict(color=MEMORY_COLORS[part], **pattern),
+            hovertemplate=ui.raw("fig.memory.hover", lang) + "%{customdata[0]}", width=0.5,
         ))
     if "measured_total_gib" in mem.columns and np.isfinite(_col(mem, "measured_total_gib")).any():
+        marks = synth("measured_total_gib")
+        any_synthetic |= bool(marks.any())
         fig.add_trace(Scatter(
             x=names, y=_col(mem, "measured_total_gib"), mode="markers",
-            name=ui.raw("fig.memory.measured", lang),
-            marker=dict(symbol="diamond", size=13, color=INK, line=dict(width=1.5, color="#fff")),
-            hovertemplate=ui.raw("fig.memory.hover_measured", lang),
+            name=ui.raw("fig.memory.measured", lang), customdata=[[mark if m else ""]
+                                                                   for m in marks],
+            marker=dict(symbol=["diamond-x" if m else "diamond" for m in marks], size=13,
+                        color=INK, line=dict(width=1.5, color="#fff")),
+            hovertemplate=ui.raw("fig.memory.hover_measured", lang) + "%{customdata[0]}",
         ))
+    if any_synthetic:
+        _synthetic_legend(fig, ui, lang)
     gpu = analysis.round.get("memory_gib")
     if isinstance(gpu, int | float) and math.isfinite(gpu):
         text = ui.raw("fig.memory.gpu", lang, gib=f"{gpu:g}")
@@ -446,29 +501,39 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     any_excluded = False
+    any_synthetic = False
     for engine, rows, excluded in _tier_rows(analysis):
         any_excluded |= bool(excluded.any())
+        x = _col(rows, "concurrency")
+        synth = _synthetic(analysis, "tiers", engine, x, "wait_ratio")
         fig.add_trace(Scatter(
-            x=_col(rows, "concurrency"), y=_col(rows, "wait_ratio"), mode="lines+markers",
+            x=x, y=_col(rows, "wait_ratio"), mode="lines+markers",
             name=labels[engine][lang], line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
                         line=dict(width=2, color=color[engine])),
-            customdata=_notes(excluded, ui, lang), hovertemplate=ui.raw("fig.wait.hover", lang),
+            customdata=_notes(excluded, ui, lang, synth),
+            hovertemplate=ui.raw("fig.wait.hover", lang),
         ))
+        any_synthetic |= bool(synth.any())
         implied = _col(rows, "wait_ratio_implied") if "wait_ratio_implied" in rows else None
         gap = None if implied is None else np.abs(implied - _col(rows, "wait_ratio"))
         if gap is not None and np.isfinite(gap).any() and np.nanmax(gap) > WAIT_BASES_APART:
+            synth = _synthetic(analysis, "tiers", engine, x, "wait_ratio_implied")
+            any_synthetic |= bool(synth.any())
             fig.add_trace(Scatter(
-                x=_col(rows, "concurrency"), y=implied, mode="lines+markers",
+                x=x, y=implied, mode="lines+markers",
                 name=ui.raw("fig.wait.implied", lang, engine=labels[engine][lang]),
                 line=dict(color=color[engine], width=2, dash="dash"),
-                marker=dict(size=7, color=color[engine], symbol=_symbols(excluded),
+                marker=dict(size=7, color=color[engine], symbol=_symbols(excluded,
+                                                                          synthetic=synth),
                             line=dict(width=2, color=color[engine])),
-                customdata=_notes(excluded, ui, lang),
+                customdata=_notes(excluded, ui, lang, synth),
                 hovertemplate=ui.raw("fig.wait.hover_implied", lang),
             ))
     if any_excluded:
         _excluded_legend(fig, ui, lang)
+    if any_synthetic:
+        _synthetic_legend(fig, ui, lang)
     _base_layout(fig, ui, "wait", lang, height=420)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang),
@@ -485,7 +550,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
-    any_excluded = False
+    any_excluded = any_synthetic = False
     for engine in engine_order(analysis):
         rows = _rows(reuse, engine)
         if rows.empty:
@@ -495,7 +560,6 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         excluded = np.array([bool(tiers["excluded"].get(c, False)) if "excluded" in tiers
                              else False for c in conc])
         any_excluded |= bool(excluded.any())
-        notes = _notes(excluded, ui, lang)
         label = labels[engine][lang]
         series = (
             ("reuse", "published", "solid", "circle"),
@@ -504,28 +568,37 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         for column, key, dash, symbol in series:
             if column not in rows.columns or not np.isfinite(_col(rows, column)).any():
                 continue
+            synth = _synthetic(analysis, "graph_reuse", engine, conc, column)
+            any_synthetic |= bool(synth.any())
             fig.add_trace(Scatter(
                 x=conc, y=_col(rows, column), mode="lines+markers",
                 name=ui.raw(f"fig.reuse.{key}", lang, engine=label),
                 line=dict(color=color[engine], width=2, dash=dash),
-                marker=dict(size=8, color=color[engine], symbol=_symbols(excluded, symbol),
+                marker=dict(size=8, color=color[engine],
+                            symbol=_symbols(excluded, symbol, synth),
                             line=dict(width=2, color=color[engine])),
-                customdata=notes, hovertemplate=ui.raw("fig.reuse.hover", lang),
+                customdata=_notes(excluded, ui, lang, synth),
+                hovertemplate=ui.raw("fig.reuse.hover", lang),
             ))
         attainment = [float(tiers["roofline_attainment"].get(c, np.nan))
                       if "roofline_attainment" in tiers else np.nan for c in conc]
+        synth = _synthetic(analysis, "tiers", engine, conc, "roofline_attainment")
+        any_synthetic |= bool(synth.any())
         fig.add_trace(Scatter(
             x=conc, y=np.asarray(attainment, dtype=float), mode="lines+markers",
             name=ui.raw("fig.reuse.attainment", lang, engine=label),
             line=dict(color=INK, width=2), yaxis="y",
-            marker=dict(size=8, color=INK, symbol=_symbols(excluded, "diamond"),
+            marker=dict(size=8, color=INK, symbol=_symbols(excluded, "diamond", synth),
                         line=dict(width=2, color=INK)),
-            customdata=notes, hovertemplate=ui.raw("fig.reuse.hover_attainment", lang),
+            customdata=_notes(excluded, ui, lang, synth),
+            hovertemplate=ui.raw("fig.reuse.hover_attainment", lang),
         ))
     if not fig.data:
         return None
     if any_excluded:
         _excluded_legend(fig, ui, lang)
+    if any_synthetic:
+        _synthetic_legend(fig, ui, lang)
     _base_layout(fig, ui, "reuse", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
@@ -544,6 +617,7 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     any_excluded = False
+    any_synthetic = False
     xs: list[float] = []
     ys: list[float] = []
     for engine, rows, excluded in _tier_rows(analysis):
@@ -551,7 +625,9 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         tpot = _col(rows, "tpot_p50_ms")
         per_user = np.where(tpot > 0, 1000.0 / np.where(tpot > 0, tpot, np.nan), np.nan)
         conc = _col(rows, "concurrency")
-        notes = [n[0] for n in _notes(excluded, ui, lang)]
+        synth = _synthetic(analysis, "tiers", engine, conc, "tpot_p50_ms", "output_tok_s")
+        any_synthetic |= bool(synth.any())
+        notes = [n[0] for n in _notes(excluded, ui, lang, synth)]
         xs += list(_col(rows, "output_tok_s"))
         ys += list(per_user)
         fig.add_trace(Scatter(
@@ -559,13 +635,15 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             name=labels[engine][lang], text=[f"C={c:g}" for c in conc],
             textposition="top right", textfont=dict(size=11, color=color[engine]),
             line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded),
+            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
                         line=dict(width=2, color=color[engine])),
             customdata=_custom(tpot, notes),
             hovertemplate=ui.raw("fig.tradeoff.hover", lang),
         ))
     if any_excluded:
         _excluded_legend(fig, ui, lang)
+    if any_synthetic:
+        _synthetic_legend(fig, ui, lang)
     _base_layout(fig, ui, "tradeoff", lang)
     fig.update_layout(
         xaxis=_log_axis(xs, ui.raw("fig.tradeoff.x", lang)),

@@ -24,7 +24,8 @@ ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
 ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
-    "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline"},
+    "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline",
+         "provenance", "related"},
     "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis",
               "reference", "compare"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
@@ -38,7 +39,13 @@ _KNOWN: dict[str, set[str]] = {
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
     "baseline": {"round"},   # h14: the previous round to compare with
+    "provenance": {"status", "note", "files"},
+    "provenance.files": {"status", "files", "keys", "tiers", "note"},
+    "related": {"title", "href"},
 }
+PROVENANCE_STATUS = ("measured", "reconstructed", "synthetic")
+# a related report's link: a relative path, or https (never javascript:, data:, file:, //host)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,41 @@ class EngineSpec:
 
 
 @dataclass(frozen=True)
+class InputProvenance:
+    """Files of the round (globs relative to the round folder, `*` also crossing `/`) that
+    are reconstructed or synthetic; ``keys`` and ``tiers`` narrow it to some of what the files
+    hold (empty: all of it). See reportgen/analyze/provenance.py for the key names."""
+
+    status: str                      # "reconstructed" | "synthetic"
+    files: tuple[str, ...]
+    keys: tuple[str, ...] = ()
+    tiers: tuple[float, ...] = ()
+    note: Text | None = None
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What round.toml [provenance] declares reconstructed or synthetic (the round, or some
+    of its files). Not to be confused with ``Provenance``: where one value came from."""
+
+    status: str = "measured"         # the round as a whole
+    note: Text | None = None
+    files: tuple[InputProvenance, ...] = ()
+
+    @property
+    def stated(self) -> bool:
+        return self.status != "measured" or bool(self.files)
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another report of the same round or series, linked at the end of the page."""
+
+    title: Text
+    href: str = ""   # "" when the report is named but has no link
+
+
+@dataclass(frozen=True)
 class Manifest:
     path: Path
     title: Text
@@ -164,6 +206,9 @@ class Manifest:
     # pairs the reader asks for; never every pair (quadratic in the configuration count)
     reference: str | None = None
     compare: tuple[tuple[str, str], ...] = ()
+    default_language_given: bool = False  # round.toml states it (else: the reader's browser)
+    declared: Declared = field(default_factory=Declared)
+    related: tuple[Related, ...] = ()
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -406,6 +451,67 @@ def check_comparisons(manifest: Manifest) -> None:
         if name not in ids:
             raise InputError(manifest.path, f"[round.{key}]: expected a configuration id "
                              f"({_clip(', '.join(ids))[1:-1]}), got {_clip(name)}")
+def _declared(r: _Reader, raw: dict[str, Any]) -> Declared:
+    if not raw:
+        return Declared()
+    r.check_keys(raw, "provenance", "provenance")
+    status = raw.get("status", "measured")
+    if status not in PROVENANCE_STATUS:
+        raise r.fail("provenance.status", " or ".join(f'"{s}"' for s in PROVENANCE_STATUS),
+                     status)
+    entries = raw.get("files", [])
+    if not isinstance(entries, list):
+        raise r.fail("provenance.files", "[[provenance.files]] tables", entries)
+    files = []
+    for i, entry in enumerate(entries):
+        where = f"provenance.files[{i}]"
+        if not isinstance(entry, dict):
+            raise r.fail(where, "a table", entry)
+        r.check_keys(entry, "provenance.files", where)
+        kind = entry.get("status", "synthetic")
+        if kind not in PROVENANCE_STATUS[1:]:
+            raise r.fail(f"{where}.status", '"reconstructed" or "synthetic"', kind)
+        globs = _strings(r, entry.get("files"), f"{where}.files", required=True)
+        tiers = entry.get("tiers", [])
+        if not isinstance(tiers, list) or not all(
+                isinstance(t, int | float) and not isinstance(t, bool) and t > 0 for t in tiers):
+            raise r.fail(f"{where}.tiers", "a list of tiers (numbers > 0)", tiers)
+        files.append(InputProvenance(kind, globs, _strings(r, entry.get("keys"), f"{where}.keys"),
+                                     tuple(float(t) for t in tiers),
+                                     r.text(entry, "note", where, required=False)))
+    return Declared(status, r.text(raw, "note", "provenance", required=False), tuple(files))
+
+
+def _strings(r: _Reader, value: Any, where: str, required: bool = False) -> tuple[str, ...]:
+    if value is None and not required:
+        return ()
+    if not isinstance(value, list) or (not value and required) or \
+            not all(isinstance(v, str) and v.strip() for v in value):
+        raise r.fail(where, "a non-empty list of strings" if required else "a list of strings",
+                     value)
+    return tuple(value)
+
+
+def _related(r: _Reader, raw: Any) -> tuple[Related, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise r.fail("related", "[[related]] tables", raw)
+    out = []
+    for i, entry in enumerate(raw):
+        where = f"related[{i}]"
+        if not isinstance(entry, dict):
+            raise r.fail(where, "a table", entry)
+        r.check_keys(entry, "related", where)
+        title = r.text(entry, "title", where)
+        # no href: named, not linked (a report that is not published beside this one)
+        href = r.string(entry, "href", where) if "href" in entry else ""
+        if href.startswith(("//", "\\")) or any(ch.isspace() or ord(ch) < 32 for ch in href) \
+                or (_SCHEME.match(href) and not href.lower().startswith("https://")):
+            raise r.fail(f"{where}.href", "a relative link or an https:// address", href)
+        assert title is not None
+        out.append(Related(title, href))
+    return tuple(out)
 
 
 def _int_or_nan(value: float) -> float:
@@ -475,6 +581,8 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     r.check_keys(model, "model", "model")
     analysis = r.table(data, "analysis", required=False)
     r.check_keys(analysis, "analysis", "analysis")
+    declared = _declared(r, r.table(data, "provenance", required=False))
+    related = _related(r, data.get("related"))
 
     lang = rnd.get("default_language", "zh")
     if lang not in LANGS:
@@ -524,6 +632,9 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         subtitle=r.text(rnd, "subtitle", "round", required=False),
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,
+        default_language_given="default_language" in rnd,
+        declared=declared,
+        related=related,
         date=date,
         client=rnd.get("client", "vllm bench serve"),
         gpu=gpu,

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,23 +152,31 @@ def _unknown_name(name: str, values: Mapping[str, Any]) -> str:
     return f"unknown placeholder name '{shown}'{hint}"
 
 
-def _substitute(text: str, values: Mapping[str, Any], lang: str) -> str:
+SYNTHETIC_MARK = "†"
+
+
+def _substitute(text: str, values: Mapping[str, Any], lang: str,
+                marked: Collection[str] = ()) -> str:
+    """Fill the placeholders; a value computed from declared-synthetic input carries the mark,
+    so prose can never pass one off as a measurement."""
     def repl(match: re.Match[str]) -> str:
         ref = _parse_ref(match.group(1))
         assert ref is not None  # validated line by line beforehand
-        return format_value(_lookup(values, ref.name, lang), ref.spec)
+        text = format_value(_lookup(values, ref.name, lang), ref.spec)
+        return text + SYNTHETIC_MARK if ref.name in marked else text
 
     return _PLACEHOLDER.sub(repl, text)
 
 
-def _fill_tokens(tokens: list[Token], values: Mapping[str, Any], lang: str) -> None:
+def _fill_tokens(tokens: list[Token], values: Mapping[str, Any], lang: str,
+                 marked: Collection[str] = ()) -> None:
     for token in tokens:
         if token.type in ("fence", "code_block"):
-            token.content = _substitute(token.content, values, lang)
+            token.content = _substitute(token.content, values, lang, marked)
         if token.children:
             for child in token.children:
                 if child.type in ("text", "code_inline"):
-                    child.content = _substitute(child.content, values, lang)
+                    child.content = _substitute(child.content, values, lang, marked)
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -188,7 +196,8 @@ class Prose:
 
 
 def render_markdown(source: str, values: Mapping[str, Any], path: Path, lang: str,
-                    md: MarkdownIt | None = None) -> tuple[Markup, Markup]:
+                    md: MarkdownIt | None = None, marked: Collection[str] = ()
+                    ) -> tuple[Markup, Markup]:
     """Render one narrative file. A first line ``# ...`` becomes the section's headline
     (returned separately, inline HTML); the rest is the body."""
     md = md or markdown()
@@ -203,16 +212,18 @@ def render_markdown(source: str, values: Mapping[str, Any], path: Path, lang: st
     title = ""
     if title_src:
         tokens = md.parseInline(title_src, env)
-        _fill_tokens(tokens, values, lang)
+        _fill_tokens(tokens, values, lang, marked)
         title = md.renderer.render(tokens, md.options, env)
     tokens = md.parse(body_src, env)
-    _fill_tokens(tokens, values, lang)
+    _fill_tokens(tokens, values, lang, marked)
     body = md.renderer.render(tokens, md.options, env)
     return Markup(title), Markup(body)
 
 
-def load_narrative(round_dir: Path, values: Mapping[str, Any]) -> dict[str, Prose]:
+def load_narrative(round_dir: Path, values: Mapping[str, Any],
+                   marked: Collection[str] = ()) -> dict[str, Prose]:
     """Read ``<round>/narrative/*.md`` → section id → Prose. A missing folder means no prose.
+    Placeholders named in ``marked`` (values from declared-synthetic input) get the † mark.
 
     When only one language exists for a section, it is shown in both (marked with its own
     ``lang``), so switching language never hides the author's text.
@@ -241,7 +252,8 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any]) -> dict[str, Pros
         except OSError as exc:
             raise InputError(shown, f"cannot read: {exc.strerror}") from None
         section, lang = m.group("section"), m.group("lang")
-        found.setdefault(section, {})[lang] = render_markdown(source, values, shown, lang, md)
+        found.setdefault(section, {})[lang] = render_markdown(source, values, shown, lang, md,
+                                                           marked)
     out: dict[str, Prose] = {}
     for section in SECTIONS:
         if section not in found:

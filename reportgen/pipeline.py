@@ -26,3 +26,13 @@ def analyze_dir(round_dir: Path) -> Analyzed:
 
     loaded = load_round(Path(round_dir))
     return Analyzed(loaded, analyze_round(loaded))
+
+
+def render_dir(round_dir: Path, lang: str | None = None) -> str:
+    """The page of a round directory as HTML text, with the baseline its round.toml names (or
+    the note that it is missing): what `build` writes, without writing it."""
+    from reportgen.build import render_analysis, resolve_baseline
+
+    done = analyze_dir(round_dir)
+    return render_analysis(done.analysis, Path(round_dir), lang,
+                           baseline=resolve_baseline(done.loaded.manifest, None))

@@ -129,7 +129,7 @@ def test_wait_reuse_and_tradeoff(analysis, ui) -> None:
 
 def test_languages_differ_only_in_text(analysis, ui) -> None:
     zh, en = by_id(analysis, ui, "zh"), by_id(analysis, ui, "en")
-    assert zh["fig-1"]["layout"]["title"]["text"] == "输出吞吐 vs 并发(双对数)"
+    assert zh["fig-1"]["layout"]["title"]["text"] == "输出吞吐 vs 并发（双对数）"
     assert en["fig-1"]["layout"]["title"]["text"] == "Output throughput vs concurrency (log–log)"
     assert zh["fig-1"]["data"][0]["name"] == "大模型 BF16"
     for fig_id in zh:
@@ -180,5 +180,5 @@ def test_payload_strips_templates_and_uses_bdata(analysis, ui) -> None:
         assert f["i18n"]["en"]["layout"]["title.text"] != f["i18n"]["zh"]["layout"]["title.text"]
     first = payload["figs"][0]
     assert first["fig"]["data"][0]["y"]["dtype"] == "f8"
-    assert first["fig"]["layout"]["title"]["text"] == "输出吞吐 vs 并发(双对数)"
+    assert first["fig"]["layout"]["title"]["text"] == "输出吞吐 vs 并发（双对数）"
     assert first["i18n"]["en"]["data"]["name"][:2] == ["Big BF16", "Small Q4"]

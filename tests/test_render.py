@@ -156,7 +156,8 @@ def test_numbers_are_identical_in_both_languages(html: str) -> None:
 
 def test_lang_override_sets_the_default(tmp_path: Path) -> None:
     page = render_analysis(make_analysis(), tmp_path, "en")
-    assert '<html lang="en" data-lang="en" data-default-lang="en">' in page
+    assert '<html lang="en" data-lang="en" data-default-lang="en" data-fallback-lang="zh">' \
+        in page
     assert json.loads(script(page, "report-figs"))["figs"][0]["fig"]["layout"]["title"]["text"] \
         == "Output throughput vs concurrency (log–log)"
     with pytest.raises(InputError):
@@ -227,7 +228,7 @@ def test_no_date_line_without_a_date(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_excluded_tiers_are_flagged_in_tables(html: str) -> None:
-    assert '<td class="num excluded">450.0 †</td>' in html
+    assert '<td class="num excluded">450.0 ‡</td>' in html
     assert "C=16 反常" in html and "C=16 is anomalous" in html
 
 

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 fc-list 2>/dev/null | grep -qi "WenQuanYi Micro Hei" || need_apt+=(fonts-wqy-microhei)
+command -v pdftoppm >/dev/null 2>&1 || need_apt+=(poppler-utils)   # print test: PDF → pixels
 if ((${#need_apt[@]})); then
   as_root=()
   [ "$(id -u)" = 0 ] || ! sudo -n true 2>/dev/null || as_root=(sudo -n)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from reportgen.analyze.provenance import Synthetic
 from reportgen.manifest import Inferred, Text
 from reportgen.text import Bi
 
@@ -37,6 +38,8 @@ class Analysis:
     # and headline cards resolve against this dict.
     values: dict[str, Any] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
+    # the value names computed from inputs round.toml declares synthetic (marked † on the page)
+    synthetic: Synthetic = field(default_factory=Synthetic)
     # tok/s per user vs tok/s per GPU per tier, with the Pareto frontier (analyze/pareto.py);
     # the page draws it for rounds of many configurations
     pareto: pd.DataFrame = field(default_factory=pd.DataFrame)

@@ -41,6 +41,7 @@ from reportgen.analyze.prefill import (
     relative_gap,
     vllm_prefill,
 )
+from reportgen.analyze.provenance import synthetic_values
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
 from reportgen.analyze.result import Analysis, Constant, RoundAnalysis
 from reportgen.analyze.roofline import (
@@ -709,6 +710,8 @@ def analyze(loaded: LoadedRound) -> Analysis:
         "axis": axis,
         "excluded": {k: list(v) for k, v in manifest.exclude_from_conclusions.items()},
         "exclude_reason": _bilingual(reason),
+        "default_language_given": manifest.default_language_given,
+        "related": [{"title": _bilingual(r.title), "href": r.href} for r in manifest.related],
     }
     if manifest.exclude_from_conclusions:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
@@ -721,10 +724,13 @@ def analyze(loaded: LoadedRound) -> Analysis:
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
+    synthetic = synthetic_values(
+        manifest.declared, manifest.path.parent, loaded.summary,
+        {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto,
-                    reference=pairs[0][0] if pairs else "")
+                    reference=pairs[0][0] if pairs else "", synthetic=synthetic)
 
 
 # ----------------------------------------------------------------------------- whole round

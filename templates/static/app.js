@@ -11,8 +11,42 @@
 
   function lang() { return root.getAttribute('data-lang') === 'en' ? 'en' : 'zh'; }
 
+  // The chart toolbar's words in Chinese: the modebar subset of plotly.js's zh-CN locale
+  // (lib/locales/zh-cn.js, MIT licence), registered with Plotly.register — no network.
+  var ZH = {
+    'Autoscale': '自动缩放', 'Box Select': '矩形框选', 'Compare data on hover': '悬停时比较数据',
+    'Double-click on legend to isolate one trace': '双击图例来突显对应轨迹',
+    'Double-click to zoom back out': '双击返回缩小显示',
+    'Download plot as a png': '下载图表为PNG格式', 'Download plot as a PNG': '下载图表为PNG格式',
+    'Download plot': '下载图表',
+    'Lasso Select': '套索选择', 'Pan': '平移', 'Produced with Plotly.js': '由Plotly.js生成',
+    'Reset': '重置', 'Reset axes': '重置轴', 'Reset view': '重置视图', 'Reset views': '重置视图',
+    'Show closest data on hover': '悬停时显示最近的数据', 'Snapshot succeeded': '生成快照成功',
+    'Sorry, there was a problem downloading your snapshot!': '抱歉，下载快照出现问题！',
+    'Taking snapshot - this may take a few seconds': '正在生成快照 - 可能需要几秒钟',
+    'Zoom': '缩放', 'Zoom in': '放大', 'Zoom out': '缩小',
+    'Toggle Spike Lines': '切换显示数据点辅助线(Spike Lines)',
+    'Toggle show closest data on hover': '切换悬停时显示最近的数据点'
+  };
+  function locale(l) { return l === 'zh' ? 'zh-CN' : 'en'; }
+
+  // The modebar is built once; a language switch renames its buttons in place.
+  function relabelModebar(el, l) {
+    if (el._context) el._context.locale = locale(l);
+    el.querySelectorAll('.modebar-btn[data-title]').forEach(function (b) {
+      var en = b.getAttribute('data-title-en');
+      if (!en) {
+        en = b.getAttribute('data-title');
+        Object.keys(ZH).forEach(function (k) { if (ZH[k] === en) en = k; });
+        b.setAttribute('data-title-en', en);
+      }
+      b.setAttribute('data-title', l === 'zh' && ZH[en] ? ZH[en] : en);
+    });
+  }
+
   function config(id) {
     return {
+      locale: locale(lang()),
       responsive: true, displaylogo: false, showSendToCloud: false,
       modeBarButtonsToRemove: ['select2d', 'lasso2d'],
       toImageButtonOptions: { format: 'png', filename: id, scale: 2 }
@@ -51,6 +85,8 @@
 
   function draw(P) {
     Plotly = P;
+    Plotly.register({ moduleType: 'locale', name: 'zh-CN', dictionary: ZH,
+                      format: { decimal: '.', thousands: ',' } });
     var l = lang();
     return Promise.all(DATA.figs.map(function (f) {
       var el = document.getElementById(f.id);
@@ -63,9 +99,48 @@
       return Plotly.newPlot(el, fig.data, fig.layout, config(f.id));
     })).then(function () {
       figLang = l;
+      DATA.figs.forEach(function (f) {
+        var el = document.getElementById(f.id);
+        if (el) relabelModebar(el, l);
+      });
       window.__allRenderedAt = performance.now();
       root.setAttribute('data-rendered', 'true');
       if (lang() !== figLang) return relabel(lang());   // toggled while drawing
+      return printImages();
+    });
+  }
+
+  // Printing: a live chart does not survive the print layout (its SVG is sized for the
+  // screen and redraws asynchronously), so every figure — hidden views too — also gets a
+  // static SVG image of itself, shown only in print. html.print-ready says they are current.
+  var PRINT_WIDTH = 900;
+  var printRun = 0;
+  function printImages() {
+    var run = ++printRun;
+    root.classList.remove('print-ready');
+    return Promise.all(DATA.figs.map(function (f) {
+      var el = document.getElementById(f.id);
+      if (!el || !el._fullLayout) return null;
+      var h = el._fullLayout.height || 460;
+      return Plotly.toImage(el, { format: 'svg', width: PRINT_WIDTH, height: h })
+        .then(function (url) {
+          if (run !== printRun) return;
+          var img = el.parentNode.querySelector('img.plot-print');
+          if (!img) {
+            img = document.createElement('img');
+            img.className = 'plot-print';
+            img.alt = '';
+            el.parentNode.insertBefore(img, el.nextSibling);
+          }
+          img.width = PRINT_WIDTH;
+          img.height = h;
+          img.src = url;
+          return img.decode ? img.decode().catch(function () {}) : null;
+        });
+    })).then(function () {
+      if (run !== printRun) return;
+      root.classList.add('print-ready');
+      root.setAttribute('data-print-ready', 'true');
     });
   }
 
@@ -75,8 +150,13 @@
     figLang = l;
     return Promise.all(DATA.figs.map(function (f) {
       var p = f.i18n[l];
-      return Plotly.update(document.getElementById(f.id), p.data, p.layout, p.traces);
-    })).then(function () { window.__lastToggleMs = performance.now() - t0; });
+      var el = document.getElementById(f.id);
+      relabelModebar(el, l);
+      return Plotly.update(el, p.data, p.layout, p.traces);
+    })).then(function () {
+      window.__lastToggleMs = performance.now() - t0;
+      return printImages();
+    });
   }
 
   function setLang(l) {
@@ -121,13 +201,6 @@
   });
   window.reportShowView = showView;
 
-  // Printing changes the page width; redraw the figures to fit it, and back afterwards.
-  function resizeAll() {
-    if (!Plotly || figLang === null) return;
-    DATA.figs.forEach(function (f) { Plotly.Plots.resize(document.getElementById(f.id)); });
-  }
-  window.addEventListener('beforeprint', resizeAll);
-  window.addEventListener('afterprint', resizeAll);
 
   if (!window.PlotlyReady) { fail(new Error('plotly.js loader missing')); return; }
   window.PlotlyReady.then(draw).catch(fail);

@@ -92,14 +92,15 @@ def hostile_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     text = toml.read_text(encoding="utf-8")
     lines = []
     for line in text.splitlines():
-        if line.startswith("title = "):
+        if line.startswith("title = ") and not any(x.startswith("title = ") for x in lines):
             line = (f'title = {{ zh = "标题 {HOSTILE_SCRIPT} {HOSTILE_IMG}", '
                     f'en = "Title {HOSTILE_SCRIPT} {HOSTILE_IMG}" }}')
         elif line.startswith('label = "vLLM BF16"'):
             line = f'label = "vLLM {HOSTILE_IMG} {HOSTILE_SCRIPT}"'
         lines.append(line)
+    lines.append(f'[[related]]\ntitle = "{HOSTILE_IMG}"\nhref = "x.html?a=1&b=<2>"')
     patched = "\n".join(lines) + "\n"
-    assert patched.count(HOSTILE_IMG) == 3, "sample round.toml changed shape"
+    assert patched.count(HOSTILE_IMG) == 4, "sample round.toml changed shape"
     toml.write_text(patched, encoding="utf-8")
     narrative = round_dir / "narrative"
     narrative.mkdir(exist_ok=True)

@@ -43,8 +43,8 @@ def test_opens_offline_draws_every_figure(open_page: Any, sample_report: Path) -
     print(f"\ntime until all {n} figures drawn: {drawn_ms:.0f} ms "
           f"(page {sample_report.stat().st_size / 1e6:.2f} MB)")
     assert drawn_ms > 0
-    # modebar: PNG download present, no cloud sharing, no plotly logo
-    assert page.locator('#fig-1 .modebar-btn[data-title^="Download plot"]').count() == 1
+    # modebar: PNG download present (the page opens in Chinese), no cloud sharing, no logo
+    assert page.locator('#fig-1 .modebar-btn[data-title="下载图表为PNG格式"]').count() == 1
     assert page.locator("#fig-1 .modebar-btn[data-title*='Share']").count() == 0
     assert page.locator("#fig-1 .modebar-btn--logo").count() == 0
     assert page.locator("#render-error").is_hidden()
@@ -57,7 +57,7 @@ def test_toggle_switches_every_label_and_back(open_page: Any, sample_report: Pat
     zh = snapshot(page)
     assert zh["lang"] == "zh-CN"
     assert zh["heading"] == "交叉" and zh["th"] == "引擎"
-    assert zh["title"] == ["输出吞吐 vs 并发(双对数)"] and zh["xtitle"] == ["并发 C"]
+    assert zh["title"] == ["输出吞吐 vs 并发（双对数）"] and zh["xtitle"] == ["并发 C"]
     assert any("实测" in t for t in zh["legend"])
     page.screenshot(path=str(artifacts / "report_zh.png"), full_page=True)
 
@@ -106,16 +106,19 @@ def test_choice_is_remembered(open_page: Any, browser: Any, sample_report: Path)
         ctx.close()
 
 
-def test_browser_language_is_the_fallback(open_page: Any, sample_report: Path) -> None:
+def test_round_language_comes_before_the_browser_language(open_page: Any,
+                                                          sample_report: Path) -> None:
+    # the sample's round.toml states zh; the browser's language only decides when the round
+    # states none (tests/browser/test_print_layout.py::test_opening_language_order)
     page, _ = open_page(sample_report, locale="en-US")
-    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
 
 
 def test_png_download_from_the_modebar(open_page: Any, sample_report: Path) -> None:
     page, watch = open_page(sample_report)
     page.hover("#fig-1")
     with page.expect_download(timeout=30_000) as info:
-        page.click('#fig-1 .modebar-btn[data-title^="Download plot"]')
+        page.click('#fig-1 .modebar-btn[data-title="下载图表为PNG格式"]')
     download = info.value
     assert download.suggested_filename == "fig-1.png"
     assert Path(download.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -136,7 +139,10 @@ def test_hostile_round_shows_payloads_as_text(open_page: Any, hostile_report: Pa
         assert "vLLM" in legend and "onerror" in legend
         nxt = visible_text(page, "#next")
         assert HOSTILE_SCRIPT in nxt and HOSTILE_IMG in nxt
-        assert page.locator("img").count() == 0
+        # the only images are the figures' print copies, rendered by plotly as SVG data
+        assert page.locator("img:not(.plot-print)").count() == 0
+        assert all(src.startswith("data:image/svg+xml") for src in page.evaluate(
+            "[...document.querySelectorAll('img.plot-print')].map(i => i.src)"))
         assert page.evaluate("document.querySelectorAll('script').length") == 6 + 1  # + plotly
         watch.assert_clean()
 
