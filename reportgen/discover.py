@@ -14,6 +14,7 @@ from pathlib import Path
 from reportgen.errors import Finding, InputError
 from reportgen.gpu_table import lookup_gpu
 from reportgen.manifest import LANGS, Manifest, parse_manifest
+from reportgen.safe_read import check_input, printable, refuse_outside
 
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
 NARRATIVE_FILE = re.compile(r"^([a-z0-9_-]+)\.(" + "|".join(LANGS) + r")\.md$")
@@ -52,25 +53,25 @@ def display_path(path: Path, root: Path) -> str:
     except (OSError, RuntimeError):  # a symlink loop: resolve the folder, keep the name
         resolved = path.parent.resolve() / path.name
     try:
-        return resolved.relative_to(base).as_posix()
+        return printable(resolved.relative_to(base).as_posix())
     except ValueError:
-        return str(path)
+        return printable(str(path))
 
 
 def _check_readable(path: Path, root: Path) -> None:
-    """An input that is there but cannot be opened (a dangling symlink, a symlink loop, a
-    folder where a file belongs) is an error rather than a silently missing file."""
-    try:
-        with path.open("rb"):
-            pass
-    except OSError as exc:
-        raise InputError(display_path(path, root),
-                         f"cannot read: {exc.strerror or exc} (expected a readable file)") from None
+    """An input that is there but cannot be read (a dangling symlink, a symlink loop, a
+    folder, FIFO or device where a file belongs) or that is a link leading out of the round
+    is an error rather than a silently missing file. Nothing is opened here."""
+    shown = display_path(path, root)
+    check_input(path, shown)
+    refuse_outside(path, root, shown)
 
 
 def _natural_key(path: Path) -> tuple[object, ...]:
-    parts = re.split(r"(\d+)", path.name)
-    return tuple((0, int(p), p) if p.isdigit() else (1, 0, p) for p in parts), path.name
+    # digit runs compare by value without int() (a 5,000-digit name is still a name)
+    parts = re.split(r"([0-9]+)", path.name)
+    return tuple((0, len(p.lstrip("0")), p.lstrip("0"), p) if p.isascii() and p.isdigit()
+                 else (1, 0, "", p) for p in parts), path.name
 
 
 def list_bench_files(directory: Path) -> list[Path]:
@@ -81,7 +82,8 @@ def list_bench_files(directory: Path) -> list[Path]:
         raise InputError(directory, "folder not found (expected vllm bench serve result files)")
     files = [
         p for p in directory.iterdir()
-        if (p.is_file() or p.is_symlink())  # a broken link is listed, so reading it fails loudly
+        # a broken link, a FIFO or a device is listed, so reading it fails loudly
+        if (p.is_symlink() or not p.is_dir())
         and not p.name.startswith(".")
         and p.suffix.lower() in (".json", ".jsonl")
         and not p.name.lower().endswith(".pytorch.json")
@@ -134,6 +136,7 @@ def read_manifest(root: Path) -> Manifest | None:
     path = root / "round.toml"
     if not (path.exists() or path.is_symlink()):
         return None
+    refuse_outside(path, root, display_path(path, root))
     try:
         return parse_manifest(path, lookup_gpu)
     except InputError as exc:  # re-word with the same path style as every other message
@@ -192,9 +195,15 @@ def discover(round_dir: Path, manifest: Manifest | None = None) -> RoundFiles:
     if narrative_dir.is_dir():
         for path in sorted(narrative_dir.iterdir()):
             m = NARRATIVE_FILE.match(path.name)
-            if m and path.is_file():
+            if path.name.startswith("."):
+                continue
+            if path.is_dir():
+                findings.append(Finding(display_path(path, root),
+                                        "a folder inside narrative/, not a narrative file; "
+                                        "ignored"))
+            elif m and path.is_file():
                 narrative[(m.group(1), m.group(2))] = path
-            elif not path.name.startswith("."):
+            else:
                 findings.append(Finding(display_path(path, root),
                                         "not a <section>.<zh|en>.md narrative file; "
                                         "`reportgen build` stops on it (rename or remove it)"))

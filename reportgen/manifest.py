@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
+from reportgen.safe_read import read_input
 
 LANGS = ("zh", "en")
 ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
@@ -335,12 +336,8 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     """Read ``round.toml``. ``gpu_lookup(name) -> (bandwidth_gb_s, memory_gib) | None`` fills
     hardware values the manifest leaves out (the built-in GPU table)."""
     r = _Reader(path)
-    try:
-        raw_bytes = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "round.toml not found (every round directory needs one)") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
+    raw_bytes = read_input(path, path, "round.toml",
+                           missing="round.toml not found (every round directory needs one)")
     try:
         r.source = raw_bytes.decode("utf-8")
         data = tomllib.loads(r.source)

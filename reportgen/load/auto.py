@@ -22,10 +22,10 @@ from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import bench_rows, decode_records, empty_requests, summary_frame
 from reportgen.load.placement import Configuration, run_name
-from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
 from reportgen.manifest import EngineSpec, Inferred, Manifest, Text
+from reportgen.safe_read import check_encoding, read_head, read_input
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -40,6 +40,7 @@ LAUNCH_PP = re.compile(r"(?:--pipeline-parallel-size|--pp-size|-pp)[ =]+(\d+)\b"
 LAUNCH_DP = re.compile(r"(?:--data-parallel-size|--dp-size|--dp|-dp)[ =]+(\d+)\b")
 LAUNCH_MODEL = re.compile(r"(?:vllm serve|--model-path|--model)[ =]+[\"']?([\w./-]+)")
 RESULT_NAME = re.compile(r"[\w.=-]+\.jsonl?\b")
+HEAD = 4 << 20  # how much of a metadata JSON or a script is read for settings
 PLACEHOLDER = re.compile(r"^\$|^\{\{|^<")  # "$MODEL", "{{model}}", "<path>": sanitized values
 
 
@@ -88,7 +89,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     for f in files:
         if f.kind not in ("json", "console"):
             continue
-        raw = read_input(f.path, f.shown)
+        raw = read_input(f.path, f.shown, "bench" if f.kind == "json" else "console")
         if f.kind == "json":
             records = _result_records(raw, f)
             if records is None:
@@ -167,7 +168,7 @@ def harvest_json(f: ScannedFile) -> list[tuple[str, str, str]]:
     import json
 
     try:
-        data = json.loads(read_input(f.path, f.shown)[: 4 << 20])
+        data = json.loads(check_encoding(read_head(f.path, f.shown, HEAD), f.shown))
     except (ValueError, InputError, RecursionError):
         return []
     if not isinstance(data, dict):
@@ -186,7 +187,8 @@ def harvest_script(f: ScannedFile, result_names: list[str]) -> tuple[list[str], 
     """Launch lines in a script or README: the result files it writes (by name) and the
     parallel sizes and model it starts the server with. Only literal numbers count: a size
     behind a shell variable is not guessed."""
-    text = read_input(f.path, f.shown)[: 4 << 20].decode("utf-8", errors="replace")
+    text = check_encoding(read_head(f.path, f.shown, HEAD), f.shown).decode("utf-8",
+                                                                           errors="replace")
     mentioned = set(RESULT_NAME.findall(text))
     # a copied folder may prefix names (`outputs_x.jsonl` for the script's `x.jsonl`)
     writes = [name for name in result_names

@@ -21,12 +21,14 @@ import pandas as pd
 
 from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
     import orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
     orjson = None
+
+KIND = "bench"  # its size cap in reportgen.safe_read.CAPS
 
 REQUIRED = ("duration", "completed")
 STRINGS = {"date": "date", "backend": "backend", "model_id": "model_id", "label": "label"}
@@ -510,7 +512,7 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
     """Read one result file. ``name`` is how the file is shown in errors and in the ``source``
     column (default: the path as given)."""
     shown = str(path) if name is None else name
-    raw = read_input(path, shown)
+    raw = read_input(path, shown, KIND)
     return bench_from_records(decode_records(raw, shown), shown, raw)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.errors import InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 HEADER = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
@@ -29,6 +29,8 @@ STATS_ROW = re.compile(
     r"(?P<used>N/A|\d+MiB)\s*/\s*(?P<total>N/A|\d+MiB)\s*\|\s*(?P<util>N/A|\d+%)"
 )
 KEY_VALUE = re.compile(r"^\s*([A-Za-z_][\w .\-/()]*?)\s*[:=]\s+(.*?)\s*$")
+
+KIND = "fingerprint"  # its size cap in reportgen.safe_read.CAPS
 
 
 @dataclass
@@ -58,7 +60,7 @@ def _num(token: str) -> float | None:
 def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
     """Read ``fingerprint.txt``. ``name`` is how the file is shown in errors and provenance."""
     shown = str(path) if name is None else name
-    text = read_input(path, shown).decode("utf-8", errors="replace")
+    text = read_input(path, shown, KIND).decode("utf-8", errors="replace")
 
     fp = Fingerprint(path=shown)
     prov = fp.provenance

@@ -85,9 +85,10 @@ DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "dur
 
 
 def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
-    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
-                 for p in re.split(r"(\d+)", name))
+    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order;
+    by length and digits, so no int() of a digit run of any length."""
+    return tuple((0, len(p.lstrip("0")), p.lstrip("0")) if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"([0-9]+)", name))
 
 
 def run_name(rel: str, line: float, many: bool, record: int = 0) -> str:

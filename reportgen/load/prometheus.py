@@ -16,12 +16,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 LABEL_NAME = re.compile(r"\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*\"")
 UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
 COLUMNS = ("name", "labels", "value")
+
+KIND = "metrics"  # its size cap in reportgen.safe_read.CAPS
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -101,7 +103,7 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
     """One row per sample. Comments (``# HELP``, ``# TYPE``, others) are skipped; an optional
     trailing timestamp is accepted and dropped."""
     shown = str(path) if name is None else name
-    text = read_input(path, shown).decode("utf-8", errors="replace")
+    text = read_input(path, shown, KIND).decode("utf-8", errors="replace")
 
     names: list[str] = []
     label_texts: list[str] = []

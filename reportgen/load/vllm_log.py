@@ -25,13 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import Finding
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RAY_REPEAT = re.compile(r"[ \t]*\[repeated \d+x across cluster\]")
 PREFIX = re.compile(r"^(?:\((?:[A-Za-z_][\w ]*?)?[ ]*pid=\d+(?:, ip=[\d.:a-fA-F]+)?\)[ \t]*)+",
                     re.MULTILINE)
 NUM = r"(\d[\d,]*(?:\.\d+)?)"
+
+KIND = "vllm_log"  # its size cap in reportgen.safe_read.CAPS
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "version": re.compile(r"vLLM API server version (\S+)"),
@@ -165,7 +167,7 @@ def _config_items(text: str) -> dict[str, str]:
 def parse_vllm_log(path: Path, *, name: str | None = None) -> VllmLog:
     """Read a ``vllm serve`` log. ``name`` is how the file is shown in errors and provenance."""
     shown = str(path) if name is None else name
-    raw = read_input(path, shown)
+    raw = read_input(path, shown, KIND)
     text = raw.decode("utf-8", errors="replace")
     log = VllmLog(path=shown)
     if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
