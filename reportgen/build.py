@@ -125,20 +125,24 @@ def render_analysis(analysis: Any, round_dir: Path, lang: str | None = None,
                        trace_types=trace_types, version=__version__)
 
 
-def build_report(round_dir: Path, out: Path, lang: str | None = None,
-                 progress: Progress | None = None, previous: Path | None = None) -> Path:
-    """Build the report for ``round_dir`` into ``out`` (written atomically) and return ``out``.
+def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
+                 progress: Progress | None = None, previous: Path | None = None
+                 ) -> Path | None:
+    """Build the report for ``round_dir`` into ``out`` (written atomically; ``-`` is stdout)
+    and return the file written (None for stdout).
 
     ``lang`` overrides round.toml's default_language (the language the page opens in when the
     reader has no stored or browser preference). Bad input raises InputError; the output file is
-    then left exactly as it was.
+    then left exactly as it was. ``out`` follows the output-path policy of ``reportgen.write``,
+    checked before anything is loaded and again when writing.
     """
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
-    from reportgen.write import write_atomic
+    from reportgen.write import output_target, write_output
 
     say = progress or _quiet
     round_dir = Path(round_dir)
+    output_target(out, round_dir)
     say(f"load {round_dir}")
     loaded = load_round(round_dir)
     say("analyze")
@@ -149,17 +153,17 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
         revisions = _revisions(analysis, Path(previous))
     html = render_analysis(analysis, round_dir, lang, say, revisions)
     say(f"write {out}")
-    try:
-        return write_atomic(Path(out), html.encode("utf-8"))
-    except OSError as exc:  # e.g. the output folder does not exist or is read-only
-        raise InputError(out, f"cannot write: {exc.strerror or exc} (the previous file, if "
-                              "any, is unchanged)") from None
+    return write_output(out, html.encode("utf-8"), round_dir)
 
 
 def _revisions(analysis: Any, previous: Path) -> Any:
     """What changed since a previously published report (or round), shown as a section."""
     from reportgen.context import Revisions
     from reportgen.diff import diff_tables, load_tables
+    from reportgen.safe_read import check_input, printable
     from reportgen.tables import to_json_dict
+
+    if not previous.is_dir():  # a round folder is read by load_round
+        check_input(previous, printable(str(previous)), "report")  # no FIFO, no /dev/zero
 
     return Revisions(previous.name, diff_tables(load_tables(previous), to_json_dict(analysis)))

@@ -19,6 +19,7 @@ from reportgen.safe_read import check_input, printable, refuse_outside
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
 NARRATIVE_FILE = re.compile(r"^([a-z0-9_-]+)\.(" + "|".join(LANGS) + r")\.md$")
 NOT_ENGINES = {"narrative", "__pycache__"}
+DIGIT_RUN = re.compile(r"([0-9]+)")
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def _check_readable(path: Path, root: Path) -> None:
 
 def _natural_key(path: Path) -> tuple[object, ...]:
     # digit runs compare by value without int() (a 5,000-digit name is still a name)
-    parts = re.split(r"([0-9]+)", path.name)
+    parts = DIGIT_RUN.split(path.name)
     return tuple((0, len(p.lstrip("0")), p.lstrip("0"), p) if p.isascii() and p.isdigit()
                  else (1, 0, "", p) for p in parts), path.name
 

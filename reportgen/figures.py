@@ -15,7 +15,8 @@ keeps its id whether or not another one is present:
     fig-6 latency–throughput: tok/s per user (1000 / TPOT p50) vs output tok/s
 
 Tiers excluded from conclusions are drawn with open markers and say so in the hover text and in
-a legend entry. Every label comes from the UI string table; every number from the Analysis.
+a legend entry. Every label comes from the UI string table; every number from the Analysis;
+every string from the input (engine labels) passes ``plotly_text``, as Plotly renders markup.
 """
 
 from __future__ import annotations
@@ -175,9 +176,24 @@ class FigureSpec:
 
 # ------------------------------------------------------------------------------- helpers
 
+# plotly.js draws every text (trace names, tick and category labels, annotations, hover text,
+# legend) through svg_text_utils.convertToTspans: it splits the string on `<…>` tags, turns
+# <a href>, <span style>, <b>, <br> … into SVG elements, and decodes entities (&lt; &gt; &amp;
+# &#NN;) in the text between tags into plain text nodes. So an entity always shows as its
+# character and never becomes markup. `$…$` would be typeset as TeX if MathJax were loaded.
+_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
+
+
+def plotly_text(text: str) -> str:
+    """An input string (engine label, file name, round.toml text) made literal for Plotly.
+    Every figure builder passes every string that comes from the input through here; the UI
+    strings (which hold intended markup such as <br>) are not input."""
+    return str(text).translate(_PLOTLY_ESCAPES)
+
+
 def engine_labels(analysis: Any) -> dict[str, dict[str, str]]:
-    """engine id → {lang: label}. The round dict may carry bilingual labels; otherwise the
-    engines table's label is used in both languages."""
+    """engine id → {lang: label}, escaped for Plotly (``plotly_text``). The round dict may
+    carry bilingual labels; otherwise the engines table's label is used in both languages."""
     out: dict[str, dict[str, str]] = {}
     engines = analysis.engines
     for _, row in engines.iterrows():
@@ -189,7 +205,8 @@ def engine_labels(analysis: Any) -> dict[str, dict[str, str]]:
                 spec.get("id") in out:
             out[spec["id"]] = {lang: str(spec["label"].get(lang) or out[spec["id"]][lang])
                                for lang in LANGS}
-    return out
+    return {engine: {lang: plotly_text(text) for lang, text in per.items()}
+            for engine, per in out.items()}
 
 
 def engine_order(analysis: Any) -> list[str]:

@@ -134,6 +134,8 @@ class Manifest:
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?")
 _SEGMENT = re.compile(r"^([^\[\]]+)(?:\[(\d+)\])?$")
+# Python 3.11's tomllib puts the position only in the message: "... (at line 3, column 8)"
+TOML_POSITION = re.compile(r"^(.*?) \(at line (\d+), column (\d+)\)$")
 
 
 def _clip(value: Any, limit: int = 80) -> str:
@@ -346,7 +348,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
                          raw_bytes.count(b"\n", 0, exc.start) + 1) from None
     except tomllib.TOMLDecodeError as exc:
         # Python 3.11's tomllib only puts the position in the message: "... (at line 3, column 8)"
-        found = re.search(r"^(.*?) \(at line (\d+), column (\d+)\)$", str(exc))
+        found = TOML_POSITION.search(str(exc))
         if found:
             msg = f"invalid TOML: {found[1]} (column {found[3]})"
             raise InputError(path, msg, int(found[2])) from None

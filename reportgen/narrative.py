@@ -57,11 +57,13 @@ SECTIONS: tuple[str, ...] = (
 LANGS: tuple[str, ...] = ("zh", "en")
 MISSING = "—"
 
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+# the body holds no brace or newline: a long run of `{` cannot make the search quadratic
+_PLACEHOLDER = re.compile(r"\{\{([^{}\n]*)\}\}")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
 _SPEC = re.compile(r"^(?:\.(?P<digits>\d{1,2}))?(?P<kind>f|d|pct|x|s)?$")
 _FILE = re.compile(r"^(?P<section>[a-z]+)\.(?P<lang>[a-z]+)\.md$")
 _TIER = re.compile(r"^c\d+$")
+HEADLINE = re.compile(r"^# \S")  # a first line `# …` is the section's headline
 
 
 # ---------------------------------------------------------------------------- number formats
@@ -167,7 +169,9 @@ def _check_placeholders(source: str, values: Mapping[str, Any], path: Path, lang
                              lineno)
         for match in _PLACEHOLDER.finditer(line):
             ref = _parse_ref(match.group(1))
-            if ref is None:
+            braced = line[match.start() - 1:match.start()] == "{" or \
+                line[match.end():match.end() + 1] == "}"  # `{{{ x }}}`: `{{` opens at the first
+            if ref is None or braced:
                 expected = "'{{ dotted.name }}' or '{{ dotted.name:format }}'"
                 shown = match.group(0) if len(match.group(0)) <= 80 else \
                     f"{match.group(0)[:80]}…"
@@ -271,7 +275,7 @@ def render_markdown(source: str, values: Mapping[str, Any], path: Path | str, la
     title_src, body_src = "", source
     lines = source.splitlines()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is not None and re.match(r"^# \S", lines[first]):
+    if first is not None and HEADLINE.match(lines[first]):
         title_src = lines[first][2:].strip()
         body_src = "\n" * (first + 1) + "\n".join(lines[first + 1:])
     env: dict[str, Any] = {}

@@ -39,8 +39,12 @@ LAUNCH_TP = re.compile(r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =]+(\d+)
 LAUNCH_PP = re.compile(r"(?:--pipeline-parallel-size|--pp-size|-pp)[ =]+(\d+)\b")
 LAUNCH_DP = re.compile(r"(?:--data-parallel-size|--dp-size|--dp|-dp)[ =]+(\d+)\b")
 LAUNCH_MODEL = re.compile(r"(?:vllm serve|--model-path|--model)[ =]+[\"']?([\w./-]+)")
-RESULT_NAME = re.compile(r"[\w.=-]+\.jsonl?\b")
+# a result file name in a script: a run of name characters, cut after its last `.json[l]`
+# (two steps, so a 100 KB run without `.json` is read once, not once per start)
+NAME_RUN = re.compile(r"[\w.=-]+")
+RESULT_NAME = re.compile(r"\A.+\.jsonl?(?!\w)")
 HEAD = 4 << 20  # how much of a metadata JSON or a script is read for settings
+DATE_PREFIX = re.compile(r"^(\d{4})(\d{2})(\d{2})")  # a result's `20260427-104816` date
 PLACEHOLDER = re.compile(r"^\$|^\{\{|^<")  # "$MODEL", "{{model}}", "<path>": sanitized values
 
 
@@ -189,7 +193,8 @@ def harvest_script(f: ScannedFile, result_names: list[str]) -> tuple[list[str], 
     behind a shell variable is not guessed."""
     text = check_encoding(read_head(f.path, f.shown, HEAD), f.shown).decode("utf-8",
                                                                            errors="replace")
-    mentioned = set(RESULT_NAME.findall(text))
+    mentioned = {m.group() for run in NAME_RUN.findall(text)
+                 if (m := RESULT_NAME.match(run)) is not None}
     # a copied folder may prefix names (`outputs_x.jsonl` for the script's `x.jsonl`)
     writes = [name for name in result_names
               if name in mentioned or any(name.endswith(("_" + m, "-" + m, "/" + m))
@@ -239,7 +244,7 @@ def _date(summary: pd.DataFrame) -> tuple[str, str]:
     """The earliest result date (``20260427-104816`` → ``2026-04-27``) and its file."""
     best = ("", "")
     for value, source in zip(summary["date"], summary["source"], strict=True):
-        m = re.match(r"^(\d{4})(\d{2})(\d{2})", str(value or ""))
+        m = DATE_PREFIX.match(str(value or ""))
         if m:
             iso = f"{m[1]}-{m[2]}-{m[3]}"
             if not best[0] or iso < best[0]:

@@ -28,9 +28,13 @@ STATS_ROW = re.compile(
     r"(?P<power>N/A|[\d.]+W)\s*/\s*(?P<cap>N/A|[\d.]+W)\s*\|\s*"
     r"(?P<used>N/A|\d+MiB)\s*/\s*(?P<total>N/A|\d+MiB)\s*\|\s*(?P<util>N/A|\d+%)"
 )
-KEY_VALUE = re.compile(r"^\s*([A-Za-z_][\w .\-/()]*?)\s*[:=]\s+(.*?)\s*$")
+# The key is words separated by spaces and the value is taken whole (stripped in Python):
+# no two quantifiers compete for the same spaces, so a 60 KB line of blanks stays linear.
+KEY_VALUE = re.compile(r"^\s*([A-Za-z_][\w.\-/()]*(?:[ ]+[\w.\-/()]+)*)[ \t]*[:=]\s+(.*)$"
+                       )
 
 KIND = "fingerprint"  # its size cap in reportgen.safe_read.CAPS
+NOT_NUMBER = re.compile(r"[^\d.]")  # the unit of `73C`, `350W`, `19089MiB`
 
 
 @dataclass
@@ -54,7 +58,7 @@ def _num(token: str) -> float | None:
     """``73C`` / ``350W`` / ``19089MiB`` / ``100%`` → number; ``N/A`` → None."""
     if token == "N/A":
         return None
-    return float(re.sub(r"[^\d.]", "", token))
+    return float(NOT_NUMBER.sub("", token))
 
 
 def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
@@ -104,7 +108,7 @@ def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
         m = KEY_VALUE.match(line)
         if m:
             key = m.group(1).strip()
-            fp.values[key] = m.group(2)  # a repeated key: the later line wins
+            fp.values[key] = m.group(2).rstrip()  # a repeated key: the later line wins
             prov[f"values.{key}"] = where
     if fp.driver_version is None and fp.gpu_count == 0 and not fp.values:
         found = "the file is empty" if not text.strip() else "found neither"

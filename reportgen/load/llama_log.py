@@ -78,7 +78,7 @@ LISTEN = b"listening"
 REJECT_LIT = b"stop processing: n_"  # in every REJECT match, rarer than its start
 LISTEN_CONTEXT = (b"server is ", b"llama_server: ", b"HTTP server ")
 TIMESTAMP = re.compile(
-    rb"(\d+)\.(\d\d)\.(\d\d\d)\.(\d\d\d)(?:\x1b\[[0-9;]*m)? (?:\x1b\[[0-9;]*m)?[IWEDT] "
+    rb"(?<!\d)(\d{1,9})\.(\d\d)\.(\d\d\d)\.(\d\d\d)(?:\x1b\[[0-9;]*m)? (?:\x1b\[[0-9;]*m)?[IWEDT] "
 )
 SEND_ERROR = b"send_error: task id = "
 

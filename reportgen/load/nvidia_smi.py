@@ -29,6 +29,7 @@ TIME_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
 UNIT = r"(?<=\d) ?(?:%|[A-Za-z][A-Za-z/]*)$"  # the unit after a number: "45 %", "250.07 W"
 
 KIND = "gpu_csv"  # its size cap in reportgen.safe_read.CAPS
+NON_WORD = re.compile(r"\W+")
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -39,7 +40,7 @@ def _clip(text: str, limit: int = 80) -> str:
 def _column(field: str, unit: str | None) -> str:
     base = field.replace(".", "_").lower()
     if unit:
-        suffix = UNIT_SUFFIX.get(unit.strip().lower(), re.sub(r"\W+", "_", unit.lower()).strip("_"))
+        suffix = UNIT_SUFFIX.get(unit.strip().lower(), NON_WORD.sub("_", unit.lower()).strip("_"))
         return f"{base}_{suffix}"
     if field.startswith("temperature."):
         return f"{base}_c"

@@ -19,11 +19,13 @@ from reportgen.errors import InputError
 from reportgen.safe_read import read_input
 
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-LABEL_NAME = re.compile(r"\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*\"")
+# names start after a non-name character: a long run of letters or blanks stays linear
+LABEL_NAME = re.compile(r"(?<![a-zA-Z0-9_])([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*\"")
 UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
 COLUMNS = ("name", "labels", "value")
 
 KIND = "metrics"  # its size cap in reportgen.safe_read.CAPS
+TIMESTAMP = re.compile(r"-?\d+")  # the optional sample timestamp (ms)
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -34,7 +36,8 @@ def _clip(text: str, limit: int = 60) -> str:
 # `{k="v",k2="v2"}` with no backslash in any value; anything else takes parse_labels.
 _PLAIN_LABELS = re.compile(r'\{((?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"\\]*"\s*,)*'
                            r'(?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"\\]*"\s*)?)\}')
-_PLAIN_PAIR = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*)"')
+_PLAIN_PAIR = re.compile(r'(?<![a-zA-Z0-9_])([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*)"'
+                         )
 
 
 def _escape(value: str) -> str:
@@ -139,7 +142,7 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
             raise InputError(shown, f"{_clip(m.group(0))}: value {_clip(rest[0])!r} is not a "
                                     "number",
                              number) from None
-        if len(rest) == 2 and not re.fullmatch(r"-?\d+", rest[1]):
+        if len(rest) == 2 and not TIMESTAMP.fullmatch(rest[1]):
             raise InputError(shown, f"{_clip(m.group(0))}: timestamp {_clip(rest[1])!r} is not "
                                     "an integer (ms)",
                              number)
