@@ -6,6 +6,7 @@ typo in the manifest never surfaces as a KeyError three stages later.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import math
 import re
@@ -227,6 +228,8 @@ class _Reader:
             raise self.fail(f"{where}.{key}", kind, value)
         if positive and value <= 0:
             raise self.fail(f"{where}.{key}", "a value > 0", value)
+        if key in MAXIMA and value > MAXIMA[key]:
+            raise self.fail(f"{where}.{key}", f"a value up to {MAXIMA[key]:,.0f}", value)
         return value
 
     def text(
@@ -241,12 +244,36 @@ class _Reader:
             return Text(value, value)
         if isinstance(value, dict) and set(value) <= set(LANGS) and value:
             for lang in LANGS:
-                if lang in value and not isinstance(value[lang], str):
-                    raise self.fail(f"{where}.{key}.{lang}", "a string", value[lang])
+                if lang in value and not (isinstance(value[lang], str) and value[lang].strip()):
+                    raise self.fail(f"{where}.{key}.{lang}", "a non-empty string", value[lang])
             zh = value.get("zh", value.get("en"))
             en = value.get("en", value.get("zh"))
             return Text(zh, en)
-        raise self.fail(f"{where}.{key}", 'a string or { zh = "...", en = "..." }', value)
+        raise self.fail(f"{where}.{key}", 'a non-empty string or { zh = "...", en = "..." }',
+                        value)
+
+
+# No setting is an integer beyond this; a larger one (TOML allows any length) would overflow
+# the first float conversion.
+MAX_INTEGER = 10**15
+# Far above any real value, far below what overflows arithmetic on it (1e308 GB/s would).
+MAXIMA = {"bandwidth_gb_s": 1e6, "memory_gib": 1e6, "weight_bytes_per_step": 1e15,
+          "kv_bytes_per_token": 1e9}
+
+
+def _check_integers(r: _Reader, value: Any, where: str) -> None:
+    """Every integer anywhere in round.toml within ±MAX_INTEGER (checked before any key is
+    read, so no later float() or repr() meets a 400-digit number)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_integers(r, item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_integers(r, item, f"{where}[{i}]" if isinstance(item, dict) else where)
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+        digits = value.bit_length() * 30103 // 100000 + 1  # len(str()) may itself raise
+        raise r.error(f"[{where}]: expected a number up to {MAX_INTEGER:,}, got an integer of "
+                      f"about {digits:,} digits", where)
 
 
 def _segments(r: _Reader, value: Any, where: str) -> LogSegments:
@@ -353,6 +380,11 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
             msg = f"invalid TOML: {found[1]} (column {found[3]})"
             raise InputError(path, msg, int(found[2])) from None
         raise InputError(path, f"invalid TOML: {exc}") from None
+    except ValueError:  # int() of a number longer than Python's 4,300-digit limit
+        raise InputError(path, "invalid TOML: an integer of more than 4,300 digits") from None
+    except RecursionError:
+        raise InputError(path, "invalid TOML: arrays or tables nested too deeply") from None
+    _check_integers(r, data, "")
 
     r.check_keys(data, "", "")
     # Every table is optional: what round.toml leaves out is inferred from the files
@@ -371,8 +403,10 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     if lang not in LANGS:
         raise r.fail("round.default_language", '"zh" or "en"', lang)
     date = rnd.get("date", "")
-    if not isinstance(date, str):
+    if isinstance(date, dt.date | dt.datetime):
         date = str(date)  # TOML dates parse to datetime.date; keep ISO text
+    elif not isinstance(date, str):
+        raise r.fail("round.date", 'a date (2026-11-20) or a string', date)
 
     gpu = r.string(hw, "gpu", "hardware") if "gpu" in hw else ""
     known = gpu_lookup(gpu) if gpu_lookup and gpu else None
@@ -408,7 +442,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,
         date=date,
-        client=rnd.get("client", "vllm bench serve"),
+        client=r.string(rnd, "client", "round", default="vllm bench serve"),
         gpu=gpu,
         gpu_count=count,
         gpu_count_given=count_key in hw,

@@ -601,7 +601,10 @@ def analyze(loaded: Any) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound."""
     token = chk.TIER_AXIS.set(getattr(loaded, "axis", "concurrency"))
     try:
-        return _analyze(loaded)
+        # a ratio over a zero or overflowing input is inf/NaN, shown as missing; numpy must not
+        # print RuntimeWarnings about it (even under -q)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return _analyze(loaded)
     finally:
         chk.TIER_AXIS.reset(token)
 

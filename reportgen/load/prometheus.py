@@ -102,6 +102,19 @@ def _value(token: str) -> float:
     return float(token)
 
 
+def nonfinite_note(frame: pd.DataFrame) -> str | None:
+    """A warning when samples are NaN or ±Inf (legal in the format, but no counter delta can
+    use them), naming the first such metric; None when every value is finite. A histogram's
+    ``le="+Inf"`` bucket is a label, not a value, and is not counted."""
+    values = frame["value"].to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if not bad.size:
+        return None
+    first = frame.iloc[int(bad[0])]
+    return (f"{bad.size:,} sample(s) are NaN or Inf (first: {_clip(str(first['name']))} = "
+            f"{first['value']}); figures that need them are left blank")
+
+
 def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
     """One row per sample. Comments (``# HELP``, ``# TYPE``, others) are skipped; an optional
     trailing timestamp is accepted and dropped."""

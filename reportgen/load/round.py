@@ -27,7 +27,7 @@ from reportgen.load.bench_json import (
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.llama_log import parse_llama_log
 from reportgen.load.nvidia_smi import load_gpu_csv
-from reportgen.load.prometheus import parse_prometheus
+from reportgen.load.prometheus import nonfinite_note, parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
@@ -271,6 +271,8 @@ def load_round(round_dir: Path) -> LoadedRound:
                     findings.append(Finding(show(path), f"no samples in this scrape (empty "
                                                          f"file?); server metrics for C={conc} "
                                                          "are left blank", engine=spec.id))
+                elif (note := nonfinite_note(frame)) is not None:
+                    findings.append(Finding(show(path), note, engine=spec.id))
         _kv_bytes(data, manifest)
         engines[spec.id] = data
 
