@@ -19,6 +19,7 @@ from reportgen.safe_read import check_input, printable, refuse_outside
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
 NARRATIVE_FILE = re.compile(r"^([a-z0-9_-]+)\.(" + "|".join(LANGS) + r")\.md$")
 NOT_ENGINES = {"narrative", "__pycache__"}
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")  # narrative images (narrative.py)
 DIGIT_RUN = re.compile(r"([0-9]+)")
 
 
@@ -49,10 +50,10 @@ def display_path(path: Path, root: Path) -> str:
     """``path`` relative to the parent of the round directory ``root`` (POSIX separators);
     the path as given when it lies elsewhere."""
     base = root.resolve().parent
-    try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: resolve the folder, keep the name
+    try:  # the folder resolved, the name kept: a link is named as it is in the round
         resolved = path.parent.resolve() / path.name
+    except (OSError, RuntimeError):
+        resolved = path
     try:
         return printable(resolved.relative_to(base).as_posix())
     except ValueError:
@@ -196,8 +197,8 @@ def discover(round_dir: Path, manifest: Manifest | None = None) -> RoundFiles:
     if narrative_dir.is_dir():
         for path in sorted(narrative_dir.iterdir()):
             m = NARRATIVE_FILE.match(path.name)
-            if path.name.startswith("."):
-                continue
+            if path.name.startswith(".") or path.suffix.lower() in IMAGE_SUFFIXES:
+                continue  # an image the prose embeds
             if path.is_dir():
                 findings.append(Finding(display_path(path, root),
                                         "a folder inside narrative/, not a narrative file; "

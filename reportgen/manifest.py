@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
-from reportgen.safe_read import read_input
+from reportgen.safe_read import printable, read_input
 
 LANGS = ("zh", "en")
 ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
@@ -271,9 +271,9 @@ def _check_integers(r: _Reader, value: Any, where: str) -> None:
         for i, item in enumerate(value):
             _check_integers(r, item, f"{where}[{i}]" if isinstance(item, dict) else where)
     elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
-        digits = value.bit_length() * 30103 // 100000 + 1  # len(str()) may itself raise
+        digits = len(str(abs(value)))  # tomllib itself refuses more than 4,300
         raise r.error(f"[{where}]: expected a number up to {MAX_INTEGER:,}, got an integer of "
-                      f"about {digits:,} digits", where)
+                      f"{digits:,} digits", where)
 
 
 def _segments(r: _Reader, value: Any, where: str) -> LogSegments:
@@ -420,6 +420,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     if not isinstance(raw_engines, list):
         raise InputError(path, "expected [[engines]] tables")
     root = path.parent
+    folder = printable(root.resolve().name)  # the default title; a folder name need not be UTF-8
     engines = tuple(_engine(r, raw, i, root) for i, raw in enumerate(raw_engines))
     ids = [e.id for e in engines]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
@@ -437,7 +438,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None) -> Manifest:
     return Manifest(
         path=path,
         title=r.text(rnd, "title", "round", required=False) or Text(
-            f"{root.resolve().name} · 基准测试报告", f"{root.resolve().name} · benchmark report"),
+            f"{folder} · 基准测试报告", f"{folder} · benchmark report"),
         subtitle=r.text(rnd, "subtitle", "round", required=False),
         series=r.text(rnd, "series", "round", required=False),
         default_language=lang,

@@ -294,6 +294,7 @@ def render_markdown(source: str, values: Mapping[str, Any], path: Path | str, la
 
 # ---------------------------------------------------------------------------- images
 
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")  # may sit beside the .md files
 IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
                (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
 _SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
@@ -393,12 +394,12 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any]) -> dict[str, Pros
     md = markdown()
     found: dict[str, dict[str, tuple[Markup, Markup]]] = {}
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or (path.is_dir() and not path.is_symlink()):
-            continue  # a folder (images, drafts) is not a narrative file
+        if path.name.startswith(".") or (path.is_dir() and not path.is_symlink()) or \
+                path.suffix.lower() in IMAGE_SUFFIXES:
+            continue  # a folder (images, drafts) or an image is not a narrative file
         shown = display_path(path, root)
         m = _FILE.match(path.name)
-        if not path.is_file() or not m or m.group("section") not in SECTIONS or \
-                m.group("lang") not in LANGS:
+        if not m or m.group("section") not in SECTIONS or m.group("lang") not in LANGS:
             raise InputError(shown, "unexpected file: narrative files are named "
                                     "<section>.<zh|en>.md with section one of "
                                     + ", ".join(SECTIONS))

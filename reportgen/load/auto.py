@@ -25,7 +25,7 @@ from reportgen.load.placement import Configuration, run_name
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
 from reportgen.manifest import EngineSpec, Inferred, Manifest, Text
-from reportgen.safe_read import check_encoding, read_head, read_input
+from reportgen.safe_read import check_encoding, printable, read_head, read_input
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -617,7 +617,7 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
             gpu_count=given.gpu_count if given.gpu_count_given else count,
             inferred=tuple(inferred))
     known = lookup_gpu(gpu) if gpu else None
-    name = root.resolve().name
+    name = printable(root.resolve().name)  # a folder name need not be UTF-8
     return Manifest(
         path=root / "round.toml",
         title=Text(f"{name} · 基准测试报告", f"{name} · benchmark report"),
