@@ -260,7 +260,8 @@ class _Capped:
             raise _too_large(self._shown, self._kind, None)
 
     def readinto(self, buf: memoryview | bytearray) -> int:
-        n = self._f.readinto(buf)
+        room = self._limit + 1 - self._f.tell()  # never more than one byte past the cap
+        n = self._f.readinto(memoryview(buf)[:max(room, 0)]) if room > 0 else 0
         self._check()
         return n or 0
 

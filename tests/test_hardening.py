@@ -26,13 +26,13 @@ from pathlib import Path
 import pytest
 from test_bad_input import (
     PREVIOUS,
+    SAMPLE,
     SCRIPT,
     assert_no_traceback,
     bench,
     edit_json,
     replace,
     run,
-    workdir,  # noqa: F401 - the fixture
 )
 
 from reportgen import safe_read
@@ -46,6 +46,19 @@ PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08
        b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
        b"\x00\x00\x00\x00IEND\xaeB`\x82")
 Workdir = tuple[Path, Path]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Workdir:
+    """A fresh copy of the sample round and an out/ folder holding a previous report."""
+    import shutil
+
+    root = tmp_path / "round"
+    shutil.copytree(SAMPLE, root)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_bytes(PREVIOUS)
+    return root, out
 
 
 def fifo(path: Path) -> None:
@@ -235,7 +248,7 @@ def test_catalogue_ids_are_unique() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_hostile_input(case: Case, workdir: Workdir) -> None:  # noqa: F811
+def test_hostile_input(case: Case, workdir: Workdir) -> None:
     root, out = workdir
     case.mutate(root)
     report = out / "report.html"

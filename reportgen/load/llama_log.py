@@ -137,7 +137,9 @@ def _chunks(f: BinaryIO) -> Iterator[tuple[bytearray, int, int, int]]:
         size = os.fstat(f.fileno()).st_size
     except (OSError, AttributeError, ValueError):
         size = CHUNK
-    cap = min(CHUNK, size + 1)  # a small log gets a small buffer; +1 so EOF shows as short
+    # a small log gets a small buffer (+1 so EOF shows as short), but never below the overlaps
+    # the cutting needs: a log still growing while it is read can outgrow its fstat size
+    cap = max(min(CHUNK, size + 1), 4 * OVERLAP)
     buf = bytearray(cap)
     view = memoryview(buf)
     keep = base = lo = 0
