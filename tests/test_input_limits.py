@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import math
 import os
 import pkgutil
 import re
@@ -90,11 +91,15 @@ def test_loader_regex_is_linear(name: str, pattern: re.Pattern) -> None:
     the match / search / sub each loader makes."""
     for line in pathological(pattern):
         subject: str | bytes = line if isinstance(pattern.pattern, str) else line.encode()
-        start = time.perf_counter()
-        for i, _ in enumerate(pattern.finditer(subject)):
-            if i > LINE:
+        elapsed = math.inf
+        for _ in range(3):  # best of three: the machine is shared; a quadratic regex never
+            start = time.perf_counter()  # gets lucky (100 KB costs it seconds every time)
+            for i, _ in enumerate(pattern.finditer(subject)):
+                if i > LINE:
+                    break
+            elapsed = min(elapsed, time.perf_counter() - start)
+            if elapsed < BUDGET_S:
                 break
-        elapsed = time.perf_counter() - start
         assert elapsed < BUDGET_S, f"{name} took {elapsed:.2f} s on {line[:12]!r}…"
 
 
