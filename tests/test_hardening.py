@@ -572,3 +572,20 @@ def test_figure_json_has_no_markup_from_input(workdir: Workdir) -> None:
     assert any("&lt;span style=\"background:url(https://x)\"&gt;" in s for s in strings)
     for s in strings:
         assert not re.search(r"<(a|span)\b", s, re.IGNORECASE), s
+
+
+def test_fifo_in_a_folder_read_by_content_is_skipped_not_opened(tmp_path: Path) -> None:
+    """The auto-scan never opens a FIFO: it is listed as skipped and the build goes on."""
+    import shutil
+
+    root = tmp_path / "results"
+    shutil.copytree(SAMPLE / "vllm" / "bench", root)
+    os.mkfifo(root / "stuck.json")
+    link(root / "elsewhere.json", secret(root))
+    done = _subprocess("build", str(root), "-q", "-o", str(tmp_path / "report.html"),
+                       timeout=120)
+    assert done.returncode == 0, done.stderr
+    check = _subprocess("check", str(root), timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert "stuck.json" in check.stdout and "not a regular file" in check.stdout
+    assert "elsewhere.json" in check.stdout and "leads out of the round folder" in check.stdout
