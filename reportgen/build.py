@@ -191,26 +191,33 @@ def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str,
     return against_baseline(part, resolve_baseline(loaded.manifest, baseline))[1]
 
 
-def build_report(round_dir: Path, out: Path, lang: str | None = None,
+def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
                  progress: Progress | None = None, previous: Path | None = None,
-                 baseline: Path | None = None) -> Path:
-    """Build the report for ``round_dir`` into ``out`` (written atomically) and return ``out``.
+                 baseline: Path | None = None) -> Path | None:
+    """Build the report for ``round_dir`` into ``out`` (written atomically; ``-`` is stdout)
+    and return the file written (None for stdout).
 
     ``lang`` overrides round.toml's default_language (the language the page opens in when the
     reader has no stored or browser preference). ``baseline`` (a round folder, report.html or
     baseline.toml folder) overrides round.toml's ``[baseline] round``. Bad input raises
-    InputError; the output file is then left exactly as it was.
+    InputError; the output file is then left exactly as it was. ``out`` follows the output-path
+    policy of ``reportgen.write``, checked before anything is loaded and again when writing.
     """
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
+    from reportgen.write import output_target
 
     say = progress or _quiet
     round_dir = Path(round_dir)
+    output_target(out, round_dir)
     old_tables = None
     if previous is not None:  # a bad previous report fails before the round is analysed
         from reportgen.diff import load_tables
+        from reportgen.safe_read import check_input, printable
 
         say(f"read {previous}")
+        if not Path(previous).is_dir():  # a round folder is read by load_round
+            check_input(Path(previous), printable(str(previous)), "report")  # no FIFO, /dev/zero
         old_tables = load_tables(Path(previous))
     say(f"load {round_dir}")
     loaded = load_round(round_dir)
@@ -222,18 +229,16 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
         revisions = _revisions(analysis, Path(previous), old_tables)
     base = resolve_baseline(loaded.manifest, baseline, say)
     html = render_analysis(analysis, round_dir, lang, say, revisions, base)
-    return write_page(out, html, say)
+    return write_page(out, html, say, round_dir)
 
 
-def write_page(out: Path, html: str, say: Progress = _quiet) -> Path:
-    from reportgen.write import write_atomic
+def write_page(out: Path | str, html: str, say: Progress = _quiet,
+               round_dir: Path | None = None) -> Path | None:
+    """Write one page under the output-path policy (``-`` is stdout: None is returned)."""
+    from reportgen.write import write_output
 
     say(f"write {out}")
-    try:
-        return write_atomic(Path(out), html.encode("utf-8"))
-    except OSError as exc:  # e.g. the output folder does not exist or is read-only
-        raise InputError(out, f"cannot write: {exc.strerror or exc} (the previous file, if "
-                              "any, is unchanged)") from None
+    return write_output(out, html.encode("utf-8"), round_dir)
 
 
 def resolve_baseline(manifest: Manifest, given: Path | None,

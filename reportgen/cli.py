@@ -16,6 +16,7 @@ import click
 
 from reportgen import __version__
 from reportgen.errors import InputError
+from reportgen.safe_read import printable
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1
@@ -68,7 +69,9 @@ def main() -> None:
 @main.command()
 @click.argument("round_dir", required=False, metavar="[ROUND]")
 @click.option("-o", "--output", default="report.html", show_default=True,
-              type=click.Path(dir_okay=False), help="Where to write the HTML file.")
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Where to write the HTML file ('-': stdout). A symlink is written through; "
+                   "a FIFO, device or an input of the round is refused.")
 @click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
               help="Language the page opens in for a reader with no ?lang= or stored choice "
                    "(default: round.toml default_language, else the browser's language).")
@@ -99,16 +102,18 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
             kwargs["previous"] = Path(previous)
         if baseline is not None:
             kwargs["baseline"] = Path(baseline)
-        out = build_report(_round_arg(round_dir), Path(output), lang, **kwargs)
-        if pdf is not None:
+        if pdf is not None and output == "-":
+            raise InputError("--pdf", "prints the page from a file: give -o FILE, not -o -")
+        out = build_report(_round_arg(round_dir), output, lang, **kwargs)
+        if pdf is not None and out is not None:
             from reportgen.pdf import print_pdf
 
             report(f"print {pdf}")
             printed = print_pdf(out, Path(pdf), lang, browser)
-    size = out.stat().st_size
-    click.echo(f"wrote {out} ({size / 1e6:.2f} MB)")
+    if out is not None:
+        click.echo(f"wrote {printable(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
     if pdf is not None:
-        click.echo(f"wrote {printed} ({printed.stat().st_size / 1e6:.2f} MB)")
+        click.echo(f"wrote {printable(str(printed))} ({printed.stat().st_size / 1e6:.2f} MB)")
 
 
 @main.command()
@@ -195,8 +200,8 @@ def init(round_dir: str, force: bool) -> None:
 @click.argument("round_dir", required=False, metavar="[ROUND]")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
               show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to a file (atomically) instead of stdout.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Write to a file (atomically) instead of stdout (same policy as build -o).")
 def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
     reportgen.tables/2)."""
@@ -204,18 +209,20 @@ def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
     from reportgen.pipeline import analyze_dir
 
     with _input_errors():
-        analysis = analyze_dir(_round_arg(round_dir)).analysis
+        root = _round_arg(round_dir)
+        if output is not None:
+            from reportgen.write import output_target
+
+            output_target(output, root)  # refused before anything is loaded
+        analysis = analyze_dir(root).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
-    if output is None:
+    if output is None or output == "-":
         click.echo(text, nl=not text.endswith("\n"))
     else:
-        from reportgen.write import write_atomic
+        from reportgen.write import write_output
 
         with _input_errors():
-            try:
-                write_atomic(Path(output), text.encode("utf-8"))
-            except OSError as exc:
-                raise InputError(output, f"cannot write: {exc.strerror or exc}") from None
+            write_output(output, text.encode("utf-8"), root)
 
 
 @main.command()

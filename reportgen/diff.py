@@ -21,9 +21,9 @@ from typing import Any
 
 from reportgen import datablock
 from reportgen.errors import InputError
+from reportgen.safe_read import CAPS, printable, read_bytes
 from reportgen.schema import READABLE, RENAMED, SCHEMA
 
-MAX_REPORT_BYTES = 64 << 20   # a report is ~1 MB; a larger file is not one of ours
 MAX_DEPTH = 32                # the tables dict nests 4 deep; deeper is crafted
 
 # Row identity per table: cells are matched by these columns, not by position, so adding a
@@ -173,17 +173,8 @@ def point_label(point: float | None, axis: str = "concurrency") -> str:
 # ----------------------------------------------------------------------------- reading
 
 def _read_capped(path: Path) -> bytes:
-    if not path.is_file():  # a FIFO or device would block or never end
-        raise InputError(path, "not a regular file")
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_REPORT_BYTES + 1)
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
-    if len(raw) > MAX_REPORT_BYTES:
-        raise InputError(path, f"larger than {MAX_REPORT_BYTES >> 20} MB: not a report built "
-                               "by reportgen")
-    return raw
+    """A report's bytes through the one checked reader: regular file, at most its cap."""
+    return read_bytes(path, printable(str(path)), "report")
 
 
 def find_data_block(raw: bytes) -> bytes | None:
@@ -287,7 +278,7 @@ def tables_from_html(path: Path) -> dict[str, Any]:
     if block is None:
         raise InputError(path, "no report-data JSON found (is this a report built by reportgen?)")
     try:
-        block = datablock.unpack(block, limit=MAX_REPORT_BYTES)
+        block = datablock.unpack(block, limit=CAPS["report"].limit)
     except ValueError as exc:
         raise InputError(path, f"report-data: {exc}") from None
     return checked(path, _parse(path, block, "report-data JSON"), "report-data")

@@ -18,9 +18,12 @@ from reportgen.paths import display_path
 
 __all__ = ["EngineFiles", "RoundFiles", "discover", "display_path", "list_bench_files",
            "read_manifest"]
+from reportgen.safe_read import check_input, refuse_outside
 
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
 NOT_ENGINES = {"narrative", "__pycache__"}
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")  # narrative images (narrative.py)
+DIGIT_RUN = re.compile(r"([0-9]+)")
 
 
 @dataclass(frozen=True)
@@ -46,19 +49,19 @@ class RoundFiles:
 
 
 def _check_readable(path: Path, root: Path) -> None:
-    """An input that is there but cannot be opened (a dangling symlink, a symlink loop, a
-    folder where a file belongs) is an error rather than a silently missing file."""
-    try:
-        with path.open("rb"):
-            pass
-    except OSError as exc:
-        raise InputError(display_path(path, root),
-                         f"cannot read: {exc.strerror or exc} (expected a readable file)") from None
+    """An input that is there but cannot be read (a dangling symlink, a symlink loop, a
+    folder, FIFO or device where a file belongs) or that is a link leading out of the round
+    is an error rather than a silently missing file. Nothing is opened here."""
+    shown = display_path(path, root)
+    check_input(path, shown)
+    refuse_outside(path, root, shown)
 
 
 def _natural_key(path: Path) -> tuple[object, ...]:
-    parts = re.split(r"(\d+)", path.name)
-    return tuple((0, int(p), p) if p.isdigit() else (1, 0, p) for p in parts), path.name
+    # digit runs compare by value without int() (a 5,000-digit name is still a name)
+    parts = DIGIT_RUN.split(path.name)
+    return tuple((0, len(p.lstrip("0")), p.lstrip("0"), p) if p.isascii() and p.isdigit()
+                 else (1, 0, "", p) for p in parts), path.name
 
 
 def list_bench_files(directory: Path) -> list[Path]:
@@ -69,7 +72,8 @@ def list_bench_files(directory: Path) -> list[Path]:
         raise InputError(directory, "folder not found (expected vllm bench serve result files)")
     files = [
         p for p in directory.iterdir()
-        if (p.is_file() or p.is_symlink())  # a broken link is listed, so reading it fails loudly
+        # a broken link, a FIFO or a device is listed, so reading it fails loudly
+        if (p.is_symlink() or not p.is_dir())
         and not p.name.startswith(".")
         and p.suffix.lower() in (".json", ".jsonl")
         and not p.name.lower().endswith(".pytorch.json")
@@ -122,6 +126,7 @@ def read_manifest(root: Path) -> Manifest | None:
     path = root / "round.toml"
     if not (path.exists() or path.is_symlink()):
         return None
+    refuse_outside(path, root, display_path(path, root))
     try:
         return parse_manifest(path, lookup_gpu, name=display_path(path, root))
     except InputError as exc:  # re-word with the same path style as every other message

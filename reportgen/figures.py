@@ -17,7 +17,8 @@ keeps its id whether or not another one is present:
           GPU for every tier, the frontier drawn (``vllm bench sweep plot_pareto``)
 
 Tiers excluded from conclusions are drawn with open markers and say so in the hover text and in
-a legend entry. Every label comes from the UI string table; every number from the Analysis.
+a legend entry. Every label comes from the UI string table; every number from the Analysis;
+every string from the input (engine labels) passes ``plotly_text``, as Plotly renders markup.
 """
 
 from __future__ import annotations
@@ -179,9 +180,25 @@ class FigureSpec:
 
 # ------------------------------------------------------------------------------- helpers
 
+# plotly.js draws every text (trace names, tick and category labels, annotations, hover text,
+# legend) through svg_text_utils.convertToTspans: it splits the string on `<…>` tags, turns
+# <a href>, <span style>, <b>, <br> … into SVG elements, and decodes entities (&lt; &gt; &amp;
+# &#NN;) in the text between tags into plain text nodes. So an entity always shows as its
+# character and never becomes markup. `$…$` would be typeset as TeX if MathJax were loaded.
+_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
+
+
+def plotly_text(text: str) -> str:
+    """An input string (engine label, file name, round.toml text) made literal for Plotly.
+    Every figure builder passes every string that comes from the input through here; the UI
+    strings (which hold intended markup such as <br>) are not input."""
+    return str(text).translate(_PLOTLY_ESCAPES)
+
+
 def engine_labels(analysis: Analysis) -> dict[str, dict[str, str]]:
-    """engine id → {lang: label}, from the Analysis (the one owner of engine labels)."""
-    return {eid: {lang: label.get(lang) for lang in LANGS}
+    """engine id → {lang: label}, from the Analysis (the one owner of engine labels), escaped
+    for Plotly (``plotly_text``)."""
+    return {eid: {lang: plotly_text(label.get(lang)) for lang in LANGS}
             for eid, label in analysis.labels().items()}
 
 

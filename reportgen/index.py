@@ -178,7 +178,8 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         raise InputError(out, f"cannot create the output folder: {exc.strerror or exc}") \
             from None
     written = [write_page(path, html, say) for path, html in pages]
-    return [write_page(out / INDEX, index_html, say), *written]
+    first = write_page(out / INDEX, index_html, say)
+    return [p for p in (first, *written) if p is not None]   # files, never stdout
 
 
 # ----------------------------------------------------------------------------- the page

@@ -6,6 +6,7 @@ typo in the manifest never surfaces as a KeyError three stages later.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import math
 import re
@@ -16,6 +17,7 @@ from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.resources import templates_dir
+from reportgen.safe_read import printable, read_input
 from reportgen.text import LANGS, Bi, load_strings
 
 Text = Bi  # the historical name of the one bilingual text type
@@ -223,11 +225,13 @@ class Manifest:
 def default_title(root: Path) -> Text:
     """The title of a round whose round.toml gives none: the folder's name."""
     return load_strings(templates_dir() / "i18n" / "analysis.toml").bi(
-        "round.default_title", name=root.resolve().name)
+        "round.default_title", name=printable(root.resolve().name))  # need not be UTF-8
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.\-\s\"]+?)\s*\]\]?")
 _SEGMENT = re.compile(r"^([^\[\]]+)(?:\[(\d+)\])?$")
+# Python 3.11's tomllib puts the position only in the message: "... (at line 3, column 8)"
+TOML_POSITION = re.compile(r"^(.*?) \(at line (\d+), column (\d+)\)$")
 
 
 def _clip(value: Any, limit: int = 80) -> str:
@@ -319,6 +323,8 @@ class _Reader:
             raise self.fail(f"{where}.{key}", kind, value)
         if positive and value <= 0:
             raise self.fail(f"{where}.{key}", "a value > 0", value)
+        if key in MAXIMA and value > MAXIMA[key]:
+            raise self.fail(f"{where}.{key}", f"a value up to {MAXIMA[key]:,.0f}", value)
         return value
 
     def text(
@@ -333,12 +339,36 @@ class _Reader:
             return Text(value, value)
         if isinstance(value, dict) and set(value) <= set(LANGS) and value:
             for lang in LANGS:
-                if lang in value and not isinstance(value[lang], str):
-                    raise self.fail(f"{where}.{key}.{lang}", "a string", value[lang])
+                if lang in value and not (isinstance(value[lang], str) and value[lang].strip()):
+                    raise self.fail(f"{where}.{key}.{lang}", "a non-empty string", value[lang])
             zh = value.get("zh", value.get("en"))
             en = value.get("en", value.get("zh"))
             return Text(zh, en)
-        raise self.fail(f"{where}.{key}", 'a string or { zh = "...", en = "..." }', value)
+        raise self.fail(f"{where}.{key}", 'a non-empty string or { zh = "...", en = "..." }',
+                        value)
+
+
+# No setting is an integer beyond this; a larger one (TOML allows any length) would overflow
+# the first float conversion.
+MAX_INTEGER = 10**15
+# Far above any real value, far below what overflows arithmetic on it (1e308 GB/s would).
+MAXIMA = {"bandwidth_gb_s": 1e6, "memory_gib": 1e6, "weight_bytes_per_step": 1e15,
+          "kv_bytes_per_token": 1e9}
+
+
+def _check_integers(r: _Reader, value: Any, where: str) -> None:
+    """Every integer anywhere in round.toml within ±MAX_INTEGER (checked before any key is
+    read, so no later float() or repr() meets a 400-digit number)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_integers(r, item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_integers(r, item, f"{where}[{i}]" if isinstance(item, dict) else where)
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+        digits = len(str(abs(value)))  # tomllib itself refuses more than 4,300
+        raise r.error(f"[{where}]: expected a number up to {MAX_INTEGER:,}, got an integer of "
+                      f"{digits:,} digits", where)
 
 
 def _segments(r: _Reader, value: Any, where: str) -> LogSegments:
@@ -549,12 +579,8 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     (bandwidth_gb_s, memory_gib) | None`` fills hardware values the manifest leaves out (the
     built-in GPU table). ``name``: how the file is shown in provenance (default: the path)."""
     r = _Reader(path)
-    try:
-        raw_bytes = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, "round.toml not found (every round directory needs one)") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}") from None
+    raw_bytes = read_input(path, path, "round.toml",
+                           missing="round.toml not found (every round directory needs one)")
     try:
         r.source = raw_bytes.decode("utf-8")
         data = tomllib.loads(r.source)
@@ -563,11 +589,16 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
                          raw_bytes.count(b"\n", 0, exc.start) + 1) from None
     except tomllib.TOMLDecodeError as exc:
         # Python 3.11's tomllib only puts the position in the message: "... (at line 3, column 8)"
-        found = re.search(r"^(.*?) \(at line (\d+), column (\d+)\)$", str(exc))
+        found = TOML_POSITION.search(str(exc))
         if found:
             msg = f"invalid TOML: {found[1]} (column {found[3]})"
             raise InputError(path, msg, int(found[2])) from None
         raise InputError(path, f"invalid TOML: {exc}") from None
+    except ValueError:  # int() of a number longer than Python's 4,300-digit limit
+        raise InputError(path, "invalid TOML: an integer of more than 4,300 digits") from None
+    except RecursionError:
+        raise InputError(path, "invalid TOML: arrays or tables nested too deeply") from None
+    _check_integers(r, data, "")
 
     r.check_keys(data, "", "")
     # Every table is optional: what round.toml leaves out is inferred from the files
@@ -588,8 +619,10 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     if lang not in LANGS:
         raise r.fail("round.default_language", '"zh" or "en"', lang)
     date = rnd.get("date", "")
-    if not isinstance(date, str):
+    if isinstance(date, dt.date | dt.datetime):
         date = str(date)  # TOML dates parse to datetime.date; keep ISO text
+    elif not isinstance(date, str):
+        raise r.fail("round.date", 'a date (2026-11-20) or a string', date)
 
     gpu = r.string(hw, "gpu", "hardware") if "gpu" in hw else ""
     known = gpu_lookup(gpu) if gpu_lookup and gpu else None
@@ -636,7 +669,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         declared=declared,
         related=related,
         date=date,
-        client=rnd.get("client", "vllm bench serve"),
+        client=r.string(rnd, "client", "round", default="vllm bench serve"),
         gpu=gpu,
         gpu_count=count,
         gpu_count_given=count_key in hw,

@@ -45,6 +45,7 @@ from markupsafe import Markup
 from reportgen.errors import InputError
 from reportgen.formatting import format_value
 from reportgen.paths import display_path
+from reportgen.safe_read import printable, read_bytes, read_input, refuse_outside
 from reportgen.text import LANGS
 
 # Page sections in page order; a narrative file may exist for any of them.
@@ -53,10 +54,12 @@ SECTIONS: tuple[str, ...] = (
     "waves", "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
 )
 
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+# the body holds no brace or newline: a long run of `{` cannot make the search quadratic
+_PLACEHOLDER = re.compile(r"\{\{([^{}\n]*)\}\}")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
 _FILE = re.compile(r"^(?P<section>[a-z]+)\.(?P<lang>[a-z]+)\.md$")
 _TIER = re.compile(r"^c\d+$")
+HEADLINE = re.compile(r"^# \S")  # a first line `# …` is the section's headline
 
 
 # ---------------------------------------------------------------------------- placeholders
@@ -93,7 +96,9 @@ def _check_placeholders(source: str, values: Mapping[str, Any], path: Path, lang
                              lineno)
         for match in _PLACEHOLDER.finditer(line):
             ref = _parse_ref(match.group(1))
-            if ref is None:
+            braced = line[match.start() - 1:match.start()] == "{" or \
+                line[match.end():match.end() + 1] == "}"  # `{{{ x }}}`: `{{` opens at the first
+            if ref is None or braced:
                 expected = "'{{ dotted.name }}' or '{{ dotted.name:format }}'"
                 shown = match.group(0) if len(match.group(0)) <= 80 else \
                     f"{match.group(0)[:80]}…"
@@ -195,17 +200,17 @@ class Prose:
     source_lang: dict[str, str]  # lang shown → language the text was written in
 
 
-def render_markdown(source: str, values: Mapping[str, Any], path: Path, lang: str,
-                    md: MarkdownIt | None = None, marked: Collection[str] = ()
-                    ) -> tuple[Markup, Markup]:
+def render_markdown(source: str, values: Mapping[str, Any], path: Path | str, lang: str,
+                    md: MarkdownIt | None = None, marked: Collection[str] = (),
+                    images: Images | None = None                    ) -> tuple[Markup, Markup]:
     """Render one narrative file. A first line ``# ...`` becomes the section's headline
-    (returned separately, inline HTML); the rest is the body."""
+    (returned separately, inline HTML); the rest is the body. Images: see ``Images``."""
     md = md or markdown()
     _check_placeholders(source, values, path, lang)
     title_src, body_src = "", source
     lines = source.splitlines()
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is not None and re.match(r"^# \S", lines[first]):
+    if first is not None and HEADLINE.match(lines[first]):
         title_src = lines[first][2:].strip()
         body_src = "\n" * (first + 1) + "\n".join(lines[first + 1:])
     env: dict[str, Any] = {}
@@ -213,11 +218,102 @@ def render_markdown(source: str, values: Mapping[str, Any], path: Path, lang: st
     if title_src:
         tokens = md.parseInline(title_src, env)
         _fill_tokens(tokens, values, lang, marked)
+        (images or Images(None, None, str(path), lang)).place(tokens, first + 1)
         title = md.renderer.render(tokens, md.options, env)
     tokens = md.parse(body_src, env)
     _fill_tokens(tokens, values, lang, marked)
+    (images or Images(None, None, str(path), lang)).place(tokens)
     body = md.renderer.render(tokens, md.options, env)
     return Markup(title), Markup(body)
+
+
+# ---------------------------------------------------------------------------- images
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")  # may sit beside the .md files
+IMAGE_TYPES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
+               (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+_SCHEME = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|//)")
+_DATA_IMAGE = re.compile(r"^data:image/(?:png|jpeg|gif|webp);", re.IGNORECASE)
+
+
+def _image_type(data: bytes) -> str | None:
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((mime for magic, mime in IMAGE_TYPES if data.startswith(magic)), None)
+
+
+class Images:
+    """What a narrative image becomes. The page makes no network request, so:
+
+    - a remote image (``https://…``, ``//host/…``, any URL scheme) is shown as a link with its
+      alt text and a note that it was not embedded;
+    - a local image (a path relative to the narrative file) is embedded as a ``data:`` URI:
+      PNG, JPEG, GIF or WebP, at most ``CAPS["image"]`` bytes (512 KiB), inside the round
+      folder (a link leading out of it is refused like every input);
+    - a ``data:image/…`` URI already in the file stays as written.
+
+    A local image that is missing, too large, of another type or outside the round stops the
+    build with an InputError naming the narrative file and line.
+    """
+
+    def __init__(self, folder: Path | None, root: Path | None, shown: str, lang: str) -> None:
+        self.folder, self.root, self.shown, self.lang = folder, root, shown, lang
+
+    def place(self, tokens: list[Token], line: int | None = None) -> None:
+        for token in tokens:
+            where = token.map[0] + 1 if token.map else line
+            for child in token.children or ():
+                if child.type == "image":
+                    self._one(child, where)
+            if token.type == "image":
+                self._one(token, line)
+
+    def _one(self, token: Token, line: int | None) -> None:
+        src = str(token.attrGet("src") or "")
+        if _DATA_IMAGE.match(src):
+            return
+        if _SCHEME.match(src):
+            self._remote(token, src)
+            return
+        token.attrSet("src", self._embed(src, line))
+
+    def _remote(self, token: Token, src: str) -> None:
+        """An image token turned into a link and a note (built here, every part escaped)."""
+        from reportgen.i18n import load_ui
+        from reportgen.resources import templates_dir
+
+        note = load_ui(templates_dir() / "i18n" / "ui.toml").raw("narrative.remote_image",
+                                                                 self.lang)
+        alt = "".join(c.content for c in token.children or ()) or src
+        token.type, token.tag, token.children, token.attrs = "html_inline", "", None, {}
+        token.content = str(Markup('<a href="{}" rel="noreferrer noopener">{}</a> <em>({})</em>'
+                                   ).format(src, alt, note))
+
+    def _embed(self, src: str, line: int | None) -> str:
+        import base64
+        from urllib.parse import unquote
+
+        name = unquote(src.split("#", 1)[0].split("?", 1)[0])
+        if self.folder is None or self.root is None or not name:
+            raise InputError(self.shown, f"image '{_short(src)}': expected a file next to the "
+                                         "narrative file", line)
+        path = self.folder / name
+        try:
+            refuse_outside(path, self.root, name)
+            data = read_bytes(path, name, "image")
+        except InputError as exc:
+            raise InputError(self.shown, f"image '{_short(name)}': {exc.message}", line
+                             ) from None
+        mime = _image_type(data)
+        if mime is None:
+            raise InputError(self.shown, f"image '{_short(name)}': not a PNG, JPEG, GIF or WebP "
+                                         "file (only these are embedded)", line)
+        return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = printable(text)
+    return text if len(text) <= limit else f"{text[:limit]}…"
 
 
 def load_narrative(round_dir: Path, values: Mapping[str, Any],
@@ -228,32 +324,33 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any],
     When only one language exists for a section, it is shown in both (marked with its own
     ``lang``), so switching language never hides the author's text.
     """
-    folder = Path(round_dir) / "narrative"
+    root = Path(round_dir)
+    folder = root / "narrative"
     if not folder.is_dir():
         return {}
     md = markdown()
     found: dict[str, dict[str, tuple[Markup, Markup]]] = {}
     for path in sorted(folder.iterdir()):
-        if path.name.startswith("."):
-            continue
-        shown = display_path(path, Path(round_dir))
+        if path.name.startswith(".") or (path.is_dir() and not path.is_symlink()) or \
+                path.suffix.lower() in IMAGE_SUFFIXES:
+            continue  # a folder (images, drafts) or an image is not a narrative file
+        shown = display_path(path, root)
         m = _FILE.match(path.name)
-        if not path.is_file() or not m or m.group("section") not in SECTIONS or \
-                m.group("lang") not in LANGS:
+        if not m or m.group("section") not in SECTIONS or m.group("lang") not in LANGS:
             raise InputError(shown, "unexpected file: narrative files are named "
                                     "<section>.<zh|en>.md with section one of "
                                     + ", ".join(SECTIONS))
+        refuse_outside(path, root, shown)
+        raw = read_input(path, shown, "narrative")  # a byte-order mark is dropped here
         try:
-            raw = path.read_bytes()
             source = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(shown, f"not UTF-8 (byte {exc.start})",
                              raw.count(b"\n", 0, exc.start) + 1) from None
-        except OSError as exc:
-            raise InputError(shown, f"cannot read: {exc.strerror}") from None
         section, lang = m.group("section"), m.group("lang")
+        images = Images(path.parent, root, shown, lang)
         found.setdefault(section, {})[lang] = render_markdown(source, values, shown, lang, md,
-                                                           marked)
+                                                              marked, images)
     out: dict[str, Prose] = {}
     for section in SECTIONS:
         if section not in found:

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reportgen.safe_read import printable
+
 
 def display_path(path: Path, root: Path) -> str:
     """``path`` relative to the parent of the round directory ``root`` (POSIX separators);
-    the path as given when it lies elsewhere."""
+    the path as given when it lies elsewhere. Bytes that are not UTF-8 are shown as ``\\xNN``."""
     base = root.resolve().parent
-    try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: resolve the folder, keep the name
+    try:  # the folder resolved, the name kept: a link is named as it is in the round
         resolved = path.parent.resolve() / path.name
+    except (OSError, RuntimeError):
+        resolved = path
     try:
-        return resolved.relative_to(base).as_posix()
+        return printable(resolved.relative_to(base).as_posix())
     except ValueError:
-        return str(path)
+        return printable(str(path))

@@ -1,16 +1,133 @@
-"""Atomic file output: the target is either the old file or the complete new one, never a mix.
+"""Writing the report: the output-path policy and the atomic write.
 
-The bytes go to a temporary file in the target's own directory (so ``os.replace`` stays on one
-filesystem and is atomic), are flushed and fsynced, then renamed over the target. Any failure
-removes the temporary file and leaves an existing target untouched.
+Output-path policy (``output_target``; README "Output file"):
+
+- ``-o -`` writes to standard output.
+- A symlink is written *through*: the file it points to is replaced (atomically, the temporary
+  file next to it) and the link stays a link.
+- An existing output that is not a regular file (a FIFO, a device such as ``/dev/full``, a
+  socket, a folder) is refused: it is never replaced by a regular file.
+- Inside the round folder the output may only be a new file or an existing ``.html`` / ``.htm``
+  file: every input of the round (round.toml, results, logs, samples, narrative, the files read
+  for settings) is refused, whatever the path says (both sides are resolved).
+
+Atomic write (``write_atomic``): the bytes go to a temporary file in the target's own directory
+(so ``os.replace`` stays on one filesystem and is atomic), are flushed and fsynced, then renamed
+over the target. Any failure — an exception, Ctrl-C (SIGINT), SIGTERM or SIGHUP — removes the
+temporary file and leaves an existing target untouched; after a signal the process then ends
+as that signal would have ended it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+
+from reportgen.errors import InputError
+from reportgen.safe_read import file_kind, printable
+
+STDOUT = "-"
+REPORT_SUFFIXES = (".html", ".htm")
+CLEANUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                        if hasattr(signal, name))
+# Tests only: seconds to wait with the temporary file written, so a test can send a signal
+# mid-write (tests/test_hardening.py). Unset in normal use.
+DELAY_ENV = "REPORTGEN_TEST_WRITE_DELAY"
+
+
+def output_target(path: Path | str, round_dir: Path | None = None) -> Path | None:
+    """The file a write to ``path`` replaces, after the policy above; None for stdout.
+    InputError (naming ``path``) when the policy refuses it."""
+    if str(path) == STDOUT:
+        return None
+    path = Path(path)
+    shown = printable(str(path))
+    try:
+        target = Path(os.path.realpath(path))  # through every link; a missing tail stays
+    except (OSError, RuntimeError) as exc:
+        raise InputError(shown, f"cannot write: {exc}") from None
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InputError(shown, f"cannot write: {exc.strerror or exc}") from None
+    if st is not None and (what := file_kind(st)) is not None:
+        raise InputError(shown, f"is {what}, not a regular file; refused (the report is only "
+                                "written to a regular file, or to stdout with -o -)")
+    if round_dir is not None and st is not None and _inside(target, round_dir) \
+            and target.suffix.lower() not in REPORT_SUFFIXES:
+        raise InputError(shown, "is a file of the round folder, not an .html report; refused "
+                                "so no input is overwritten (choose another -o)")
+    return target
+
+
+def _inside(target: Path, round_dir: Path) -> bool:
+    try:
+        target.relative_to(Path(os.path.realpath(round_dir)))
+    except ValueError:
+        return False
+    return True
+
+
+def write_output(path: Path | str, data: bytes, round_dir: Path | None = None) -> Path | None:
+    """Apply the policy and write ``data``: to stdout for ``-``, else atomically to the
+    resolved target, which is returned. InputError when the policy refuses or writing fails
+    (the previous file, if any, is unchanged)."""
+    target = output_target(path, round_dir)
+    if target is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return None
+    try:
+        return write_atomic(target, data)
+    except OSError as exc:  # e.g. the output folder does not exist or is read-only
+        raise InputError(printable(str(path)), f"cannot write: {exc.strerror or exc} (the "
+                                               "previous file, if any, is unchanged)") from None
+
+
+class _Signalled(BaseException):
+    """A cleanup signal arrived during the write (raised by the handler, re-sent after)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_signal(signum: int, _frame: FrameType | None) -> None:
+    raise _Signalled(signum)
+
+
+@contextlib.contextmanager
+def _cleanup_on_signals() -> Iterator[None]:
+    """While writing, SIGTERM / SIGHUP raise, so the ``except`` that removes the temporary
+    file runs (SIGINT already raises KeyboardInterrupt); afterwards the signal is re-sent with
+    the previous handler, so the process ends (or not) exactly as it would have."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers can only be set from the main thread
+        return
+    # only signals that would end the process now: an ignored or handled one stays as it is
+    previous = {s: signal.signal(s, _raise_signal) for s in CLEANUP_SIGNALS
+                if signal.getsignal(s) is signal.SIG_DFL}
+    try:
+        yield
+    except _Signalled as sig:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        previous = {}
+        os.kill(os.getpid(), sig.signum)  # the default action: the process ends here
+        raise SystemExit(128 + sig.signum) from None
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def write_atomic(path: Path, data: bytes) -> Path:
@@ -21,19 +138,25 @@ def write_atomic(path: Path, data: bytes) -> Path:
     """
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, _target_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    with _cleanup_on_signals():
+        tmp: Path | None = None
+        try:
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                            dir=directory)
+            tmp = Path(tmp_name)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if delay := os.environ.get(DELAY_ENV):
+                    time.sleep(float(delay))
+                os.fsync(handle.fileno())
+            os.chmod(tmp, _target_mode(path))
+            os.replace(tmp, path)
+        except BaseException:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+            raise
     return path
 
 

@@ -273,11 +273,11 @@ def test_data_block_is_found_among_other_scripts() -> None:
 
 
 def test_size_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import reportgen.diff
+    from reportgen.safe_read import CAPS, Cap
 
-    monkeypatch.setattr(reportgen.diff, "MAX_REPORT_BYTES", 1000)
+    monkeypatch.setitem(CAPS, "report", Cap(1000, "a report.html"))
     path = _html(tmp_path, json.dumps(tables()) + " " * 1000)
-    with pytest.raises(InputError, match="larger than"):
+    with pytest.raises(InputError, match="too large"):
         load_tables(path)
 
 

@@ -609,6 +609,13 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 def analyze(loaded: LoadedRound) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound."""
+    # a ratio over a zero or overflowing input is inf/NaN, shown as missing; numpy must not
+    # print RuntimeWarnings about it (even under -q)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _analyze(loaded)
+
+
+def _analyze(loaded: LoadedRound) -> Analysis:
     manifest = loaded.manifest
     engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]

@@ -22,7 +22,6 @@ from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import bench_rows, decode_records, empty_requests, summary_frame
 from reportgen.load.placement import Configuration, run_name
-from reportgen.load.reading import read_input
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
 from reportgen.manifest import (
@@ -34,6 +33,7 @@ from reportgen.manifest import (
     Text,
     default_title,
 )
+from reportgen.safe_read import check_encoding, read_head, read_input
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -47,7 +47,12 @@ LAUNCH_TP = re.compile(r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =]+(\d+)
 LAUNCH_PP = re.compile(r"(?:--pipeline-parallel-size|--pp-size|-pp)[ =]+(\d+)\b")
 LAUNCH_DP = re.compile(r"(?:--data-parallel-size|--dp-size|--dp|-dp)[ =]+(\d+)\b")
 LAUNCH_MODEL = re.compile(r"(?:vllm serve|--model-path|--model)[ =]+[\"']?([\w./-]+)")
-RESULT_NAME = re.compile(r"[\w.=-]+\.jsonl?\b")
+# a result file name in a script: a run of name characters, cut after its last `.json[l]`
+# (two steps, so a 100 KB run without `.json` is read once, not once per start)
+NAME_RUN = re.compile(r"[\w.=-]+")
+RESULT_NAME = re.compile(r"\A.+\.jsonl?(?!\w)")
+HEAD = 4 << 20  # how much of a metadata JSON or a script is read for settings
+DATE_PREFIX = re.compile(r"^(\d{4})(\d{2})(\d{2})")  # a result's `20260427-104816` date
 PLACEHOLDER = re.compile(r"^\$|^\{\{|^<")  # "$MODEL", "{{model}}", "<path>": sanitized values
 
 
@@ -96,7 +101,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     for f in files:
         if f.kind not in ("json", "console"):
             continue
-        raw = read_input(f.path, f.shown)
+        raw = read_input(f.path, f.shown, "bench" if f.kind == "json" else "console")
         if f.kind == "json":
             records = _result_records(raw, f)
             if records is None:
@@ -175,7 +180,7 @@ def harvest_json(f: ScannedFile) -> list[tuple[str, str, str]]:
     import json
 
     try:
-        data = json.loads(read_input(f.path, f.shown)[: 4 << 20])
+        data = json.loads(check_encoding(read_head(f.path, f.shown, HEAD), f.shown))
     except (ValueError, InputError, RecursionError):
         return []
     if not isinstance(data, dict):
@@ -194,8 +199,10 @@ def harvest_script(f: ScannedFile, result_names: list[str]) -> tuple[list[str], 
     """Launch lines in a script or README: the result files it writes (by name) and the
     parallel sizes and model it starts the server with. Only literal numbers count: a size
     behind a shell variable is not guessed."""
-    text = read_input(f.path, f.shown)[: 4 << 20].decode("utf-8", errors="replace")
-    mentioned = set(RESULT_NAME.findall(text))
+    text = check_encoding(read_head(f.path, f.shown, HEAD), f.shown).decode("utf-8",
+                                                                           errors="replace")
+    mentioned = {m.group() for run in NAME_RUN.findall(text)
+                 if (m := RESULT_NAME.match(run)) is not None}
     # a copied folder may prefix names (`outputs_x.jsonl` for the script's `x.jsonl`)
     writes = [name for name in result_names
               if name in mentioned or any(name.endswith(("_" + m, "-" + m, "/" + m))
@@ -245,7 +252,7 @@ def _date(summary: pd.DataFrame) -> tuple[str, str]:
     """The earliest result date (``20260427-104816`` → ``2026-04-27``) and its file."""
     best = ("", "")
     for value, source in zip(summary["date"], summary["source"], strict=True):
-        m = re.match(r"^(\d{4})(\d{2})(\d{2})", str(value or ""))
+        m = DATE_PREFIX.match(str(value or ""))
         if m:
             iso = f"{m[1]}-{m[2]}-{m[3]}"
             if not best[0] or iso < best[0]:

@@ -113,7 +113,7 @@ METRIC_NAMES = {
 }
 PROBE_METRIC = "probe E2EL"  # vLLM: "Median probe E2EL (ms)" → probe_median_e2el_ms
 NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|nan)$")
-INTEGER = re.compile(r"^[+-]?\d+$")
+INTEGER = re.compile(r"^[+-]?\d{1,20}$")  # longer: a float (inf past 308 digits, then refused)
 
 # Namespace attributes carried into the record: argparse name → record key.
 NAMESPACE_KEYS = {
@@ -455,6 +455,9 @@ def _literal(text: str) -> object:
     if text in ("inf", "-inf", "nan"):  # repr of float("inf"): not a Python literal
         return float(text)
     try:
-        return ast.literal_eval(text)
+        value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return UNPARSED
+    if isinstance(value, int) and len(str(abs(value))) > 20:  # no setting has such a number
+        return UNPARSED
+    return value

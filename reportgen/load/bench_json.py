@@ -21,12 +21,14 @@ import pandas as pd
 
 from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
     import orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
     orjson = None
+
+KIND = "bench"  # its size cap in reportgen.safe_read.CAPS
 
 REQUIRED = ("duration", "completed")
 STRINGS = {"date": "date", "backend": "backend", "model_id": "model_id", "label": "label"}
@@ -94,6 +96,8 @@ REQUEST_COLUMNS = (
     "start_s", "queue_s", "itl_count", "itl_sum_s", "success", "error",
 )
 NON_WS = re.compile(rb"\S")
+LONG_INTEGER = re.compile(rb"(?<![0-9.eE])[0-9]{21,}")  # longer than MAX_DIGITS
+DECIMAL_TEXT = re.compile(r"\d+(?:\.\d+)?")  # a `--metadata input_len=1000` value
 __all__ = ["BenchFile", "list_bench_files", "load_bench_file"]  # list_bench_files: discover.py
 
 
@@ -118,15 +122,44 @@ def _json_error(exc: json.JSONDecodeError) -> str:
     return f"not valid JSON ({where})" + ("; the file looks cut off" if cut else "")
 
 
+MAX_DIGITS = 20  # an unsigned 64-bit integer; no count or measurement has more digits
+
+
+class _Unreadable(ValueError):
+    """JSON the stdlib parser cannot hold: nested too deep, or an integer of absurd length."""
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:  # int() of 4,300+ digits raises; float() of 400 overflows later
+        raise _Unreadable(f"a number with {digits:,} digits (at most {MAX_DIGITS} are read); "
+                          "not a count or a measurement")
+    return int(text)
+
+
 def _loads(data: bytes | memoryview) -> Any:
     """orjson when present; the stdlib decides (and words the error) when orjson refuses,
-    e.g. for NaN/Infinity literals, which are then rejected by validation with a clear message."""
+    e.g. for NaN/Infinity literals, which are then rejected by validation with a clear message.
+    Nesting too deep for the stdlib parser, or an integer longer than MAX_DIGITS, raises
+    _Unreadable."""
     if orjson is not None:
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
-    return json.loads(bytes(data) if isinstance(data, memoryview) else data)
+    try:
+        return json.loads(bytes(data) if isinstance(data, memoryview) else data,
+                          parse_int=_parse_int)
+    except RecursionError:
+        raise _Unreadable("nested too deeply (a result file is a flat object with lists of "
+                          "numbers)") from None
+
+
+def _unreadable(exc: _Unreadable, raw: bytes, name: str, line: int | None) -> InputError:
+    """The error for _Unreadable, at the line of the first over-long number when that is it."""
+    if "digits" in str(exc) and (m := LONG_INTEGER.search(raw)) is not None:
+        line = raw.count(b"\n", 0, m.start()) + 1
+    return InputError(name, str(exc), line)
 
 
 def _records(raw: bytes, name: str) -> list[tuple[Any, int]]:
@@ -143,12 +176,14 @@ def _records(raw: bytes, name: str) -> list[tuple[Any, int]]:
         # pretty-printed single object (whose first line is just "{").
         try:
             head = _loads(memoryview(raw)[start:newline])
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, _Unreadable):
             head = None
         if head is not None:
             return _json_lines(raw, name, head, start, newline, line0)
     try:
         return [(_loads(raw), line0)]
+    except _Unreadable as exc:
+        raise _unreadable(exc, raw, name, line0) from None
     except UnicodeDecodeError as exc:
         raise InputError(name, f"not UTF-8 (byte {exc.start})",
                          raw.count(b"\n", 0, exc.start) + 1) from None
@@ -170,6 +205,8 @@ def _json_lines(
         if NON_WS.search(raw, pos, end) is not None:
             try:
                 out.append((_loads(view[pos:end]), line))
+            except _Unreadable as exc:
+                raise InputError(name, str(exc), line) from None
             except UnicodeDecodeError as exc:
                 raise InputError(name, f"not UTF-8 (byte {exc.start})", line) from None
             except json.JSONDecodeError as exc:
@@ -333,14 +370,14 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
         value = data.get(key)
         if column == "dataset":
             row[column] = value if isinstance(value, str) and value else None
-        elif isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value.strip()):
+        elif isinstance(value, str) and DECIMAL_TEXT.fullmatch(value.strip()):
             row[column] = float(value)  # a `--metadata input_len=1000` pair is a string
         elif isinstance(value, int | float) and not isinstance(value, bool) \
                 and math.isfinite(value) and value >= 0:
             row[column] = float(value)
-    for key, value in data.items():
+    for key in data:
         m = METRIC_KEY.match(key)
-        if m and isinstance(value, int | float | type(None)):
+        if m:  # a string such as "NaN" is an error (rec.number), never silently dropped
             stat = m.group(1).replace(".", "_")
             metric = METRIC_ALIASES.get(m.group(2), m.group(2))
             column = f"{metric}_{stat}_ms"
@@ -349,8 +386,8 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
             row[column] = rec.number(key)
     row["metadata"] = {k: v for k, v in data.items() if k not in KNOWN and isinstance(v, str)}
     row["server"] = _server_info(data.get("server_info"))
-    client = data.get("client")
-    row["client"] = client if isinstance(client, str) else (
+    client = rec.string("client")  # a number or a list here is an error, not "vllm"
+    row["client"] = client if client else (
         "sglang" if any(k in data for k in SGLANG_ONLY) else "vllm")
     row["has_detail"] = any(k in data for k in DETAIL_MARKERS)
     return row
@@ -509,7 +546,7 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
     """Read one result file. ``name`` is how the file is shown in errors and in the ``source``
     column (default: the path as given)."""
     shown = str(path) if name is None else name
-    raw = read_input(path, shown)
+    raw = read_input(path, shown, KIND)
     return bench_from_records(decode_records(raw, shown), shown, raw)
 
 

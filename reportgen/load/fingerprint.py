@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.errors import InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 HEADER = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
@@ -28,7 +28,13 @@ STATS_ROW = re.compile(
     r"(?P<power>N/A|[\d.]+W)\s*/\s*(?P<cap>N/A|[\d.]+W)\s*\|\s*"
     r"(?P<used>N/A|\d+MiB)\s*/\s*(?P<total>N/A|\d+MiB)\s*\|\s*(?P<util>N/A|\d+%)"
 )
-KEY_VALUE = re.compile(r"^\s*([A-Za-z_][\w .\-/()]*?)\s*[:=]\s+(.*?)\s*$")
+# The key is words separated by spaces and the value is taken whole (stripped in Python):
+# no two quantifiers compete for the same spaces, so a 60 KB line of blanks stays linear.
+KEY_VALUE = re.compile(r"^\s*([A-Za-z_][\w.\-/()]*(?:[ ]+[\w.\-/()]+)*)[ \t]*[:=]\s+(.*)$"
+                       )
+
+KIND = "fingerprint"  # its size cap in reportgen.safe_read.CAPS
+NOT_NUMBER = re.compile(r"[^\d.]")  # the unit of `73C`, `350W`, `19089MiB`
 
 
 @dataclass
@@ -52,13 +58,13 @@ def _num(token: str) -> float | None:
     """``73C`` / ``350W`` / ``19089MiB`` / ``100%`` → number; ``N/A`` → None."""
     if token == "N/A":
         return None
-    return float(re.sub(r"[^\d.]", "", token))
+    return float(NOT_NUMBER.sub("", token))
 
 
 def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
     """Read ``fingerprint.txt``. ``name`` is how the file is shown in errors and provenance."""
     shown = str(path) if name is None else name
-    text = read_input(path, shown).decode("utf-8", errors="replace")
+    text = read_input(path, shown, KIND).decode("utf-8", errors="replace")
 
     fp = Fingerprint(path=shown)
     prov = fp.provenance
@@ -102,7 +108,7 @@ def parse_fingerprint(path: Path, *, name: str | None = None) -> Fingerprint:
         m = KEY_VALUE.match(line)
         if m:
             key = m.group(1).strip()
-            fp.values[key] = m.group(2)  # a repeated key: the later line wins
+            fp.values[key] = m.group(2).rstrip()  # a repeated key: the later line wins
             prov[f"values.{key}"] = where
     if fp.driver_version is None and fp.gpu_count == 0 and not fp.values:
         found = "the file is empty" if not text.strip() else "found neither"

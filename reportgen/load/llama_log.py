@@ -37,9 +37,11 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding, InputError
+from reportgen.safe_read import open_input
 
 CHUNK = 16 << 20
 OVERLAP = 64 << 10  # CHUNK must be well above 2 × OVERLAP
+KIND = "llama_log"  # its size cap in reportgen.safe_read.CAPS
 STARTUP_WINDOW = 8 << 20  # how far before a listening line its startup text may begin
 PROMPT_LIT = b"prompt eval time"
 
@@ -76,7 +78,7 @@ LISTEN = b"listening"
 REJECT_LIT = b"stop processing: n_"  # in every REJECT match, rarer than its start
 LISTEN_CONTEXT = (b"server is ", b"llama_server: ", b"HTTP server ")
 TIMESTAMP = re.compile(
-    rb"(\d+)\.(\d\d)\.(\d\d\d)\.(\d\d\d)(?:\x1b\[[0-9;]*m)? (?:\x1b\[[0-9;]*m)?[IWEDT] "
+    rb"(?<!\d)(\d{1,9})\.(\d\d)\.(\d\d\d)\.(\d\d\d)(?:\x1b\[[0-9;]*m)? (?:\x1b\[[0-9;]*m)?[IWEDT] "
 )
 SEND_ERROR = b"send_error: task id = "
 
@@ -135,7 +137,9 @@ def _chunks(f: BinaryIO) -> Iterator[tuple[bytearray, int, int, int]]:
         size = os.fstat(f.fileno()).st_size
     except (OSError, AttributeError, ValueError):
         size = CHUNK
-    cap = min(CHUNK, size + 1)  # a small log gets a small buffer; +1 so EOF shows as short
+    # a small log gets a small buffer (+1 so EOF shows as short), but never below the overlaps
+    # the cutting needs: a log still growing while it is read can outgrow its fstat size
+    cap = max(min(CHUNK, size + 1), 4 * OVERLAP)
     buf = bytearray(cap)
     view = memoryview(buf)
     keep = base = lo = 0
@@ -626,7 +630,7 @@ def parse_llama_log(path: Path, *, name: str | None = None) -> LlamaLog:
     provenance (default: the path as given). Zero blocks is not an error here."""
     shown = str(path) if name is None else name
     try:
-        with path.open("rb") as f:
+        with open_input(path, shown, KIND) as f:
             col = _scan(f)
             blocks = {k: np.concatenate([b[k] for b in col.blocks]) for k in col.blocks[0]}
             rej_pos = np.asarray([r[0] for r in col.rejected], dtype=np.int64)
@@ -636,8 +640,6 @@ def parse_llama_log(path: Path, *, name: str | None = None) -> LlamaLog:
             # begins mid-run and the first listening line already starts run 1
             offset = int(bool(listen.size and events.size and events.min() < listen[0]))
             facts = _read_facts(f, listen, [ln for _, ln in col.listen], events, offset, shown)
-    except FileNotFoundError:
-        raise InputError(shown, "file not found") from None
     except OSError as exc:
         raise InputError(shown, f"cannot read: {exc.strerror}") from None
     except OverflowError:  # a corrupt block: a count or id beyond 64 bits

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 SEP = ", "
 HEADER_FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)(?: \[([^\]]+)\])?$")
@@ -28,6 +28,9 @@ TEXT_FIELDS = {"name", "uuid", "pci.bus_id", "driver_version", "pstate", "comput
 TIME_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
 UNIT = r"(?<=\d) ?(?:%|[A-Za-z][A-Za-z/]*)$"  # the unit after a number: "45 %", "250.07 W"
 
+KIND = "gpu_csv"  # its size cap in reportgen.safe_read.CAPS
+NON_WORD = re.compile(r"\W+")
+
 
 def _clip(text: str, limit: int = 80) -> str:
     """Echo at most ``limit`` characters of the input in a message (a line can be megabytes)."""
@@ -37,7 +40,7 @@ def _clip(text: str, limit: int = 80) -> str:
 def _column(field: str, unit: str | None) -> str:
     base = field.replace(".", "_").lower()
     if unit:
-        suffix = UNIT_SUFFIX.get(unit.strip().lower(), re.sub(r"\W+", "_", unit.lower()).strip("_"))
+        suffix = UNIT_SUFFIX.get(unit.strip().lower(), NON_WORD.sub("_", unit.lower()).strip("_"))
         return f"{base}_{suffix}"
     if field.startswith("temperature."):
         return f"{base}_c"
@@ -78,7 +81,7 @@ def _numbers(values: list[str], field: str, shown: str, row_lines: list[int]) ->
 def load_gpu_csv(path: Path, *, name: str | None = None) -> pd.DataFrame:
     """Read a sampler CSV. ``name`` is how the file is shown in errors (default: the path)."""
     shown = str(path) if name is None else name
-    text = read_input(path, shown).decode("utf-8", errors="replace")
+    text = read_input(path, shown, KIND).decode("utf-8", errors="replace")
 
     lines = text.splitlines()
     header: list[tuple[str, str | None]] | None = None

@@ -24,6 +24,8 @@ TOKEN = re.compile(r"[A-Za-z0-9]+")
 SWEEP_DIR = re.compile(r"^(.*?)-?BENCH-.*$")
 NUMBERISH = re.compile(r"(?:inf|infinity)$", re.IGNORECASE)  # `rateinf` names an axis point
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
+DIGIT_RUN = re.compile(r"([0-9]+)")
+NAME_SPLIT = re.compile(r"[-\s]+")
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,10 @@ DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "dur
 
 
 def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
-    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
-                 for p in re.split(r"(\d+)", name))
+    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order;
+    by length and digits, so no int() of a digit run of any length."""
+    return tuple((0, len(p.lstrip("0")), p.lstrip("0")) if p.isdigit() else (1, 0, p)
+                 for p in DIGIT_RUN.split(name))
 
 
 def run_name(rel: str, line: float, many: bool, record: int = 0) -> str:
@@ -164,7 +167,7 @@ def _words(name: str) -> list[str]:
     """A name cut at `-`, `_` and spaces; a `key=value` part stays whole
     (`SERVE--max_num_seqs=32` → SERVE, max_num_seqs=32)."""
     out: list[str] = []
-    for chunk in re.split(r"[-\s]+", name):
+    for chunk in NAME_SPLIT.split(name):
         if not chunk:
             continue
         out += [chunk] if "=" in chunk else [w for w in chunk.split("_") if w]

@@ -16,11 +16,15 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-LABEL_NAME = re.compile(r"\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*\"")
+# names start after a non-name character: a long run of letters or blanks stays linear
+LABEL_NAME = re.compile(r"(?<![a-zA-Z0-9_])([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*\"")
 UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
+
+KIND = "metrics"  # its size cap in reportgen.safe_read.CAPS
+TIMESTAMP = re.compile(r"-?\d+")  # the optional sample timestamp (ms)
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -31,7 +35,8 @@ def _clip(text: str, limit: int = 60) -> str:
 # `{k="v",k2="v2"}` with no backslash in any value; anything else takes parse_labels.
 _PLAIN_LABELS = re.compile(r'\{((?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"\\]*"\s*,)*'
                            r'(?:\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"[^"\\]*"\s*)?)\}')
-_PLAIN_PAIR = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*)"')
+_PLAIN_PAIR = re.compile(r'(?<![a-zA-Z0-9_])([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"([^"\\]*)"'
+                         )
 
 
 def _escape(value: str) -> str:
@@ -96,11 +101,24 @@ def _value(token: str) -> float:
     return float(token)
 
 
+def nonfinite_note(frame: pd.DataFrame) -> str | None:
+    """A warning when samples are NaN or ±Inf (legal in the format, but no counter delta can
+    use them), naming the first such metric; None when every value is finite. A histogram's
+    ``le="+Inf"`` bucket is a label, not a value, and is not counted."""
+    values = frame["value"].to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if not bad.size:
+        return None
+    first = frame.iloc[int(bad[0])]
+    return (f"{bad.size:,} sample(s) are NaN or Inf (first: {_clip(str(first['name']))} = "
+            f"{first['value']}); figures that need them are left blank")
+
+
 def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
     """One row per sample. Comments (``# HELP``, ``# TYPE``, others) are skipped; an optional
     trailing timestamp is accepted and dropped."""
     shown = str(path) if name is None else name
-    text = read_input(path, shown).decode("utf-8", errors="replace")
+    text = read_input(path, shown, KIND).decode("utf-8", errors="replace")
 
     names: list[str] = []
     label_texts: list[str] = []
@@ -136,7 +154,7 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
             raise InputError(shown, f"{_clip(m.group(0))}: value {_clip(rest[0])!r} is not a "
                                     "number",
                              number) from None
-        if len(rest) == 2 and not re.fullmatch(r"-?\d+", rest[1]):
+        if len(rest) == 2 and not TIMESTAMP.fullmatch(rest[1]):
             raise InputError(shown, f"{_clip(m.group(0))}: timestamp {_clip(rest[1])!r} is not "
                                     "an integer (ms)",
                              number)

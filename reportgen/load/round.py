@@ -27,21 +27,22 @@ from reportgen.load.bench_json import (
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.llama_log import parse_llama_log
 from reportgen.load.nvidia_smi import load_gpu_csv
-from reportgen.load.prometheus import parse_prometheus
+from reportgen.load.prometheus import nonfinite_note, parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import Manifest
 from reportgen.model_bytes import model_bytes
+from reportgen.safe_read import open_regular, read_head
 
 __all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes"]
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
 
-def sniff_log_kind(path: Path) -> str | None:
+def sniff_log_kind(path: Path, shown: str | None = None) -> str | None:
     """"vllm" or "llamacpp" from marker strings in the first (and, if needed, last) 4 MiB."""
-    with path.open("rb") as f:
+    with open_regular(path, str(path) if shown is None else shown) as f:
         head = f.read(SNIFF_BYTES)
         f.seek(0, 2)
         size = f.tell()
@@ -57,9 +58,8 @@ def sniff_log_kind(path: Path) -> str | None:
     return None
 
 
-def _scores(path: Path) -> tuple[int, int]:
-    with path.open("rb") as f:
-        head = f.read(SNIFF_BYTES)
+def _scores(path: Path, shown: str) -> tuple[int, int]:
+    head = read_head(path, shown, SNIFF_BYTES)
     return sum(m in head for m in VLLM_MARKERS), sum(m in head for m in LLAMA_MARKERS)
 
 
@@ -74,14 +74,14 @@ def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
     kind = data.spec.kind
     shown = show(path)
     if kind is None:
-        kind = sniff_log_kind(path)
+        kind = sniff_log_kind(path, shown)
         if kind is None:
             findings.append(Finding(shown, "cannot tell whether this is a vLLM or a llama-server "
                                            "log (set kind in round.toml); not read",
                                     engine=data.spec.id))
             return
     elif kind in ("vllm", "llamacpp"):
-        vllm, llama = _scores(path)
+        vllm, llama = _scores(path, shown)
         declared, other = (vllm, llama) if kind == "vllm" else (llama, vllm)
         if declared == 0 and other >= 2:
             looks = "llama-server" if kind == "vllm" else "vLLM"
@@ -270,6 +270,8 @@ def load_round(round_dir: Path) -> LoadedRound:
                     findings.append(Finding(show(path), f"no samples in this scrape (empty "
                                                          f"file?); server metrics for C={conc} "
                                                          "are left blank", engine=spec.id))
+                elif (note := nonfinite_note(frame)) is not None:
+                    findings.append(Finding(show(path), note, engine=spec.id))
         resolve_kv_bytes(data, manifest)
         engines[spec.id] = data
 

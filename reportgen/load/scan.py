@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.safe_read import check_head, leads_out, open_regular, printable
 
 SNIFF = 1 << 20  # enough for a console log's header and the first record of a result file
 WARMUP = re.compile(r"(?<![a-z])(?<!no[-_ ])warm[-_ ]?up", re.IGNORECASE)  # not `no-warmup`
@@ -52,7 +53,7 @@ def _head(path: Path, shown: str) -> tuple[bytes, bytes]:
     """The first and (for a larger file) the last MiB: a console log's result table comes
     after its progress bar, which can be megabytes of `\r`-separated updates."""
     try:
-        with path.open("rb") as f:
+        with open_regular(path, shown) as f:
             head = f.read(SNIFF)
             if len(head) < SNIFF:
                 return head, b""
@@ -85,6 +86,9 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     name = path.name.lower()
     if name.endswith(".pytorch.json"):
         return "skipped", "vLLM's PyTorch-benchmark side file (a different schema)"
+    encoding = check_head(head)
+    if encoding is not None:
+        return "skipped", encoding
     if b"\x00" in head[:4096]:
         return "skipped", "binary file"
     if _looks_json(head):
@@ -112,14 +116,6 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     return "skipped", "not a benchmark result, log or sample this tool reads"
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except (OSError, RuntimeError, ValueError):
-        return False
-    return True
-
-
 def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
     """Every file under ``root`` with its kind, in a stable (sorted) order. Links that lead
     out of the round are refused: a round must not pull in files from elsewhere."""
@@ -131,9 +127,9 @@ def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
             if name.startswith(".") or (Path(folder) == root and name == "round.toml"):
                 continue
             path = Path(folder) / name
-            rel = path.relative_to(root).as_posix()
+            rel = printable(path.relative_to(root).as_posix())
             shown = show(path)
-            if path.is_symlink() and not _inside(path, root):
+            if path.is_symlink() and leads_out(path, root):
                 out.append(ScannedFile(path, shown, rel, "skipped",
                                        "a link that leads out of the round folder; not read"))
                 continue

@@ -25,13 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import Finding
-from reportgen.load.reading import read_input
+from reportgen.safe_read import read_input
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-RAY_REPEAT = re.compile(r"[ \t]*\[repeated \d+x across cluster\]")
+RAY_REPEAT = re.compile(r"(?<![ \t])[ \t]*\[repeated \d+x across cluster\]")
 PREFIX = re.compile(r"^(?:\((?:[A-Za-z_][\w ]*?)?[ ]*pid=\d+(?:, ip=[\d.:a-fA-F]+)?\)[ \t]*)+",
                     re.MULTILINE)
 NUM = r"(\d[\d,]*(?:\.\d+)?)"
+
+KIND = "vllm_log"  # its size cap in reportgen.safe_read.CAPS
+CONFIG_ITEM = re.compile(r"(?:^|, )([a-z_]+)=('[^']*'|[^,{}()]*)(?=, |$)")  # engine config
+ARGS_ITEM = re.compile(r"'(\w+)': '?([^',}]+)'?")  # one item of a printed args dict
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "version": re.compile(r"vLLM API server version (\S+)"),
@@ -157,7 +161,7 @@ def _coerce(key: str, value: Any) -> Any:
 def _config_items(text: str) -> dict[str, str]:
     """``key=value`` pairs of the top level of the engine config line (nested {…}/(…) skipped)."""
     out: dict[str, str] = {}
-    for m in re.finditer(r"(?:^|, )([a-z_]+)=('[^']*'|[^,{}()]*)(?=, |$)", text):
+    for m in CONFIG_ITEM.finditer(text):
         out.setdefault(m.group(1), m.group(2).strip("'"))  # nested configs come later
     return out
 
@@ -165,7 +169,7 @@ def _config_items(text: str) -> dict[str, str]:
 def parse_vllm_log(path: Path, *, name: str | None = None) -> VllmLog:
     """Read a ``vllm serve`` log. ``name`` is how the file is shown in errors and provenance."""
     shown = str(path) if name is None else name
-    raw = read_input(path, shown)
+    raw = read_input(path, shown, KIND)
     text = raw.decode("utf-8", errors="replace")
     log = VllmLog(path=shown)
     if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
@@ -211,7 +215,7 @@ def parse_vllm_log(path: Path, *, name: str | None = None) -> VllmLog:
                 warnings.simplefilter("ignore")
                 args = ast.literal_eval(m.group(1))
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            args = {k: v for k, v in re.findall(r"'(\w+)': '?([^',}]+)'?", m.group(1))}
+            args = {k: v for k, v in ARGS_ITEM.findall(m.group(1))}
         if isinstance(args, dict):
             for key, attr in ARG_FIELDS.items():
                 if key in args:
