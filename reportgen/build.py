@@ -169,15 +169,12 @@ def against_baseline(part: Analysis, baseline: Source | Missing | None
     use (the analysis values, plus ``baseline.*`` / ``since.*`` when a baseline is set — as
     missing values when round.toml's baseline is not there), and the baseline itself."""
     from reportgen.baseline import Missing, compare, empty_values
-    from reportgen.figures import engine_labels
-
     if baseline is None:
         return None, part.values, None
     if isinstance(baseline, Missing):
-        return baseline, part.values | empty_values(list(engine_labels(part))), None
+        return baseline, part.values | empty_values(list(part.labels())), None
     base = baseline.for_workload((part.round.get("workload") or {}).get("id"))
-    labels = {e: Bi(t["zh"], t["en"]) for e, t in engine_labels(part).items()}
-    since = compare(base, part.values, labels)
+    since = compare(base, part.values, part.labels())   # page text, escaped by the template
     return since, part.values | since.values, base
 
 

@@ -798,12 +798,6 @@ BASELINE_CURVES: dict[str, tuple[str, str]] = {
 BASELINE_GROUP = "baseline"
 
 
-def _plotly_escape(text: str) -> str:
-    """Input text placed in figure text (Plotly renders a subset of HTML there). Local until
-    the shared Plotly-string escaper lands; then use that one."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def add_baseline_curves(fig: Fig, kind: str, baseline: Baseline, analysis: Any, ui: UI,
                         lang: str) -> None:
     """The baseline round's curves on a figure of this round: dashed, in the engine's colour,
@@ -815,7 +809,7 @@ def add_baseline_curves(fig: Fig, kind: str, baseline: Baseline, analysis: Any, 
     extra = [e for e in dict.fromkeys(baseline.tiers["engine"]) if e not in color]
     for i, e in enumerate(extra):
         color[e] = PALETTE[(len(color) + i) % len(PALETTE)]
-    title = _plotly_escape(baseline.title.get(lang))
+    title = plotly_text(baseline.title.get(lang))
     first = True
     for engine in dict.fromkeys(baseline.tiers["engine"]):
         rows = baseline.tiers[baseline.tiers["engine"] == engine].sort_values(
@@ -829,7 +823,7 @@ def add_baseline_curves(fig: Fig, kind: str, baseline: Baseline, analysis: Any, 
         if not (np.isfinite(x) & np.isfinite(y)).any():
             continue
         label = baseline.labels.get(str(engine))
-        name = _plotly_escape(label.get(lang) if label else str(engine))
+        name = plotly_text(label.get(lang) if label else str(engine))
         fig.add_trace(Scatter(
             x=x, y=y, mode="lines+markers", name=ui.raw("fig.baseline.name", lang, engine=name),
             legendgroup=BASELINE_GROUP,

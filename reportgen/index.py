@@ -130,9 +130,7 @@ def collect(folders: list[Path], say: Progress) -> list[Built | Entry]:
         say("analyze")
         ra = analyze_round(loaded)
         first = ra.first
-        from reportgen.figures import engine_labels
-
-        labels = {e: Bi(t["zh"], t["en"]) for e, t in engine_labels(first).items()}
+        labels = first.labels()   # page text: escaped by the template, not for Plotly
         info = first.round
         gpu = str(info.get("gpu") or "")
         if gpu and isinstance(info.get("gpu_count"), int) and info["gpu_count"] > 1:
@@ -230,7 +228,7 @@ def cards(entries: list[Entry], ui: UI) -> list[Card]:
 def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
     """One panel per headline metric (a line per engine where it has one), rounds along x in
     the order given. A round without the figure leaves a gap."""
-    from reportgen.figures import PALETTE, Fig, Scatter, _plotly_escape
+    from reportgen.figures import PALETTE, Fig, Scatter, plotly_text
 
     x = [e.name for e in entries]
     panels: list[tuple[str, list[tuple[str | None, list[float]]]]] = []
@@ -258,7 +256,7 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
             label = labels.get(engine or "", Bi.plain(engine or ""))
             color = PALETTE[engines.index(engine) % len(PALETTE)] if engine in engines else \
                 "#1f2937"
-            name = ui.raw(f"index.metric.{key}", lang, engine=_plotly_escape(label.get(lang)))
+            name = ui.raw(f"index.metric.{key}", lang, engine=plotly_text(label.get(lang)))
             fig.add_trace(Scatter(
                 x=x, y=[None if math.isnan(v) else v for v in ys], mode="lines+markers",
                 name=name, xaxis=f"x{axis}", yaxis=f"y{axis}",
