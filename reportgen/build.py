@@ -10,6 +10,7 @@ import copy
 import datetime as dt
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from reportgen.i18n import UI, Bi, load_ui
 if TYPE_CHECKING:
     from reportgen.analyze.result import Analysis, RoundAnalysis
     from reportgen.baseline import Baseline, Comparison, Missing, Source
-    from reportgen.context import Revisions, Series
+    from reportgen.context import Page, Revisions, Series
     from reportgen.manifest import Manifest
 
 Progress = Callable[[str], None]
@@ -58,6 +59,25 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
     }
 
 
+@dataclass(frozen=True)
+class Assembled:
+    """Everything the page is rendered from: the page model, the data block and the figures
+    payload. ``html()`` is the report's text; the gold test (tests/test_page_gold.py) reads
+    ``page`` too."""
+
+    page: Page
+    report_data: dict[str, Any]
+    figs: dict[str, Any]
+    trace_types: set[str]
+
+    def html(self) -> str:
+        from reportgen.render import render_page
+        from reportgen.resources import templates_dir
+
+        return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
+                           figs=self.figs, trace_types=self.trace_types, version=__version__)
+
+
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
                     lang: str | None = None, progress: Progress = _quiet,
                     revisions: Revisions | None = None,
@@ -72,11 +92,22 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
     ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
     (``reportgen serve``): the figures and the data block, which depend on the analysis
     only, are computed once into it."""
+    return assemble_page(analysis, round_dir, lang, progress, revisions, baseline, series,
+                         reuse).html()
+
+
+def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path,
+                  lang: str | None = None, progress: Progress = _quiet,
+                  revisions: Revisions | None = None,
+                  baseline: Source | Missing | None = None,
+                  series: Series | None = None,
+                  reuse: dict[str, Any] | None = None) -> Assembled:
+    """What ``render_analysis`` renders (same arguments)."""
     from reportgen.analyze.result import RoundAnalysis
     from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
-    from reportgen.render import plotly_version, render_page
+    from reportgen.render import plotly_version
     from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
 
@@ -158,9 +189,8 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
         report_data = to_json_dict(ra)
         if reuse is not None:
             reuse["report_data"] = report_data
-    return render_page(page, templates=templates, report_data=report_data,
-                       figs={"defaultLang": default, "template": template, "figs": figs},
-                       trace_types=trace_types, version=__version__)
+    return Assembled(page, report_data,
+                     {"defaultLang": default, "template": template, "figs": figs}, trace_types)
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None
@@ -201,6 +231,14 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
     baseline.toml folder) overrides round.toml's ``[baseline] round``. Bad input raises
     InputError; the output file is then left exactly as it was.
     """
+    say = progress or _quiet
+    html = assemble_report(round_dir, lang, say, previous, baseline).html()
+    return write_page(out, html, say)
+
+
+def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
+                    previous: Path | None = None, baseline: Path | None = None) -> Assembled:
+    """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written)."""
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
@@ -221,8 +259,7 @@ def build_report(round_dir: Path, out: Path, lang: str | None = None,
         say(f"compare with {previous}")
         revisions = _revisions(analysis, Path(previous), old_tables)
     base = resolve_baseline(loaded.manifest, baseline, say)
-    html = render_analysis(analysis, round_dir, lang, say, revisions, base)
-    return write_page(out, html, say)
+    return assemble_page(analysis, round_dir, lang, say, revisions, base)
 
 
 def write_page(out: Path, html: str, say: Progress = _quiet) -> Path:

@@ -1,0 +1,1 @@
+"""The page stage: the Analysis as plain dataclasses the template lays out."""
