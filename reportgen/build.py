@@ -21,8 +21,8 @@ from reportgen.i18n import UI, Bi, load_ui
 if TYPE_CHECKING:
     from reportgen.analyze.result import Analysis, RoundAnalysis
     from reportgen.baseline import Baseline, Comparison, Missing, Source
-    from reportgen.context import Page, Revisions, Series
     from reportgen.manifest import Manifest
+    from reportgen.page.model import Page, Revisions, Series
 
 Progress = Callable[[str], None]
 
@@ -104,9 +104,10 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path,
                   reuse: dict[str, Any] | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
     from reportgen.analyze.result import RoundAnalysis
-    from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
+    from reportgen.page import build_page, build_sections
+    from reportgen.page.model import Figure, Inputs, View
     from reportgen.render import plotly_version
     from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
@@ -295,8 +296,8 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
 
 def _revisions(analysis: RoundAnalysis, previous: Path, old: dict[str, Any]) -> Revisions:
     """What changed since a previously published report (or round), shown as a section."""
-    from reportgen.context import Revisions
     from reportgen.diff import diff_tables, group_changes
+    from reportgen.page.model import Revisions
     from reportgen.tables import to_json_dict
 
     new = to_json_dict(analysis)
