@@ -6,23 +6,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from reportgen.formatting import (
-    MISSING,
-    fmt_g,
-)
+from reportgen.formatting import MISSING, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row
 from reportgen.page.data import num
 from reportgen.page.graph_reuse import graph_reuse
-from reportgen.page.model import (
-    Cell,
-    Column,
-    Heading,
-    PageBlock,
-    Para,
-    Row,
-    Table,
-)
+from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
 from reportgen.text import Bi
 
 

@@ -17,16 +17,7 @@ from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
 from reportgen.page.cells import marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
-from reportgen.page.model import (
-    Cell,
-    Column,
-    Figure,
-    Inputs,
-    PageBlock,
-    Para,
-    Revisions,
-    Table,
-)
+from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
 from reportgen.text import Bi
 
 # tiers column → the client's key that fills it, per section (see Builder.gaps)

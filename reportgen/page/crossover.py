@@ -7,21 +7,12 @@ import math
 
 from markupsafe import Markup
 
-from reportgen.formatting import (
-    fmt,
-    fmt_g,
-)
+from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tier_cell, tier_row
 from reportgen.page.data import num
-from reportgen.page.model import (
-    Cell,
-    Column,
-    PageBlock,
-    Para,
-    Table,
-)
+from reportgen.page.model import Cell, Column, PageBlock, Para, Table
 from reportgen.text import Bi
 
 

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from reportgen.formatting import (
-    fmt,
-    is_missing,
-)
+from reportgen.formatting import fmt, is_missing
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell
-from reportgen.page.model import (
-    Column,
-    PageBlock,
-    Para,
-    Row,
-    Table,
-)
+from reportgen.page.model import Column, PageBlock, Para, Row, Table
 
 
 def memory(b: Builder) -> list[PageBlock]:

@@ -14,6 +14,9 @@ from reportgen.text import Bi
 
 @dataclass(frozen=True)
 class Cell:
+    """One table cell: text in both languages; ``num`` right-aligns it, ``cls`` marks it
+    (excluded, synthetic, bad, ratio up/down, …)."""
+
     text: Bi
     num: bool = False
     cls: str = ""
@@ -21,18 +24,25 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
+    """A table column's heading; ``num`` for a column of numbers."""
+
     label: Bi
     num: bool = False
 
 
 @dataclass(frozen=True)
 class Row:
+    """A table row; ``cls`` is ``has-excluded`` when a tier in it is excluded from
+    conclusions (the page shades those rows)."""
+
     cells: list[Cell]
     cls: str = ""
 
 
 @dataclass(frozen=True)
 class Table:
+    """A table block: columns, rows, an optional caption and the † legend under it."""
+
     columns: list[Column]
     rows: list[Row]
     caption: Bi | None = None
@@ -43,6 +53,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Card:
+    """A headline card: label, the value in large print, a line below it; ``tone`` colours it."""
+
     label: Bi
     value: Bi
     sub: Bi
@@ -52,12 +64,16 @@ class Card:
 
 @dataclass(frozen=True)
 class Cards:
+    """The headline cards of a section."""
+
     cards: list[Card]
     kind: str = "cards"
 
 
 @dataclass(frozen=True)
 class Para:
+    """A paragraph of inline text; ``cls`` ``note`` for the smaller print."""
+
     text: Bi
     cls: str = ""
     kind: str = "para"
@@ -109,7 +125,8 @@ class Section:
 
 @dataclass(frozen=True)
 class Revisions:
-    """Changes against a previously published report, grouped by input (reportgen.diff)."""
+    """Changes against a previously published report (``build --previous``), grouped by input
+    as ``reportgen diff`` groups them."""
 
     previous: str
     diff: Diff
@@ -117,7 +134,8 @@ class Revisions:
 
 @dataclass(frozen=True)
 class View:
-    """One workload's sections; a round with several workloads shows one view at a time."""
+    """One workload's sections: a round with several workloads (runs of other lengths or
+    datasets) shows one view at a time."""
 
     id: str
     label: Bi
@@ -145,7 +163,8 @@ class SeriesLink:
 
 @dataclass(frozen=True)
 class Series:
-    """A report built by `reportgen index`: links back to the index and to its siblings."""
+    """A report built by `reportgen index`: links back to the index and to its siblings
+    (``SeriesLink``, the current report marked)."""
 
     index_href: str
     label: Bi

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import (
-    MISSING,
-)
+from reportgen.formatting import MISSING
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row
 from reportgen.page.data import num
-from reportgen.page.model import (
-    Column,
-    PageBlock,
-    Para,
-    Table,
-)
+from reportgen.page.model import Column, PageBlock, Para, Table
 from reportgen.text import Bi
 
 

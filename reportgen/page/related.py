@@ -6,10 +6,7 @@ from collections.abc import Mapping
 
 from reportgen.page.builder import Builder
 from reportgen.page.cells import bi_text
-from reportgen.page.model import (
-    Links,
-    PageBlock,
-)
+from reportgen.page.model import Links, PageBlock
 
 
 def related(b: Builder) -> list[PageBlock]:

@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import (
-    MISSING,
-    fmt,
-    fmt_g,
-)
+from reportgen.formatting import MISSING, fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, tcell
 from reportgen.page.data import num
-from reportgen.page.model import (
-    Column,
-    PageBlock,
-    Para,
-    Row,
-    Table,
-)
+from reportgen.page.model import Column, PageBlock, Para, Row, Table
 
 
 def bytes_per_step(b: Builder) -> list[PageBlock]:

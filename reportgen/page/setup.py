@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import (
-    MISSING,
-    fmt,
-    fmt_g,
-    is_missing,
-)
+from reportgen.formatting import MISSING, fmt, fmt_g, is_missing
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell

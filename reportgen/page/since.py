@@ -8,24 +8,11 @@ from typing import Any
 from reportgen.baseline import Missing
 from reportgen.baseline import Row as SinceRow
 from reportgen.baseline import delta as since_delta
-from reportgen.formatting import (
-    fmt,
-    fmt_g,
-    signed_change,
-    signed_delta,
-)
+from reportgen.formatting import fmt, fmt_g, signed_change, signed_delta
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same
-from reportgen.page.model import (
-    Cell,
-    Column,
-    Heading,
-    PageBlock,
-    Para,
-    Row,
-    Table,
-)
+from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
 from reportgen.text import Bi
 
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from reportgen.page.builder import Builder
-from reportgen.page.model import (
-    PageBlock,
-    Para,
-)
+from reportgen.page.model import PageBlock, Para
 
 
 def stalls(b: Builder) -> list[PageBlock]:

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from reportgen.formatting import (
-    fmt,
-    fmt_g,
-)
+from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row
 from reportgen.page.data import num
 from reportgen.page.inputs import inputs_tables
-from reportgen.page.model import (
-    Cell,
-    Column,
-    PageBlock,
-    Para,
-    Table,
-)
+from reportgen.page.model import Cell, Column, PageBlock, Para, Table
 
 
 def data(b: Builder) -> list[PageBlock]:
