@@ -92,15 +92,13 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
     ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
     (``reportgen serve``): the figures and the data block, which depend on the analysis
     only, are computed once into it."""
-    return assemble_page(analysis, round_dir, lang, progress, revisions, baseline, series,
-                         reuse).html()
+    return assemble_page(analysis, round_dir, lang, progress, revisions, baseline=baseline,
+                         series=series, reuse=reuse).html()
 
 
-def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path,
-                  lang: str | None = None, progress: Progress = _quiet,
-                  revisions: Revisions | None = None,
-                  baseline: Source | Missing | None = None,
-                  series: Series | None = None,
+def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
+                  progress: Progress = _quiet, revisions: Revisions | None = None, *,
+                  baseline: Source | Missing | None = None, series: Series | None = None,
                   reuse: dict[str, Any] | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
     from reportgen.analyze.result import RoundAnalysis
@@ -260,7 +258,7 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
         say(f"compare with {previous}")
         revisions = _revisions(analysis, Path(previous), old_tables)
     base = resolve_baseline(loaded.manifest, baseline, say)
-    return assemble_page(analysis, round_dir, lang, say, revisions, base)
+    return assemble_page(analysis, round_dir, lang, say, revisions, baseline=base)
 
 
 def write_page(out: Path, html: str, say: Progress = _quiet) -> Path:
