@@ -10,7 +10,7 @@ A baseline comes from one of three places, and all three end as the same ``Basel
 
 ``compare`` puts a baseline beside this round's analysis: setup rows that differ, headline
 figures with deltas, and the ``baseline.*`` / ``since.*`` names narrative files can use.
-Pure data here; context.py turns it into page blocks and figures.py into dashed overlays.
+Pure data here; reportgen.page.since turns it into page blocks and figures.py into dashed overlays.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import copy
 import datetime as dt
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +21,8 @@ from reportgen.i18n import UI, Bi, load_ui
 if TYPE_CHECKING:
     from reportgen.analyze.result import Analysis, RoundAnalysis
     from reportgen.baseline import Baseline, Comparison, Missing, Source
-    from reportgen.context import Revisions, Series
     from reportgen.manifest import Manifest
+    from reportgen.page.model import Page, Revisions, Series
 
 Progress = Callable[[str], None]
 
@@ -58,6 +59,25 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
     }
 
 
+@dataclass(frozen=True)
+class Assembled:
+    """Everything the page is rendered from: the page model, the data block and the figures
+    payload. ``html()`` is the report's text; the gold test (tests/test_page_gold.py) reads
+    ``page`` too."""
+
+    page: Page
+    report_data: dict[str, Any]
+    figs: dict[str, Any]
+    trace_types: set[str]
+
+    def html(self) -> str:
+        from reportgen.render import render_page
+        from reportgen.resources import templates_dir
+
+        return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
+                           figs=self.figs, trace_types=self.trace_types, version=__version__)
+
+
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
                     lang: str | None = None, progress: Progress = _quiet,
                     revisions: Revisions | None = None,
@@ -72,11 +92,21 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
     ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
     (``reportgen serve``): the figures and the data block, which depend on the analysis
     only, are computed once into it."""
+    return assemble_page(analysis, round_dir, lang, progress, revisions, baseline=baseline,
+                         series=series, reuse=reuse).html()
+
+
+def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
+                  progress: Progress = _quiet, revisions: Revisions | None = None, *,
+                  baseline: Source | Missing | None = None, series: Series | None = None,
+                  reuse: dict[str, Any] | None = None) -> Assembled:
+    """What ``render_analysis`` renders (same arguments)."""
     from reportgen.analyze.result import RoundAnalysis
-    from reportgen.context import Figure, Inputs, View, build_page, build_sections
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
-    from reportgen.render import plotly_version, render_page
+    from reportgen.page import build_page, build_sections
+    from reportgen.page.model import Figure, Inputs, View
+    from reportgen.render import plotly_version
     from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
 
@@ -158,9 +188,8 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
         report_data = to_json_dict(ra)
         if reuse is not None:
             reuse["report_data"] = report_data
-    return render_page(page, templates=templates, report_data=report_data,
-                       figs={"defaultLang": default, "template": template, "figs": figs},
-                       trace_types=trace_types, version=__version__)
+    return Assembled(page, report_data,
+                     {"defaultLang": default, "template": template, "figs": figs}, trace_types)
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None
@@ -200,13 +229,22 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     InputError; the output file is then left exactly as it was. ``out`` follows the output-path
     policy of ``reportgen.write``, checked before anything is loaded and again when writing.
     """
-    from reportgen.analyze.run import analyze_round
-    from reportgen.load.round import load_round
     from reportgen.write import output_target
 
     say = progress or _quiet
+    output_target(out, round_dir)   # refused before anything is loaded
+    html = assemble_report(round_dir, lang, say, previous, baseline).html()
+    return write_page(out, html, say, Path(round_dir))
+
+
+def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
+                    previous: Path | None = None, baseline: Path | None = None) -> Assembled:
+    """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written)."""
+    from reportgen.analyze.run import analyze_round
+    from reportgen.load.round import load_round
+
+    say = progress or _quiet
     round_dir = Path(round_dir)
-    output_target(out, round_dir)
     old_tables = None
     if previous is not None:  # a bad previous report fails before the round is analysed
         from reportgen.diff import load_tables
@@ -225,8 +263,7 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
         say(f"compare with {previous}")
         revisions = _revisions(analysis, Path(previous), old_tables)
     base = resolve_baseline(loaded.manifest, baseline, say)
-    html = render_analysis(analysis, round_dir, lang, say, revisions, base)
-    return write_page(out, html, say, round_dir)
+    return assemble_page(analysis, round_dir, lang, say, revisions, baseline=base)
 
 
 def write_page(out: Path | str, html: str, say: Progress = _quiet,
@@ -260,8 +297,8 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
 
 def _revisions(analysis: RoundAnalysis, previous: Path, old: dict[str, Any]) -> Revisions:
     """What changed since a previously published report (or round), shown as a section."""
-    from reportgen.context import Revisions
     from reportgen.diff import diff_tables, group_changes
+    from reportgen.page.model import Revisions
     from reportgen.tables import to_json_dict
 
     new = to_json_dict(analysis)

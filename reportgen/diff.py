@@ -66,12 +66,17 @@ class Change:
 
     @property
     def kind(self) -> str:
-        if self.old is None:
-            return "added"
-        if self.new is None:
-            return "removed"
-        return "changed"
+        return change_kind(self.old, self.new)
 
+
+
+def change_kind(old: object, new: object) -> str:
+    """added (no old value), removed (no new one) or changed."""
+    if old is None:
+        return "added"
+    if new is None:
+        return "removed"
+    return "changed"
 
 @dataclass(frozen=True)
 class Input:
@@ -96,11 +101,7 @@ class Figure:
 
     @property
     def kind(self) -> str:
-        if self.old is None:
-            return "added"
-        if self.new is None:
-            return "removed"
-        return "changed"
+        return change_kind(self.old, self.new)
 
     @property
     def delta(self) -> int | float | None:

@@ -304,6 +304,45 @@ def _excluded_legend(fig: Fig, ui: UI, lang: str) -> None:
     ))
 
 
+class _Marks:
+    """Whether a figure drew an excluded or a synthetic point: each adds its legend entry."""
+
+    def __init__(self) -> None:
+        self.excluded = False
+        self.synthetic = False
+
+    def note_excluded(self, mask: np.ndarray) -> None:
+        self.excluded |= bool(mask.any())
+
+    def note_synthetic(self, mask: np.ndarray) -> None:
+        self.synthetic |= bool(mask.any())
+
+    def tier_rows(self, analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
+        """``_tier_rows``, noting the excluded tiers."""
+        for engine, rows, excluded in _tier_rows(analysis):
+            self.note_excluded(excluded)
+            yield engine, rows, excluded
+
+    def synthetic_points(self, analysis: Analysis, frame: str, engine: str, conc: np.ndarray,
+                  *columns: str) -> np.ndarray:
+        """``_synthetic``, noting the synthetic points."""
+        mask = _synthetic(analysis, frame, engine, conc, *columns)
+        self.note_synthetic(mask)
+        return mask
+
+    def legends(self, fig: Fig, ui: UI, lang: str) -> None:
+        if self.excluded:
+            _excluded_legend(fig, ui, lang)
+        if self.synthetic:
+            _synthetic_legend(fig, ui, lang)
+
+
+def _tier_marker(color: str, excluded: np.ndarray, synth: np.ndarray) -> dict[str, Any]:
+    """A curve's markers: open for excluded tiers, crossed for synthetic ones."""
+    return dict(size=9, color=color, symbol=_symbols(excluded, synthetic=synth),
+                line=dict(width=2, color=color))
+
+
 def _base_layout(fig: Fig, ui: UI, kind: str, lang: str, height: int = 460) -> None:
     fig.update_layout(title=dict(text=ui.raw(f"fig.{kind}.title", lang)), height=height,
                       uirevision="keep")
@@ -321,14 +360,11 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
-    any_excluded = False
+    seen = _Marks()
     curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    any_synthetic = False
-    for engine, rows, excluded in _tier_rows(analysis):
-        any_excluded |= bool(excluded.any())
+    for engine, rows, excluded in seen.tier_rows(analysis):
         x, y = _col(rows, "concurrency"), _col(rows, "output_tok_s")
-        synth = _synthetic(analysis, "tiers", engine, x, "output_tok_s")
-        any_synthetic |= bool(synth.any())
+        synth = seen.synthetic_points(analysis, "tiers", engine, x, "output_tok_s")
         curves[engine] = (x, y, excluded)
         spread: dict[str, Any] = {}
         if "repeats" in rows.columns and (_col(rows, "repeats") > 1).any():
@@ -340,8 +376,7 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         fig.add_trace(Scatter(
             x=x, y=y, mode="lines+markers", name=labels[engine][lang],
             line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
-                        line=dict(width=2, color=color[engine])),
+            marker=_tier_marker(color[engine], excluded, synth),
             customdata=_notes(excluded, ui, lang, synth),
             hovertemplate=ui.raw("fig.throughput.hover", lang), **spread,
         ))
@@ -364,10 +399,7 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         fig.add_annotation(x=math.log10(c), y=math.log10(y_at), text=name, showarrow=True,
                            arrowhead=0, arrowwidth=1, arrowcolor=MUTED, ax=48, ay=46,
                            font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.85)")
-    if any_excluded:
-        _excluded_legend(fig, ui, lang)
-    if any_synthetic:
-        _synthetic_legend(fig, ui, lang)
+    seen.legends(fig, ui, lang)
     _base_layout(fig, ui, "throughput", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang),
@@ -397,21 +429,17 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
-    any_excluded = False
-    any_synthetic = False
-    for engine, rows, excluded in _tier_rows(analysis):
-        any_excluded |= bool(excluded.any())
+    seen = _Marks()
+    for engine, rows, excluded in seen.tier_rows(analysis):
         x = _col(rows, "concurrency")
-        synth = _synthetic(analysis, "tiers", engine, x, "itl_p50_ms")
-        any_synthetic |= bool(synth.any())
+        synth = seen.synthetic_points(analysis, "tiers", engine, x, "itl_p50_ms")
         custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
                          [n[0] for n in _notes(excluded, ui, lang, synth)])
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "itl_p50_ms"), mode="lines+markers",
             name=ui.raw("fig.itl.measured", lang, engine=labels[engine][lang]),
             line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
-                        line=dict(width=2, color=color[engine])),
+            marker=_tier_marker(color[engine], excluded, synth),
             customdata=custom, hovertemplate=ui.raw("fig.itl.hover_measured", lang),
         ))
         fig.add_trace(Scatter(
@@ -420,10 +448,7 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             line=dict(color=color[engine], width=1.5, dash="dash"),
             hovertemplate=ui.raw("fig.itl.hover_floor", lang),
         ))
-    if any_excluded:
-        _excluded_legend(fig, ui, lang)
-    if any_synthetic:
-        _synthetic_legend(fig, ui, lang)
+    seen.legends(fig, ui, lang)
     _base_layout(fig, ui, "itl", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang),
@@ -467,14 +492,14 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return np.array([f"memory.{e}.{column}" in synth_names for e in order], dtype=bool)
 
     fig = Fig()
-    any_synthetic = False
+    seen = _Marks()
     for column, part in MEMORY_PARTS:
         if column not in mem.columns:
             continue
         y = pd.to_numeric(mem[column], errors="coerce").to_numpy(float)
         y = np.where(y >= 0, y, np.nan)   # an estimate above the measurement leaves no "other"
         marks = synth(column)
-        any_synthetic |= bool(marks.any())
+        seen.note_synthetic(marks)
         pattern = {"pattern": dict(shape=["x" if m else "" for m in marks])} if marks.any() \
             else {}
         fig.add_trace(Bar(
@@ -485,7 +510,7 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         ))
     if "measured_total_gib" in mem.columns and np.isfinite(_col(mem, "measured_total_gib")).any():
         marks = synth("measured_total_gib")
-        any_synthetic |= bool(marks.any())
+        seen.note_synthetic(marks)
         fig.add_trace(Scatter(
             x=names, y=_col(mem, "measured_total_gib"), mode="markers",
             name=ui.raw("fig.memory.measured", lang), customdata=[[mark if m else ""]
@@ -494,8 +519,7 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                         color=INK, line=dict(width=1.5, color="#fff")),
             hovertemplate=ui.raw("fig.memory.hover_measured", lang) + "%{customdata[0]}",
         ))
-    if any_synthetic:
-        _synthetic_legend(fig, ui, lang)
+    seen.legends(fig, ui, lang)
     gpu = analysis.round.get("memory_gib")
     if isinstance(gpu, int | float) and math.isfinite(gpu):
         text = ui.raw("fig.memory.gpu", lang, gib=f"{gpu:g}")
@@ -517,26 +541,21 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
-    any_excluded = False
-    any_synthetic = False
-    for engine, rows, excluded in _tier_rows(analysis):
-        any_excluded |= bool(excluded.any())
+    seen = _Marks()
+    for engine, rows, excluded in seen.tier_rows(analysis):
         x = _col(rows, "concurrency")
-        synth = _synthetic(analysis, "tiers", engine, x, "wait_ratio")
+        synth = seen.synthetic_points(analysis, "tiers", engine, x, "wait_ratio")
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "wait_ratio"), mode="lines+markers",
             name=labels[engine][lang], line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
-                        line=dict(width=2, color=color[engine])),
+            marker=_tier_marker(color[engine], excluded, synth),
             customdata=_notes(excluded, ui, lang, synth),
             hovertemplate=ui.raw("fig.wait.hover", lang),
         ))
-        any_synthetic |= bool(synth.any())
         implied = _col(rows, "wait_ratio_implied") if "wait_ratio_implied" in rows else None
         gap = None if implied is None else np.abs(implied - _col(rows, "wait_ratio"))
         if gap is not None and np.isfinite(gap).any() and np.nanmax(gap) > WAIT_BASES_APART:
-            synth = _synthetic(analysis, "tiers", engine, x, "wait_ratio_implied")
-            any_synthetic |= bool(synth.any())
+            synth = seen.synthetic_points(analysis, "tiers", engine, x, "wait_ratio_implied")
             fig.add_trace(Scatter(
                 x=x, y=implied, mode="lines+markers",
                 name=ui.raw("fig.wait.implied", lang, engine=labels[engine][lang]),
@@ -547,10 +566,7 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                 customdata=_notes(excluded, ui, lang, synth),
                 hovertemplate=ui.raw("fig.wait.hover_implied", lang),
             ))
-    if any_excluded:
-        _excluded_legend(fig, ui, lang)
-    if any_synthetic:
-        _synthetic_legend(fig, ui, lang)
+    seen.legends(fig, ui, lang)
     _base_layout(fig, ui, "wait", lang, height=420)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang),
@@ -567,7 +583,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
-    any_excluded = any_synthetic = False
+    seen = _Marks()
     for engine in engine_order(analysis):
         rows = _rows(reuse, engine)
         if rows.empty:
@@ -576,7 +592,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         conc = _col(rows, "concurrency")
         excluded = np.array([bool(tiers["excluded"].get(c, False)) if "excluded" in tiers
                              else False for c in conc])
-        any_excluded |= bool(excluded.any())
+        seen.note_excluded(excluded)
         label = labels[engine][lang]
         series = (
             ("reuse", "published", "solid", "circle"),
@@ -585,8 +601,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         for column, key, dash, symbol in series:
             if column not in rows.columns or not np.isfinite(_col(rows, column)).any():
                 continue
-            synth = _synthetic(analysis, "graph_reuse", engine, conc, column)
-            any_synthetic |= bool(synth.any())
+            synth = seen.synthetic_points(analysis, "graph_reuse", engine, conc, column)
             fig.add_trace(Scatter(
                 x=conc, y=_col(rows, column), mode="lines+markers",
                 name=ui.raw(f"fig.reuse.{key}", lang, engine=label),
@@ -599,8 +614,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             ))
         attainment = [float(tiers["roofline_attainment"].get(c, np.nan))
                       if "roofline_attainment" in tiers else np.nan for c in conc]
-        synth = _synthetic(analysis, "tiers", engine, conc, "roofline_attainment")
-        any_synthetic |= bool(synth.any())
+        synth = seen.synthetic_points(analysis, "tiers", engine, conc, "roofline_attainment")
         fig.add_trace(Scatter(
             x=conc, y=np.asarray(attainment, dtype=float), mode="lines+markers",
             name=ui.raw("fig.reuse.attainment", lang, engine=label),
@@ -612,10 +626,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         ))
     if not fig.data:
         return None
-    if any_excluded:
-        _excluded_legend(fig, ui, lang)
-    if any_synthetic:
-        _synthetic_legend(fig, ui, lang)
+    seen.legends(fig, ui, lang)
     _base_layout(fig, ui, "reuse", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
@@ -633,17 +644,15 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
-    any_excluded = False
-    any_synthetic = False
+    seen = _Marks()
     xs: list[float] = []
     ys: list[float] = []
-    for engine, rows, excluded in _tier_rows(analysis):
-        any_excluded |= bool(excluded.any())
+    for engine, rows, excluded in seen.tier_rows(analysis):
         tpot = _col(rows, "tpot_p50_ms")
         per_user = np.where(tpot > 0, 1000.0 / np.where(tpot > 0, tpot, np.nan), np.nan)
         conc = _col(rows, "concurrency")
-        synth = _synthetic(analysis, "tiers", engine, conc, "tpot_p50_ms", "output_tok_s")
-        any_synthetic |= bool(synth.any())
+        synth = seen.synthetic_points(analysis, "tiers", engine, conc, "tpot_p50_ms",
+                                      "output_tok_s")
         notes = [n[0] for n in _notes(excluded, ui, lang, synth)]
         xs += list(_col(rows, "output_tok_s"))
         ys += list(per_user)
@@ -652,15 +661,11 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             name=labels[engine][lang], text=[f"C={c:g}" for c in conc],
             textposition="top right", textfont=dict(size=11, color=color[engine]),
             line=dict(color=color[engine], width=2.5),
-            marker=dict(size=9, color=color[engine], symbol=_symbols(excluded, synthetic=synth),
-                        line=dict(width=2, color=color[engine])),
+            marker=_tier_marker(color[engine], excluded, synth),
             customdata=_custom(tpot, notes),
             hovertemplate=ui.raw("fig.tradeoff.hover", lang),
         ))
-    if any_excluded:
-        _excluded_legend(fig, ui, lang)
-    if any_synthetic:
-        _synthetic_legend(fig, ui, lang)
+    seen.legends(fig, ui, lang)
     _base_layout(fig, ui, "tradeoff", lang)
     fig.update_layout(
         xaxis=_log_axis(xs, ui.raw("fig.tradeoff.x", lang)),

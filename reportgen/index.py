@@ -148,7 +148,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     files written, index.html first. Bad input raises InputError before anything is
     written."""
     from reportgen.build import render_analysis, resolve_baseline, write_page
-    from reportgen.context import Series, SeriesLink
+    from reportgen.page.model import Series, SeriesLink
     from reportgen.resources import templates_dir
 
     say = progress or (lambda _: None)

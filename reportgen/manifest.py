@@ -11,6 +11,7 @@ import difflib
 import math
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -283,6 +284,18 @@ class _Reader:
         shown = "" if got is None else f", got {_clip(got)}"
         return self.error(f"[{key}]: expected {expected}{shown}", key)
 
+    def table_list(self, raw: Any, key: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """An array of tables (``[[key]]``): (where, table) for each, every one a table whose
+        keys are known."""
+        if not isinstance(raw, list):
+            raise self.fail(key, f"[[{key}]] tables", raw)
+        for i, entry in enumerate(raw):
+            where = f"{key}[{i}]"
+            if not isinstance(entry, dict):
+                raise self.fail(where, "a table", entry)
+            self.check_keys(entry, key, where)
+            yield where, entry
+
     def check_keys(self, table: dict[str, Any], kind: str, where: str) -> None:
         for key in table:
             if key not in _KNOWN[kind]:
@@ -489,15 +502,8 @@ def _declared(r: _Reader, raw: dict[str, Any]) -> Declared:
     if status not in PROVENANCE_STATUS:
         raise r.fail("provenance.status", " or ".join(f'"{s}"' for s in PROVENANCE_STATUS),
                      status)
-    entries = raw.get("files", [])
-    if not isinstance(entries, list):
-        raise r.fail("provenance.files", "[[provenance.files]] tables", entries)
     files = []
-    for i, entry in enumerate(entries):
-        where = f"provenance.files[{i}]"
-        if not isinstance(entry, dict):
-            raise r.fail(where, "a table", entry)
-        r.check_keys(entry, "provenance.files", where)
+    for where, entry in r.table_list(raw.get("files", []), "provenance.files"):
         kind = entry.get("status", "synthetic")
         if kind not in PROVENANCE_STATUS[1:]:
             raise r.fail(f"{where}.status", '"reconstructed" or "synthetic"', kind)
@@ -525,14 +531,8 @@ def _strings(r: _Reader, value: Any, where: str, required: bool = False) -> tupl
 def _related(r: _Reader, raw: Any) -> tuple[Related, ...]:
     if raw is None:
         return ()
-    if not isinstance(raw, list):
-        raise r.fail("related", "[[related]] tables", raw)
     out = []
-    for i, entry in enumerate(raw):
-        where = f"related[{i}]"
-        if not isinstance(entry, dict):
-            raise r.fail(where, "a table", entry)
-        r.check_keys(entry, "related", where)
+    for where, entry in r.table_list(raw, "related"):
         title = r.text(entry, "title", where)
         # no href: named, not linked (a report that is not published beside this one)
         href = r.string(entry, "href", where) if "href" in entry else ""

@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import datablock
-from reportgen.context import Page
+from reportgen.page.model import Page
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
          ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))

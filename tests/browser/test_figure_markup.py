@@ -41,7 +41,7 @@ def markup_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_no_link_or_style_from_input_inside_a_figure(open_page: Any, markup_report: Path,
                                                      query: str) -> None:
     page, watch = open_page(markup_report, query)
-    found = page.evaluate("""() => {
+    found = page.evaluate(r"""() => {
         const svg = [...document.querySelectorAll('.js-plotly-plot svg')];
         return {
           links: svg.flatMap(s => [...s.querySelectorAll('a')]).length,

@@ -1,0 +1,195 @@
+"""What every section reads and the pieces they share: the data, UI text, figure blocks (numbered
+in page order), marked cells, per-tier tables, the ‡ note, the † legend and the notes that say
+which input would fill a section's empty cells."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from reportgen.analyze.result import Analysis
+from reportgen.formatting import fmt, fmt_g
+from reportgen.i18n import UI
+from reportgen.narrative import LANGS, Prose
+from reportgen.page.cells import marked, tier_cell, tier_row
+from reportgen.page.data import Data, num
+from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
+from reportgen.text import Bi
+
+# tiers column → the client's key that fills it, per section (see Builder.gaps)
+SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "prefill": (("ttft_p50_ms", "median_ttft_ms"),),
+    "waves": (("e2el_p50_ms", "median_e2el_ms"),),
+    "stalls": (("itl_mean_ms", "mean_itl_ms"), ("tpot_mean_ms", "mean_tpot_ms")),
+    "data": (("tpot_p50_ms", "median_tpot_ms"), ("e2el_p50_ms", "median_e2el_ms"),
+             ("ttft_p99_ms", "p99_ttft_ms")),
+}
+
+
+class Builder:
+    """One workload's page in the making: sections (reportgen.page.sections) read it and
+    return blocks."""
+
+    def __init__(self, analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
+                 figures: Mapping[str, tuple[str, int]],
+                 revisions: Revisions | None = None, inputs: Inputs | None = None,
+                 prefix: str = "") -> None:
+        self.d = Data(analysis)
+        self.inputs = inputs or Inputs()
+        self.prefix = prefix
+        self.rate_axis = self.d.round.get("axis") == "request_rate"
+        self.revisions = revisions
+        self.ui = ui
+        self.narrative = narrative
+        self.figures = dict(figures)   # kind → (id, height px) of the figures that exist
+        self.figure_no = 0             # figures are numbered in page order
+        self.excluded_shown = False    # the ‡ note is shown once, where the mark first appears
+        self.section_id = ""
+
+    # --- text and figures
+
+    def t(self, key: str, **slots: Any) -> Bi:
+        return self.ui.t(key, **slots)
+
+    def figure(self, kind: str, caption: Bi | None = None) -> list[PageBlock]:
+        if kind not in self.figures:
+            return []
+        fig_id, height = self.figures[kind]
+        self.figure_no += 1
+        return [Figure(fig_id, self.t("page.figure", n=str(self.figure_no)), caption, height)]
+
+    def lead(self, key: str, **slots: Any) -> list[PageBlock]:
+        """A section's built-in introduction — left out when the author's prose for the
+        section says it already."""
+        if self.section_id in self.narrative:
+            return []
+        return [Para(self.t(key, **slots))]
+
+    def others(self, engine: str, render: Callable[[str], str]) -> Bi:
+        """'vLLM 15.83 ms; SGLang …' for every engine but one, per language."""
+        parts = [(self.d.label(e), render(e)) for e in self.d.order if e != engine]
+        return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
+
+    def kv_slots(self) -> dict[str, str]:
+        """tps / kvb / bw slots for the floor formula (first engine's constants)."""
+        e = self.d.engine(self.d.order[0]) if self.d.order else {}
+        return {
+            "tps": fmt_g(self.d.round.get("kv_tokens_per_slot", e.get("tokens_per_slot"))),
+            "kvb": fmt_g(e.get("kv_bytes_per_token")),
+            "bw": fmt_g(self.d.round.get("bandwidth_gb_s", e.get("bandwidth_gb_s"))),
+        }
+
+    # --- marked cells (the marks themselves: cells.marked)
+
+    def value_cell(self, frame: str, engine: str, c: float, name: str, text: str,
+                   excluded: bool = False, bad: bool = False) -> Cell:
+        """A formatted value of a per-tier frame (tiers, prefill, graph_reuse), † when that
+        value (``frame.engine.c<C>.name``) rests on declared-synthetic input."""
+        return marked(text, excluded, self.d.synthetic.cell(frame, engine, c, name), bad)
+
+    def named_cell(self, name: str, text: str) -> Cell:
+        """A formatted value known by its full name (``memory.<id>.<column>``), † likewise."""
+        return marked(text, False, name in self.d.synthetic)
+
+    def cell(self, frame: str, engine: str, c: float, column: str, spec: str,
+             value: object = None) -> Cell:
+        """One engine's number at one tier, ‡ when the tier is excluded. ``value`` defaults to
+        the tiers frame's ``column``; ``frame`` names the value family (tiers, prefill, …)."""
+        if value is None:
+            value = self.d.tier(engine, c).get(column, math.nan)
+        return self.value_cell(frame, engine, c, column, fmt(value, spec),
+                               self.d.excluded(engine, c))
+
+    def frame_cell(self, frame: str, engine: str, c: float, row: Mapping[str, Any],
+                   column: str, spec: str, value_name: str = "", bad: bool = False) -> Cell:
+        """A cell of a per-tier frame row: no ‡ (the row's tier cell carries it)."""
+        return self.value_cell(frame, engine, c, value_name or column,
+                               fmt(row.get(column, math.nan), spec), bad=bad)
+
+    def engine_tier_rows(self, engine: str, frame: pd.DataFrame | None = None
+                         ) -> Iterable[tuple[float, bool, Mapping[str, Any]]]:
+        """(tier, excluded, row) for each of an engine's rows of ``frame`` (default: tiers)."""
+        for _, r in self.d.rows(engine, frame).iterrows():
+            yield r["concurrency"], bool(r.get("excluded", False)), r
+
+    def per_tier_table(self, columns: Sequence[tuple[str, str, str]], caption: Bi | None,
+                       c_key: str, engines: Iterable[str] | None = None) -> Table | None:
+        """One row per concurrency; for each (column key, tiers column, format) one column
+        per engine. Excluded (engine, tier) cells get the ‡ mark."""
+        engines = list(engines or self.d.order)
+        concs = self.d.concurrencies()
+        if not concs or not engines:
+            return None
+        cols = [Column(self.t(c_key))]
+        for key, _, _ in columns:
+            for e in engines:
+                cols.append(Column(self.t(key, engine=self.d.label(e)), num=True))
+        rows = []
+        for c in concs:
+            cells = [tier_cell(c)]
+            for _, column, spec in columns:
+                cells += [self.cell("tiers", e, c, column, spec) for e in engines]
+            rows.append(tier_row(cells, self.any_excluded(c, engines)))
+        return Table(cols, rows, caption)
+
+    def any_excluded(self, c: float, engines: Iterable[str] | None = None) -> bool:
+        return any(self.d.excluded(e, c) for e in (self.d.order if engines is None else engines))
+
+    # --- notes
+
+    def excluded_note(self) -> list[PageBlock]:
+        excluded = self.d.round.get("excluded") or {}
+        if not excluded or self.excluded_shown:
+            return []
+        self.excluded_shown = True
+        listed = Bi(*("; ".join(
+            f"{self.d.label(e).get(lang)} " + ", ".join(f"C={fmt_g(c)}" for c in cs)
+            for e, cs in excluded.items()) for lang in LANGS))
+        reason = self.d.round.get("exclude_reason")
+        reason_bi = Bi(reason["zh"], reason["en"]) if isinstance(reason, Mapping) else \
+            Bi(*(self.ui.raw("page.excluded_no_reason", lang) for lang in LANGS))
+        return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
+
+    def with_legend(self, block: PageBlock) -> PageBlock:
+        """A table holding †-marked cells gets the legend under it."""
+        if isinstance(block, Table) and any(
+                "synthetic" in cell.cls for row in block.rows for cell in row.cells):
+            return dataclasses.replace(block, note=self.t("provenance.table_legend"))
+        return block
+
+    def gaps(self, sid: str) -> list[PageBlock]:
+        """One sentence per missing input that leaves a section's cells empty, naming the key
+        (and a file) that would fill them: a section never shows blanks without saying why."""
+        d = self.d
+        out: list[PageBlock] = []
+        example = ""
+        runs = self.inputs.runs
+        if runs is not None and len(runs):
+            example = str(runs["source"].iloc[0])
+        for column, key in SECTION_NEEDS.get(sid, ()):
+            if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
+                out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—"),
+                                "note"))
+        if sid in ("bytes", "batching") and not self.rate_axis and len(d.tiers) \
+                and d.tiers["floor_ms"].isna().all():
+            keys = []
+            if not math.isfinite(num(d.round.get("bandwidth_gb_s"))):
+                keys.append("hardware.gpu" if not d.round.get("gpu")
+                            else "hardware.bandwidth_gb_s")
+            for e in d.order:
+                eng = d.engine(e)
+                if not math.isfinite(num(eng.get("weight_bytes_per_step"))):
+                    keys.append(f"engines.{e}.weight_bytes_per_step")
+                if not math.isfinite(num(eng.get("kv_bytes_per_token"))):
+                    keys.append(f"engines.{e}.kv_bytes_per_token")
+            if keys:
+                out.append(Para(self.t("inputs.needs_key", name="`, `".join(
+                    dict.fromkeys(keys))), "note"))
+        if sid == "memory" and (d.a.memory is None or not len(d.a.memory)):
+            out.append(Para(self.t("inputs.needs_log"), "note"))
+        return out
+

@@ -1,0 +1,82 @@
+"""Cells and bits of text the sections are built from. ``marked`` is the one place a number
+cell gets its marks: † when computed from declared-synthetic input, ‡ when its tier is
+excluded from conclusions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from markupsafe import Markup, escape
+
+from reportgen.formatting import MISSING, fmt, fmt_g
+from reportgen.narrative import SYNTHETIC_MARK
+from reportgen.page.model import Cell, Row
+from reportgen.text import Bi
+
+# † belongs to values computed from declared-synthetic input; tiers excluded from conclusions
+# take the second mark.
+EXCLUDED_MARK = "‡"
+
+
+def same(text: str) -> Bi:
+    return Bi.plain(text)
+
+
+def ncell(value: object, spec: str = "", cls: str = "") -> Cell:
+    return Cell(same(fmt(value, spec)), num=True, cls=cls)
+
+
+def tcell(text: Bi | str, cls: str = "") -> Cell:
+    return Cell(text if isinstance(text, Bi) else same(str(text)), cls=cls)
+
+
+def marked(text: str, excluded: bool = False, synthetic: bool = False,
+           bad: bool = False) -> Cell:
+    """A number cell: † when computed from declared-synthetic input, ‡ when its tier is
+    excluded from conclusions; ``bad`` flags a value that is wrong in itself (failures)."""
+    if synthetic and text != MISSING:
+        text += SYNTHETIC_MARK
+    if excluded:
+        text = f"{text} {EXCLUDED_MARK}"
+    cls = " ".join(c for c, on in (("excluded", excluded), ("synthetic", synthetic),
+                                   ("bad", bad)) if on)
+    return Cell(same(text), True, cls)
+
+
+def tier_cell(c: object, excluded: bool = False) -> Cell:
+    """A row's tier (concurrency or rate): ‡ when excluded; the class goes on the row
+    (``tier_row``), not on the cell."""
+    text = fmt_g(c)
+    return Cell(same(f"{text} {EXCLUDED_MARK}" if excluded else text), True)
+
+
+def tier_row(cells: list[Cell], excluded: bool) -> Row:
+    """A table row of one tier; ``excluded``: the tier (of any engine in the row) is excluded
+    from conclusions."""
+    return Row(cells, "has-excluded" if excluded else "")
+
+
+def prose_bi(per_lang: Mapping[str, str]) -> Bi:
+    return Bi(per_lang["zh"], per_lang["en"])
+
+
+def bi_text(value: object) -> Bi | None:
+    """A round.toml text (``{zh, en}`` table or plain string) as Bi; None when absent."""
+    if isinstance(value, Mapping):
+        return Bi(str(value.get("zh", value.get("en", ""))), str(value.get("en", value.get("zh",
+                                                                                           ""))))
+    if isinstance(value, str) and value:
+        return same(value)
+    return None
+
+
+def per_lang_join(parts: Sequence[Bi], sep: str = "; ") -> Bi:
+    """Bi pieces joined with ``sep``, per language."""
+    return Bi(sep.join(p.zh for p in parts), sep.join(p.en for p in parts))
+
+
+def html_list(items: Sequence[str]) -> str:
+    """An escaped ``<ul>`` (Markup items are kept as they are)."""
+    return Markup("<ul>") + Markup("").join(
+        Markup("<li>") + (item if isinstance(item, Markup) else escape(item)) + Markup("</li>")
+        for item in items) + Markup("</ul>")

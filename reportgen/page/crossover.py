@@ -1,0 +1,68 @@
+"""Crossover: Figure 1 (where one configuration overtakes another), the Pareto view and the
+head-to-head table."""
+
+from __future__ import annotations
+
+import math
+
+from markupsafe import Markup
+
+from reportgen.formatting import fmt, fmt_g
+from reportgen.narrative import LANGS
+from reportgen.page.builder import Builder
+from reportgen.page.cells import same, tier_cell, tier_row
+from reportgen.page.data import num
+from reportgen.page.model import Cell, Column, PageBlock, Para, Table
+from reportgen.text import Bi
+
+
+def crossover(b: Builder) -> list[PageBlock]:
+    d = b.d
+    out: list[PageBlock] = []
+    captions = []
+    for _, row in b.d.a.crossovers.iterrows():
+        ea, eb = str(row["engine_a"]), str(row["engine_b"])
+        rlo, rhi = num(row["ratio_lower"]), num(row["ratio_upper"])
+        if d.pair and (eb, ea) == d.pair:   # read the ratio the way the headline does
+            ea, eb, rlo, rhi = eb, ea, 1 / rlo, 1 / rhi
+        captions.append(b.t(
+            "crossover.caption", a=d.label(ea), b=d.label(eb), lo=fmt_g(row["lower_tier"]),
+            hi=fmt_g(row["upper_tier"]), rlo=fmt(rlo, ".3f"), rhi=fmt(rhi, ".3f"),
+            c=fmt(row["concurrency"], ".1f")))
+    if not captions and len(d.order) >= 2:
+        captions.append(b.t("crossover.no_crossing"))
+    caption = Bi(*(Markup(" ").join(c.get(lang) for c in captions) for lang in LANGS)) \
+        if captions else None
+    out += b.figure("throughput", caption)
+    if len(d.order) > 2 and d.a.reference:  # not every pair: say which were compared
+        out.append(Para(b.t("pareto.reference", ref=d.label(d.a.reference)), "note"))
+    out += b.figure("pareto", b.t("pareto.caption"))
+    out += b.excluded_note()
+    if d.pair:
+        ea, eb = d.pair
+        concs = d.concurrencies()
+        cols = [Column(b.t("crossover.col_c"))]
+        cols += [Column(b.t("crossover.col_tok", engine=d.label(e)), True) for e in d.order]
+        cols.append(Column(b.t("crossover.col_ratio"), True))
+        cols += [Column(b.t("crossover.col_itl", engine=d.label(e)), True) for e in d.order]
+        cols += [Column(b.t("crossover.col_ttft", engine=d.label(e)), True)
+                 for e in d.order]
+        rows = []
+        for c in concs:
+            cells = [tier_cell(c)]
+
+            def val(e: str, column: str, spec: str, c: float = c) -> Cell:
+                return b.cell("tiers", e, c, column, spec)
+
+            cells += [val(e, "output_tok_s", ".1f") for e in d.order]
+            ta, tb = (num(d.tier(x, c).get("output_tok_s")) for x in (ea, eb))
+            ratio = ta / tb if tb > 0 else math.nan
+            cells.append(Cell(same(fmt(ratio, ".2x")), True,
+                              "ratio up" if ratio > 1 else "ratio down" if ratio < 1 else ""))
+            cells += [val(e, "itl_p50_ms", ".2f") for e in d.order]
+            cells += [val(e, "ttft_p50_ms", ".0f") for e in d.order]
+            rows.append(tier_row(cells, b.any_excluded(c)))
+        out.append(Table(cols, rows, b.t("crossover.table_caption", num=d.label(ea),
+                                         den=d.label(eb))))
+    return out
+

@@ -1,0 +1,112 @@
+"""NaN-safe reads from an Analysis for the page: an engine's rows and tiers, its facts, named
+values. Every frame is filtered once (the page reads the same rows hundreds of times)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from reportgen.analyze.provenance import Synthetic
+from reportgen.analyze.result import Analysis
+from reportgen.text import Bi
+
+
+def num(value: object) -> float:
+    """``value`` as a float; NaN for anything that is not a number."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+class Data:
+    """Convenient, NaN-safe reads from an Analysis."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.a = analysis
+        self.round: Mapping[str, Any] = analysis.round or {}
+        self.values: Mapping[str, Any] = analysis.values or {}
+        self.tiers: pd.DataFrame = analysis.tiers
+        self.engines: pd.DataFrame = analysis.engines
+        self.synthetic: Synthetic = analysis.synthetic
+        self.order: list[str] = [str(e) for e in self.engines["id"]] if len(self.engines) else []
+        self.labels: dict[str, Bi] = analysis.labels()
+        pair = self.round.get("primary_pair")
+        if pair and len(pair) == 2:
+            self.pair: tuple[str, str] | None = (str(pair[0]), str(pair[1]))
+        elif len(self.order) >= 2:
+            self.pair = (self.order[0], self.order[1])
+        else:
+            self.pair = None
+        # The page reads the same few rows hundreds of times: filter each frame once.
+        self._own: dict[str, pd.DataFrame] = {}
+        self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] = {}
+        self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
+        self._concs: list[float] | None = None
+
+    def label(self, engine: Any) -> Bi:
+        return self.labels.get(str(engine), Bi.plain(str(engine)))
+
+    def engine(self, engine: str) -> Mapping[str, Any]:
+        if self._engine_rows is None:
+            self._engine_rows = {}
+            if "id" in self.engines.columns:
+                for i, eid in enumerate(self.engines["id"]):
+                    if eid not in self._engine_rows:   # the first row of an id wins
+                        self._engine_rows[eid] = self.engines.iloc[i].to_dict()
+        try:
+            return self._engine_rows.get(engine, {})
+        except TypeError:   # unhashable: matches no id
+            return {}
+
+    def engine_facts(self, engine: str) -> Mapping[str, Any]:
+        for facts in self.round.get("engines", []) or []:
+            if isinstance(facts, Mapping) and facts.get("id") == engine:
+                return facts
+        return {}
+
+    def rows(self, engine: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+        """An engine's rows of ``frame`` (default: tiers) by concurrency. Read-only: the tiers
+        rows are shared between callers."""
+        if frame is None:
+            if engine not in self._own:
+                self._own[engine] = self._filter(self.tiers, engine)
+            return self._own[engine]
+        return self._filter(frame, engine)
+
+    @staticmethod
+    def _filter(frame: pd.DataFrame | None, engine: str) -> pd.DataFrame:
+        if frame is None or frame.empty or "engine" not in frame.columns:
+            return pd.DataFrame()
+        own = frame[frame["engine"] == engine]
+        return own.sort_values("concurrency", kind="stable") if "concurrency" in own else own
+
+    def tier(self, engine: str, c: float) -> Mapping[str, Any]:
+        """The engine's first row at concurrency ``c`` ({} when there is none)."""
+        if engine not in self._tiers_by_c:
+            own = self.rows(engine)
+            index: dict[float, Mapping[str, Any]] = {}
+            if len(own):
+                for i, value in enumerate(own["concurrency"]):
+                    key = num(value)
+                    if not math.isnan(key) and key not in index:
+                        index[key] = own.iloc[i].to_dict()
+            self._tiers_by_c[engine] = index
+        if isinstance(c, str | bytes):
+            return {}
+        return self._tiers_by_c[engine].get(num(c), {})
+
+    def concurrencies(self) -> list[float]:
+        if self._concs is None:
+            self._concs = [] if self.tiers.empty else \
+                sorted({float(c) for c in self.tiers["concurrency"]})
+        return list(self._concs)
+
+    def excluded(self, engine: str, c: float) -> bool:
+        return bool(self.tier(engine, c).get("excluded", False))
+
+    def v(self, name: str) -> Any:
+        return self.values.get(name, math.nan)

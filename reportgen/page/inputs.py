@@ -1,0 +1,59 @@
+"""What the page says about the round's files: settings inferred (under the setup card), the
+runs behind this view's tiers and the files not read, with why (the data section)."""
+
+from __future__ import annotations
+
+import math
+
+from reportgen.formatting import fmt_g
+from reportgen.page.builder import Builder
+from reportgen.page.cells import ncell, same, tcell
+from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
+
+
+def inferred_table(b: Builder) -> list[PageBlock]:
+    rows = [Row([tcell(i.key), tcell(i.value), tcell(i.source),
+                 tcell(b.t(f"inputs.status_{i.status}", value=i.stated))])
+            for i in b.inputs.inferred]
+    if not rows:
+        return []
+    cols = [Column(b.t(f"inputs.{k}"))
+            for k in ("col_key", "col_value", "col_source", "col_status")]
+    return [Heading(b.t("inputs.inferred_title")), Para(b.t("inputs.inferred_lead")),
+            Table(cols, rows, None)]
+
+
+def inputs_tables(b: Builder) -> list[PageBlock]:
+    """The runs behind this view's tiers, and the files of the round that were not
+    read (and why)."""
+    out: list[PageBlock] = []
+    runs = b.inputs.runs
+    if runs is not None and len(runs):
+        rows = []
+        for r in runs.itertuples(index=False):
+            x = r.concurrency if not b.rate_axis else (
+                r.request_rate if math.isfinite(r.request_rate) else math.inf)
+            rows.append(Row([
+                tcell(str(r.source), "path"), tcell(b.d.label(str(r.engine))),
+                Cell(same(fmt_g(x)), True), ncell(r.repeat, "d"),
+                ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
+                ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),
+                ncell(r.itl_p50_ms, ".2f")]))
+        keys = (("inputs.col_run", False), ("inputs.col_config", False),
+                ("data.col_c", True), ("inputs.col_repeat", True), ("data.col_completed", True),
+                ("data.col_failed", True), ("data.col_duration", True),
+                ("data.col_out", True), ("data.col_ttft_p50", True),
+                ("data.col_itl_p50", True))
+        cols = [Column(b.t(k), num) for k, num in keys]
+        out += [Heading(b.t("inputs.runs_title")),
+                Para(b.t("inputs.runs_lead", n=fmt_g(len(runs)))),
+                Table(cols, rows, None, variant="wide")]
+        if (runs["concurrency_note"] == "num_prompts").any():
+            out.append(Para(b.t("inputs.effective_concurrency"), "note"))
+    if b.inputs.skipped:
+        rows = [Row([tcell(f), tcell(why)]) for f, why in b.inputs.skipped]
+        cols = [Column(b.t("inputs.col_file")), Column(b.t("inputs.col_reason"))]
+        out += [Heading(b.t("inputs.skipped_title")),
+                Para(b.t("inputs.skipped_lead", n=fmt_g(len(rows)))),
+                Table(cols, rows, None)]
+    return out

@@ -1,0 +1,77 @@
+"""Bytes per step and batching: what the memory-bandwidth roofline predicts, and what was
+measured."""
+
+from __future__ import annotations
+
+import math
+
+from reportgen.formatting import MISSING, fmt, fmt_g
+from reportgen.page.builder import Builder
+from reportgen.page.cells import ncell, tcell
+from reportgen.page.data import num
+from reportgen.page.model import Column, PageBlock, Para, Row, Table
+
+
+def bytes_per_step(b: Builder) -> list[PageBlock]:
+    d = b.d
+    out: list[PageBlock] = b.lead("bytes.lead")
+    rows = []
+    c1 = MISSING
+    for e in d.order:
+        eng = d.engine(e)
+        c1 = fmt_g(eng.get("c1"))
+        rows.append(Row([
+            tcell(d.label(e)),
+            ncell(d.v(f"engines.{e}.weight_gb"), ".2f"),
+            ncell(d.v(f"engines.{e}.kv_gb_c1"), ".2f"),
+            ncell(d.v(f"engines.{e}.step_gb_c1"), ".2f"),
+            ncell(eng.get("itl_p50_c1_ms"), ".2f"),
+            ncell(eng.get("effective_gb_s_c1"), ".0f"),
+            ncell(eng.get("mbu_c1"), ".0pct"),
+        ]))
+    if rows:
+        keys = ("col_engine", "col_weights", "col_kv", "col_step", "col_itl", "col_gbs",
+                "col_mbu")
+        cols = [Column(b.t(f"bytes.{k}"), k != "col_engine") for k in keys]
+        out.append(Table(cols, rows, b.t("bytes.ledger_caption", c=c1, **{
+            k: v for k, v in b.kv_slots().items() if k in ("tps", "kvb")})))
+    if d.pair and math.isfinite(num(d.v("step_ratio.measured"))):
+        ea, eb = d.pair
+        out.append(Para(b.t(
+            "bytes.ratio", slow=d.label(eb), fast=d.label(ea),
+            pred=fmt(d.v("step_ratio.predicted"), ".2x"),
+            meas=fmt(d.v("step_ratio.measured"), ".2x"),
+            att=fmt(d.v("step_ratio.attained"), "pct"), bw=b.kv_slots()["bw"])))
+    return out
+
+
+def batching(b: Builder) -> list[PageBlock]:
+    if b.rate_axis:
+        return [Para(b.t("inputs.needs_concurrency"), "note")]
+    d = b.d
+    slots = b.kv_slots()
+    out: list[PageBlock] = b.lead("batching.lead")
+    out += b.figure("itl", b.t("batching.fig_caption", **slots))
+    rows = []
+    for e in d.order:
+        eng = d.engine(e)
+        if not eng:
+            continue
+        rows.append(Row([
+            tcell(d.label(e)),
+            ncell(eng.get("c1"), "d"), ncell(eng.get("cmax"), "d"),
+            ncell(eng.get("itl_p50_c1_ms"), ".2f"), ncell(eng.get("itl_p50_cmax_ms"), ".2f"),
+            ncell(eng.get("ms_per_slot"), ".3f"), ncell(eng.get("floor_ms_per_slot"), ".4f"),
+            ncell(eng.get("slope_vs_floor"), ".1x"), ncell(eng.get("efficiency_cmax"), "pct"),
+        ]))
+    if rows:
+        keys = ("col_engine", "col_lo", "col_hi", "col_itl_lo", "col_itl_hi", "col_slot",
+                "col_floor_slot", "col_slope", "col_eff")
+        cols = [Column(b.t(f"batching.{k}"), k != "col_engine") for k in keys]
+        out.append(Table(cols, rows, b.t("batching.cost_caption", **slots)))
+    table = b.per_tier_table([("roofline.col_attainment", "roofline_attainment", ".1pct")],
+                                b.t("batching.attain_caption"), "crossover.col_c")
+    if table is not None:
+        out.append(table)
+    return out
+

@@ -1,0 +1,190 @@
+"""The opening sections: the setup card, the glossary (with this round's first → last tier
+values) and the headline cards."""
+
+from __future__ import annotations
+
+import math
+
+from reportgen.formatting import MISSING, fmt, fmt_g, is_missing
+from reportgen.narrative import LANGS
+from reportgen.page.builder import Builder
+from reportgen.page.cells import same, tcell
+from reportgen.page.data import num
+from reportgen.page.inputs import inferred_table
+from reportgen.page.model import (
+    Block,
+    Card,
+    Cards,
+    Column,
+    Facts,
+    Heading,
+    PageBlock,
+    Para,
+    Row,
+    Table,
+)
+from reportgen.text import Bi
+
+
+def setup(b: Builder) -> list[PageBlock]:
+    r = b.d.round
+    items: list[tuple[Bi, Bi]] = []
+    if r.get("gpu"):
+        gpu = str(r["gpu"])
+        if num(r.get("gpu_count", 1)) > 1:
+            gpu = f"{fmt_g(r['gpu_count'])} × {gpu}"
+        items.append((b.t("setup.gpu"), b.t(
+            "setup.gpu_value", gpu=gpu, memory=fmt_g(r.get("memory_gib")),
+            bandwidth=fmt_g(r.get("bandwidth_gb_s")))))
+    if r.get("model"):
+        items.append((b.t("setup.model"), same(str(r["model"]))))
+    for engine in b.d.order:
+        facts = b.d.engine_facts(engine)
+        parts = [str(facts[k]) for k in ("version", "dtype", "quant") if facts.get(k)]
+        if facts.get("gpu_name") and not r.get("gpu"):  # GPUs differ by configuration
+            parts.append(str(facts["gpu_name"]))
+        if facts.get("commit") and str(facts["commit"]) not in parts:
+            parts.insert(1 if parts else 0, str(facts["commit"]))
+        items.append((b.d.label(engine), same(" · ".join(dict.fromkeys(parts)) or MISSING)))
+        settings: list[Bi] = []
+        if facts.get("slots") is not None:
+            settings.append(b.t("setup.slots", n=fmt_g(facts["slots"])))
+        if facts.get("context") is not None:
+            settings.append(b.t("setup.context", n=fmt_g(facts["context"])))
+        if facts.get("prompt_cache") in ("off", "on"):
+            settings.append(b.t(f"setup.cache_{facts['prompt_cache']}"))
+        if settings:
+            items.append((b.t("setup.engine_settings", engine=b.d.label(engine)),
+                          Bi(*(" · ".join(s.get(lang) for s in settings) for lang in LANGS))))
+    if r.get("input_tokens") is not None:
+        items.append((b.t("setup.workload"), b.t(
+            "setup.workload_value", input=fmt_g(r["input_tokens"]),
+            output=fmt_g(r.get("output_tokens")))))
+    concs = r.get("concurrency") or b.d.concurrencies()
+    if concs:
+        items.append((b.t("setup.tiers"), same(" · ".join(fmt_g(c) for c in concs))))
+    if r.get("client"):
+        items.append((b.t("setup.client"), same(str(r["client"]))))
+    if r.get("requests_total") is not None:
+        per, n = r.get("requests_per_engine"), len(b.d.order)
+        if per is not None and n > 1:
+            value = b.t("setup.failed_value_engines", failed=fmt_g(r.get("failed_total")),
+                           total=fmt_g(r["requests_total"]), n=str(n), per=fmt_g(per))
+        else:
+            value = b.t("setup.failed_value", failed=fmt_g(r.get("failed_total")),
+                           total=fmt_g(r["requests_total"]))
+        items.append((b.t("setup.failed"), value))
+    if r.get("driver") or r.get("cuda"):
+        items.append((b.t("setup.driver"), b.t(
+            "setup.driver_value", driver=str(r.get("driver") or MISSING),
+            cuda=str(r.get("cuda") or MISSING))))
+    if r.get("date"):
+        items.append((b.t("setup.date"), same(str(r["date"]))))
+    return [Facts(items), *inferred_table(b)]
+
+
+def glossary(b: Builder) -> list[PageBlock]:
+    r = b.d.round
+    out: list[PageBlock] = [Para(b.t("glossary.lead", client=str(r.get("client") or MISSING)))]
+    out.append(Heading(b.t("glossary.pipeline_title")))
+    out_tokens = num(r.get("output_tokens"))
+    gaps = fmt_g(out_tokens - 1) if math.isfinite(out_tokens) else "n − 1"
+    out.append(Block(b.ui.block("glossary.pipeline", input=fmt_g(r.get("input_tokens")),
+                                   gaps=gaps), "diagram"))
+    metrics = (
+        ("ttft", "ttft_p50_ms", ".0f", "ms"), ("itl", "itl_p50_ms", ".2f", "ms"),
+        ("itl_p99", "itl_p99_ms", ".1f", "ms"), ("tpot", "tpot_p50_ms", ".2f", "ms"),
+        ("e2el", "e2el_p50_ms", ".0f", "ms"), ("output_tok_s", "output_tok_s", ".1f", "tok/s"),
+        ("total_tok_s", "total_tok_s", ".0f", "tok/s"),
+    )
+    rows = []
+    for key, column, spec, unit in metrics:
+        ranges = []
+        for e in b.d.order:
+            own = b.d.rows(e)
+            if own.empty or column not in own:
+                continue
+            first, last = own.iloc[0][column], own.iloc[-1][column]
+            ranges.append((b.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
+        measured = Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in ranges)
+                        for lang in LANGS))
+        rows.append(Row([
+            tcell(b.t(f"glossary.{key}.metric"), "metric"),
+            tcell(b.t(f"glossary.{key}.name")),
+            tcell(b.t(f"glossary.{key}.what"), "prose"),
+            tcell(measured, "range"),
+        ]))
+    cols = [Column(b.t(f"glossary.col_{k}")) for k in ("metric", "name", "what", "range")]
+    out.append(Table(cols, rows, b.t("glossary.table_caption"), variant="glossary"))
+    out.append(Heading(b.t("glossary.confusions_title")))
+    out.append(Block(b.ui.block("glossary.confusions")))
+    return out
+
+
+def headline(b: Builder) -> list[PageBlock]:
+    d = b.d
+    cards: list[Card] = []
+    if d.pair:
+        ea, eb = d.pair
+        if num(d.v("crossover.count")) > 0:
+            low, high = num(d.v("crossover.range_low")), num(d.v("crossover.range_high"))
+            value = b.t("headline.cross_value", c=fmt(d.v("crossover.concurrency"), ".1f"))
+            if math.isfinite(low) and math.isfinite(high):
+                value = b.t("headline.cross_value_range",
+                               c=fmt(d.v("crossover.concurrency"), ".1f"),
+                               lo=fmt(low, ".1f"), hi=fmt(high, ".1f"))
+            cards.append(Card(
+                b.t("headline.cross_label"), value,
+                b.t("headline.cross_sub", a=d.label(ea), b=d.label(eb),
+                       lo=fmt_g(d.v("crossover.lower_tier")),
+                       hi=fmt_g(d.v("crossover.upper_tier")),
+                       rlo=fmt(d.v("crossover.ratio_lower"), ".3f"),
+                       rhi=fmt(d.v("crossover.ratio_upper"), ".3f")), "accent"))
+        elif not math.isnan(num(d.v("crossover.count"))):
+            cards.append(Card(b.t("headline.cross_none_label"),
+                              b.t("headline.cross_none_value"),
+                              b.t("headline.cross_none_sub"), "accent"))
+    itl_c1 = {e: num(d.engine(e).get("itl_p50_c1_ms")) for e in d.order}
+    finite = {e: v for e, v in itl_c1.items() if math.isfinite(v)}
+    if finite:
+        focus = min(finite, key=lambda e: finite[e])
+        e = d.engine(focus)
+        sub_others = b.others(focus, lambda o: f"{fmt(itl_c1[o], '.2f')} ms")
+        if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))):
+            sub = b.t("headline.step_sub", others=sub_others,
+                         pred=fmt(d.v("step_ratio.predicted"), ".2x"),
+                         meas=fmt(d.v("step_ratio.measured"), ".2x"))
+        else:
+            sub = sub_others
+        cards.append(Card(b.t("headline.step_label", engine=d.label(focus)),
+                          b.t("headline.step_value", ms=fmt(e.get("itl_p50_c1_ms"), ".2f")),
+                          sub))
+        if math.isfinite(num(e.get("efficiency_cmax"))):
+            cards.append(Card(
+                b.t("headline.eff_label", c=fmt_g(e.get("cmax")), engine=d.label(focus)),
+                same(fmt(e.get("efficiency_cmax"), "pct")),
+                b.t("headline.eff_sub", others=b.others(
+                    focus, lambda o: fmt(d.engine(o).get("efficiency_cmax"), "pct")))))
+        if math.isfinite(num(e.get("ms_per_slot"))):
+            cards.append(Card(
+                b.t("headline.slot_label", engine=d.label(focus)),
+                b.t("headline.slot_value", ms=fmt(e.get("ms_per_slot"), ".2f")),
+                b.t("headline.slot_sub", others=b.others(
+                    focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms"),
+                    floor=fmt(e.get("floor_ms_per_slot")))))
+    for engine in d.order:
+        c = d.v(f"throughput_drop.{engine}.concurrency")
+        if is_missing(c):
+            continue
+        prev = d.v(f"throughput_drop.{engine}.previous_concurrency")
+        cards.append(Card(
+            b.t("headline.anomaly_label", engine=d.label(engine), c=fmt_g(c)),
+            b.t("headline.anomaly_value", tok=fmt(d.tier(engine, c).get("output_tok_s"),
+                                                     ".1f")),
+            b.t("headline.anomaly_sub" if d.excluded(engine, c)
+                   else "headline.drop_sub", prev=fmt_g(prev),
+                   prev_tok=fmt(d.tier(engine, prev).get("output_tok_s"), ".1f")),
+            "warn"))
+        break
+    return [Cards(cards)] if cards else []
+

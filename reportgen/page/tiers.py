@@ -1,0 +1,46 @@
+"""The data section: the full tiers table, Figure 6 and the inputs behind them."""
+
+from __future__ import annotations
+
+from reportgen.formatting import fmt, fmt_g
+from reportgen.page.builder import Builder
+from reportgen.page.cells import same, tcell, tier_cell, tier_row
+from reportgen.page.data import num
+from reportgen.page.inputs import inputs_tables
+from reportgen.page.model import Cell, Column, PageBlock, Para, Table
+
+
+def data(b: Builder) -> list[PageBlock]:
+    d = b.d
+    out: list[PageBlock] = [Para(b.t("data.lead"))]
+    spec = (("col_requests", "requests", "d"), ("col_completed", "completed", "d"),
+            ("col_failed", "failed", "d"), ("col_duration", "duration_s", ".2f"),
+            ("col_out", "output_tok_s", ".1f"), ("col_total", "total_tok_s", ".0f"),
+            ("col_ttft_p50", "ttft_p50_ms", ".0f"), ("col_ttft_p99", "ttft_p99_ms", ".0f"),
+            ("col_itl_p50", "itl_p50_ms", ".2f"), ("col_itl_mean", "itl_mean_ms", ".2f"),
+            ("col_itl_p99", "itl_p99_ms", ".1f"), ("col_tpot_p50", "tpot_p50_ms", ".2f"),
+            ("col_e2el_p50", "e2el_p50_ms", ".0f"), ("col_mean_out", "mean_output_tokens",
+                                                     ".2f"))
+    repeats = "repeats" in d.tiers.columns and bool((d.tiers["repeats"] > 1).any())
+    rows = []
+    for e in d.order:
+        for c, excl, r in b.engine_tier_rows(e):
+            cells = [tcell(d.label(e)), tier_cell(c, excl)]
+            cells += [b.frame_cell("tiers", e, c, r, column, fspec,
+                                   bad=column == "failed" and num(r.get(column)) > 0)
+                      for _, column, fspec in spec]
+            if repeats:
+                cells.append(Cell(same(
+                    f"{fmt_g(r.get('repeats'))} ({fmt(r.get('output_tok_s_min'), '.1f')}–"
+                    f"{fmt(r.get('output_tok_s_max'), '.1f')})"), True))
+            rows.append(tier_row(cells, excl))
+    if rows:
+        cols = [Column(b.t("data.col_engine")), Column(b.t("data.col_c"), True)]
+        cols += [Column(b.t(f"data.{k}"), True) for k, _, _ in spec]
+        if repeats:
+            cols.append(Column(b.t("inputs.repeats_col"), True))
+        out.append(Table(cols, rows, None, variant="wide"))
+    out += b.figure("tradeoff", b.t("batching.tradeoff_caption"))
+    out.append(Para(b.t("data.download"), "note"))
+    return out + inputs_tables(b)
+
