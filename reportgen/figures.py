@@ -423,6 +423,16 @@ def _loglog_at(curve: tuple[np.ndarray, np.ndarray, np.ndarray], c: float, lo: f
     return math.exp(math.log(at[lo]) + t * (math.log(at[hi]) - math.log(at[lo])))
 
 
+def _tier_series(seen: _Marks, analysis: Analysis, column: str
+                 ) -> Iterator[tuple[str, pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]]:
+    """Each engine's tier rows with their x values (the axis) and which points of ``column``
+    rest on declared-synthetic input."""
+    for engine, rows, excluded in seen.tier_rows(analysis):
+        x = _col(rows, "concurrency")
+        yield engine, rows, excluded, x, seen.synthetic_points(analysis, "tiers", engine, x,
+                                                               column)
+
+
 def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 2: measured ITL p50 (solid) against each engine's roofline floor (dashed)."""
     if analysis.tiers.empty or "floor_ms" not in analysis.tiers.columns:
@@ -430,9 +440,7 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     seen = _Marks()
-    for engine, rows, excluded in seen.tier_rows(analysis):
-        x = _col(rows, "concurrency")
-        synth = seen.synthetic_points(analysis, "tiers", engine, x, "itl_p50_ms")
+    for engine, rows, excluded, x, synth in _tier_series(seen, analysis, "itl_p50_ms"):
         custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
                          [n[0] for n in _notes(excluded, ui, lang, synth)])
         fig.add_trace(Scatter(
@@ -542,9 +550,7 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     seen = _Marks()
-    for engine, rows, excluded in seen.tier_rows(analysis):
-        x = _col(rows, "concurrency")
-        synth = seen.synthetic_points(analysis, "tiers", engine, x, "wait_ratio")
+    for engine, rows, excluded, x, synth in _tier_series(seen, analysis, "wait_ratio"):
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "wait_ratio"), mode="lines+markers",
             name=labels[engine][lang], line=dict(color=color[engine], width=2.5),
