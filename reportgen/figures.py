@@ -247,11 +247,11 @@ def _notes(excluded: np.ndarray, ui: UI, lang: str,
             for x, s in zip(excluded, synth, strict=True)]
 
 
-def _synthetic(analysis: Any, frame: str, engine: str, conc: np.ndarray,
+def _synthetic(analysis: Analysis, frame: str, engine: str, conc: np.ndarray,
                *columns: str) -> np.ndarray:
     """Which points rest on declared-synthetic input (any of ``columns`` of ``frame``)."""
-    synth = getattr(analysis, "synthetic", None)
-    if synth is None or not synth.names:
+    synth = analysis.synthetic
+    if not synth.names:
         return np.zeros(len(conc), dtype=bool)
     return np.array([any(synth.cell(frame, engine, c, col) for col in columns) for c in conc],
                     dtype=bool)
@@ -493,7 +493,7 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     mem = mem.set_index("engine").reindex(order)
     names = [labels[e][lang] for e in order]
-    synth_names = getattr(getattr(analysis, "synthetic", None), "names", frozenset())
+    synth_names = analysis.synthetic.names
     mark = ui.raw("fig_marks.synthetic_hover", lang)
 
     def synth(column: str) -> np.ndarray:

@@ -27,12 +27,15 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from reportgen.analyze.values import tier_key
 from reportgen.manifest import Declared, InputProvenance
+
+if TYPE_CHECKING:
+    from reportgen.discover import EngineFiles
 
 Input = tuple[str, str, float | None]   # (file relative to the round folder, key, tier)
 
@@ -148,7 +151,7 @@ def _path(p: Path | None, root: Path) -> str | None:
 
 
 def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
-                     engine_files: Mapping[str, Any], tiers: pd.DataFrame,
+                     engine_files: Mapping[str, EngineFiles], tiers: pd.DataFrame,
                      prefill: pd.DataFrame, graph_reuse: pd.DataFrame, memory: pd.DataFrame,
                      values: Mapping[str, Any]) -> Synthetic:
     """Every value name whose inputs include a declared-synthetic one."""
@@ -175,8 +178,8 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
                 names.add(f"waves.{e}.{tier_key(c)}.{name}")
 
     for e, files in engine_files.items():
-        log = _path(getattr(files, "server_log", None), root)
-        metrics = getattr(files, "metrics", {}) or {}
+        log = _path(files.server_log, root)
+        metrics = files.metrics
 
         def server_prefill(c: float, e: str = e, log: str | None = log,
                            metrics: Mapping[Any, Any] = metrics) -> list[Input]:
@@ -225,8 +228,7 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
             if logged or measured:
                 names |= {f"{key}.other_gib", f"{key}.estimate_gap"}
         temps = [(p, "temperature", None) for p in (
-            _path(getattr(files, "fingerprint", None), root),
-            _path(getattr(files, "gpu_csv", None), root)) if p]
+            _path(files.fingerprint, root), _path(files.gpu_csv, root)) if p]
         if match(temps):
             names |= {f"gpu.{e}.max_temperature_c", "gpu.max_temperature_c"}
 

@@ -67,7 +67,7 @@ from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import GPU_TABLE, INFERRED, EngineSpec, Manifest, Text
+from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.model_bytes import DTYPE_BYTES, model_bytes
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
@@ -622,7 +622,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     constants: list[Constant] = []
 
     # the manifest records where the bandwidth came from (round.toml or the GPU table)
-    from_table = getattr(manifest.provenance("hardware.bandwidth_gb_s"), "kind", "") == GPU_TABLE
+    from_table = manifest.bandwidth_from_table
     bandwidth_from = (
         _source("bandwidth_unknown") if not math.isfinite(manifest.bandwidth_gb_s)
         else _source("bandwidth_gpu_table", gpu=manifest.gpu) if from_table
