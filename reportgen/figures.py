@@ -35,6 +35,7 @@ import pandas as pd
 
 from reportgen.analyze.result import Analysis
 from reportgen.baseline import Baseline
+from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
 from reportgen.text import LANGS
 
@@ -288,20 +289,9 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     return axis
 
 
-def _rows_by_engine(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """``_rows`` for every engine at once: one stable sort and one split instead of a filter
-    and a sort per engine (the cost that grew with the configuration count). A stable sort
-    then a split keeps each engine's rows in the order ``_rows`` gives them."""
-    if frame is None or frame.empty or "engine" not in frame.columns:
-        return {}
-    if "concurrency" in frame:
-        frame = frame.sort_values("concurrency", kind="stable")
-    return {str(engine): rows for engine, rows in frame.groupby("engine", sort=False)}
-
-
 def _tier_rows(analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
     """(engine, its tier rows, excluded mask) in figure order, skipping engines with no tiers."""
-    by_engine = _rows_by_engine(analysis.tiers)
+    by_engine = rows_by_engine(analysis.tiers)
     for engine in engine_order(analysis):
         rows = by_engine.get(engine)
         if rows is not None and not rows.empty:
