@@ -15,3 +15,17 @@ def rows_by_engine(frame: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
     if "concurrency" in frame:
         frame = frame.sort_values("concurrency", kind="stable")
     return {str(engine): rows for engine, rows in frame.groupby("engine", sort=False)}
+
+
+class ByEngine:
+    """A frame's rows per engine, split once: ``by[engine]`` is ``frame[frame["engine"] ==
+    engine]`` (same rows, order and index), without a full-frame filter per engine."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self._frame = frame
+        self._parts = {str(engine): rows
+                       for engine, rows in frame.groupby("engine", sort=False)}
+
+    def __getitem__(self, engine: str) -> pd.DataFrame:
+        rows = self._parts.get(engine)
+        return self._frame.iloc[:0] if rows is None else rows
