@@ -44,6 +44,7 @@ class Data:
             self.pair = None
         # The page reads the same few rows hundreds of times: filter each frame once.
         self._own: dict[str, pd.DataFrame] | None = None
+        self._splits: dict[int, tuple[pd.DataFrame, dict[str, pd.DataFrame]]] = {}
         self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] | None = None
         self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
         self._concs: list[float] | None = None
@@ -78,7 +79,12 @@ class Data:
             if engine not in self._own:  # no rows: the empty filtered frame, with its columns
                 self._own[engine] = self._filter(self.tiers, engine)
             return self._own[engine]
-        return self._filter(frame, engine)
+        # Other frames (prefill, graph reuse) are split once too; the frame is kept with its
+        # split so that its id cannot be reused by another frame while this Data lives.
+        if id(frame) not in self._splits:
+            self._splits[id(frame)] = (frame, rows_by_engine(frame))
+        own = self._splits[id(frame)][1].get(engine)
+        return self._filter(frame, engine) if own is None else own
 
     @staticmethod
     def _filter(frame: pd.DataFrame | None, engine: str) -> pd.DataFrame:
