@@ -251,9 +251,11 @@ def load_round(round_dir: Path) -> LoadedRound:
         _check_tiers(spec.id, summary, findings)
         for b in bench:
             findings += _engine_findings(b.findings, spec.id)
-            if len(file_requests := concat_requests(b.requests)):
+            # a summary-only file has no per-request parts: nothing to join (an empty frame
+            # per file would cost more than reading it)
+            if b.requests and len(file_requests := concat_requests(b.requests)):
                 requests.append(file_requests.assign(engine=spec.id))
-            if len(file_itls := concat_file_itls(b.itls)):
+            if b.itls and len(file_itls := concat_file_itls(b.itls)):
                 itls.append(file_itls.assign(engine=spec.id))
         summaries.append(summary.assign(engine=spec.id))
 
