@@ -391,23 +391,25 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
             value = max(v for v in (worst, mbu) if np.isfinite(v))
             rows.append(check("plausibility.roofline", "warn", "above_one", {"value": value},
                               engine, value=value))
-        wait = own["wait_ratio"] if "wait_ratio" in own else pd.Series(dtype=float)
-        low = own[wait < TPOT_BELOW_ITL]
-        if len(low):
-            r = low.iloc[0]
+        # the first row matching each mask, read by position (a filtered copy of every
+        # column per engine was the cost at many configurations)
+        below = (own["wait_ratio"] < TPOT_BELOW_ITL).to_numpy() if "wait_ratio" in own \
+            else np.zeros(len(own), dtype=bool)
+        if below.any():
+            r = own.iloc[int(below.argmax())]
             rows.append(check("plausibility.tpot_below_itl", "warn", "below",
                               {"tier": r["concurrency"], "below": -r["wait_ratio"]},
                               engine, r["concurrency"], r["wait_ratio"]))
         if axis == "concurrency" and "requests" in own:
-            over = own[own["requests"] < own["concurrency"]]
-            if len(over):
-                r = over.iloc[0]
+            over = (own["requests"] < own["concurrency"]).to_numpy()
+            if over.any():
+                r = own.iloc[int(over.argmax())]
                 rows.append(check("plausibility.concurrency_above_prompts", "warn", "few",
                                   {"tier": r["concurrency"], "requests": r["requests"]},
                                   engine, r["concurrency"], r["requests"]))
         if axis == "concurrency":
-            pts = own[np.isfinite(own["output_tok_s"]) & (own["concurrency"] > 0)]
-            pts = pts[["concurrency", "output_tok_s"]]  # to_dict of every column was the cost
+            pts = own[["concurrency", "output_tok_s"]]  # to_dict of every column was the cost
+            pts = pts[np.isfinite(pts["output_tok_s"]) & (pts["concurrency"] > 0)]
             for prev, cur in itertools.pairwise(pts.to_dict("records")):
                 grow = cur["output_tok_s"] / prev["output_tok_s"] if prev["output_tok_s"] else 0
                 limit = cur["concurrency"] / prev["concurrency"]
