@@ -43,9 +43,13 @@ class RoundFiles:
     manifest: Manifest
     engines: dict[str, EngineFiles]
     findings: list[Finding] = field(default_factory=list)
+    # display_path resolves the path (system calls); each file is shown several times
+    _shown: dict[Path, str] = field(default_factory=dict, repr=False, compare=False)
 
     def show(self, path: Path) -> str:
-        return display_path(path, self.root)
+        if path not in self._shown:
+            self._shown[path] = display_path(path, self.root)
+        return self._shown[path]
 
 
 def _check_readable(path: Path, root: Path) -> None:

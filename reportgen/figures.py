@@ -35,6 +35,7 @@ import pandas as pd
 
 from reportgen.analyze.result import Analysis
 from reportgen.baseline import Baseline
+from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
 from reportgen.text import LANGS
 
@@ -220,13 +221,19 @@ def _rows(frame: pd.DataFrame, engine: str) -> pd.DataFrame:
 def _excluded(rows: pd.DataFrame) -> np.ndarray:
     if "excluded" not in rows.columns:
         return np.zeros(len(rows), dtype=bool)
-    return rows["excluded"].fillna(False).astype(bool).to_numpy()
+    column = rows["excluded"]
+    if column.dtype == np.bool_:  # the usual case, without fillna/astype (many engines)
+        return column.to_numpy(dtype=bool, copy=True)
+    return column.fillna(False).astype(bool).to_numpy()
 
 
 def _col(rows: pd.DataFrame, name: str) -> np.ndarray:
     if name not in rows.columns:
         return np.full(len(rows), np.nan)
-    return pd.to_numeric(rows[name], errors="coerce").to_numpy(dtype=float)
+    column = rows[name]
+    if column.dtype == np.float64:  # already numbers: to_numeric would return them unchanged
+        return column.to_numpy(dtype=float, copy=True)
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
 
 
 def _symbols(excluded: np.ndarray, base: str = "circle",
@@ -290,9 +297,10 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
 
 def _tier_rows(analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
     """(engine, its tier rows, excluded mask) in figure order, skipping engines with no tiers."""
+    by_engine = rows_by_engine(analysis.tiers)
     for engine in engine_order(analysis):
-        rows = _rows(analysis.tiers, engine)
-        if not rows.empty:
+        rows = by_engine.get(engine)
+        if rows is not None and not rows.empty:
             yield engine, rows, _excluded(rows)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import math
 import re
 import tomllib
@@ -240,11 +241,20 @@ def _clip(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
+@functools.lru_cache(maxsize=4)
+def _toml_layout(text: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """The lines of a TOML text and its table headers (line index, name), split once per
+    text: ``locate`` runs for every key round.toml states (hundreds with many engines)."""
+    lines = text.splitlines()
+    headers = [(i, h.group(1).replace('"', "").replace(" ", ""))
+               for i, line in enumerate(lines) if (h := _HEADER.match(line))]
+    return lines, headers
+
+
 def locate(text: str, where: str) -> int | None:
     """Best-effort 1-based line of a dotted key path such as ``hardware.bandwidth_gb_s`` or
     ``engines[1].log_segments.tiers`` in TOML source (tomllib gives no positions): the key's
     line inside its table, else the table header's line, else None."""
-    lines = text.splitlines()
     parts = [p for p in where.split(".") if p]
     if not parts:
         return None
@@ -252,8 +262,7 @@ def locate(text: str, where: str) -> int | None:
     if m is None:
         return None
     name, index = m.group(1).strip(), int(m.group(2) or 0)
-    headers = [(i, h.group(1).replace('"', "").replace(" ", ""))
-               for i, line in enumerate(lines) if (h := _HEADER.match(line))]
+    lines, headers = _toml_layout(text)
     own = [i for i, h in headers if h == name]
     key_line = re.compile(r"^\s*\"?" + re.escape(parts[1] if len(parts) > 1 else name) + r"\"?\s*=")
     if index < len(own):

@@ -46,6 +46,14 @@ INT_COLUMNS = frozenset({
 
 def _plain(value: Any, integer: bool = False) -> Any:
     """A JSON-safe Python value: NaN/inf → None, numpy → builtin, {zh, en} kept."""
+    # Plain floats and strings first: nearly every cell is one (and the checks below are
+    # the cost of a table of many configurations); both shortcuts give what the chain would.
+    if type(value) is float:
+        if not math.isfinite(value):
+            return None
+        return int(value) if integer and value.is_integer() else value
+    if type(value) is str:
+        return value
     if value is None:
         return None
     if isinstance(value, Mapping):

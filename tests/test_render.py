@@ -18,9 +18,11 @@ from page_fixture import make_analysis
 
 from reportgen.build import page_date, render_analysis
 from reportgen.errors import InputError
-from reportgen.render import environment, plotly_bundle, script_json
+from reportgen.page.model import Cell, Row
+from reportgen.render import environment, plotly_bundle, script_json, table_rows
 from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
+from reportgen.text import Bi
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE_SCRIPT = "</script><script>alert(1)</script>"
@@ -54,6 +56,29 @@ def test_environment_escapes_and_refuses_unknown_names() -> None:
     assert env.from_string("{{ x }}").render(x=HOSTILE_IMG) == "&lt;img src=x onerror=alert(2)&gt;"
     with pytest.raises(Exception, match="undefined"):
         env.from_string("{{ nope }}").render()
+
+
+# The template loop table_rows replaced (kept here to pin that both print the same bytes).
+ROWS_AS_MACROS = """{%- macro bi(x) -%}
+{%- if x.same -%}{{ x.zh }}{%- else -%}<span data-l="zh" lang="zh-CN">{{ x.zh }}</span>\
+<span data-l="en" lang="en">{{ x.en }}</span>{%- endif -%}
+{%- endmacro -%}
+{%- for r in rows %}
+<tr{% if r.cls %} class="{{ r.cls }}"{% endif %}>{% for cell in r.cells %}<td\
+{% if cell.num or cell.cls %} class="{{ 'num' if cell.num }}{{ ' ' if cell.num and cell.cls }}\
+{{ cell.cls }}"{% endif %}>{{ bi(cell.text) }}</td>{% endfor %}</tr>
+{%- endfor %}"""
+
+
+def test_table_rows_prints_what_the_template_loop_printed() -> None:
+    hostile = Bi(HOSTILE_SCRIPT + "&'\"", HOSTILE_IMG)
+    cells = [Cell(Bi("1.5", "1.5"), num=True), Cell(hostile), Cell(Bi("—", "—"), cls="x<y"),
+             Cell(Bi("中", "en"), num=True, cls="excluded"), Cell(Bi("", ""))]
+    rows = [Row(cells), Row(cells[::-1], cls='has-"excluded'), Row([])]
+    env = environment(templates_dir())
+    expected = env.from_string(ROWS_AS_MACROS).render(rows=rows)
+    assert "&lt;script&gt;" in expected and "&#34;" in expected
+    assert str(table_rows(rows)) == expected
 
 
 def test_page_skeleton(html: str) -> None:

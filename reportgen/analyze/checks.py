@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding
+from reportgen.frames import ByEngine
 from reportgen.resources import templates_dir
 from reportgen.text import Bi, Strings, load_strings
 
@@ -106,23 +107,23 @@ def checks_frame(rows: Sequence[Check], axis: str = "concurrency") -> pd.DataFra
     return frame
 
 
-def throughput_drops(tiers: pd.DataFrame, engine: str) -> tuple[list[tuple[dict, dict]], int]:
+def throughput_drops(own: pd.DataFrame) -> tuple[list[tuple[dict, dict]], int]:
     """(previous tier, tier) pairs where output throughput falls as concurrency rises, and how
-    many tiers with a throughput there are."""
-    own = tiers[tiers["engine"] == engine].sort_values("concurrency")
-    own = own.loc[np.isfinite(own["output_tok_s"]), ["concurrency", "output_tok_s"]]
-    own = own.to_dict("records")  # two columns: the callers read no other
-    drops = [(prev, cur) for prev, cur in itertools.pairwise(own)
+    many tiers with a throughput there are, among one engine's tier rows ``own``."""
+    pts = own[["concurrency", "output_tok_s"]].sort_values("concurrency")  # callers read no
+    measured = pts[np.isfinite(pts["output_tok_s"])].to_dict("records")   # other column
+    drops = [(prev, cur) for prev, cur in itertools.pairwise(measured)
              if cur["output_tok_s"] < prev["output_tok_s"] * (1.0 - DROP_TOLERANCE)]
-    return drops, len(own)
+    return drops, len(measured)
 
 
 def monotonic_throughput(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
     """Output throughput should not fall when concurrency rises (excluded tiers included: the
     drop is usually why a tier was excluded)."""
     rows: list[Check] = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        drops, measured = throughput_drops(tiers, engine)
+        drops, measured = throughput_drops(by_engine[engine])
         for prev, cur in drops:
             ratio = cur["output_tok_s"] / prev["output_tok_s"]
             rows.append(check(
@@ -139,8 +140,9 @@ def failed_requests(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Ch
     """Failed requests are a warning: the report counts them and throughput only uses completed
     tokens, so nothing shown is overstated. A tier with nothing completed is a failure."""
     rows: list[Check] = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        own = tiers[tiers["engine"] == engine]
+        own = by_engine[engine]
         bad = own[own["failed"] > 0]
         for _, t in own[own["completed"] <= 0].iterrows():
             rows.append(check("requests.completed", "fail", "none", {"tier": t["concurrency"]},
@@ -163,8 +165,9 @@ def output_token_parity(tiers: pd.DataFrame, engine_order: Sequence[str],
     Throughput is tokens / wall time, so an engine that stops early is under-counted by
     shortfall_frac relative to one that honours ignore-eos."""
     rows: list[dict[str, object]] = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        own = tiers[tiers["engine"] == engine]
+        own = by_engine[engine]
         completed = own["completed"].sum(min_count=1)
         total = own["total_output_tokens"].sum(min_count=1)
         requested = completed * output_tokens
@@ -200,8 +203,9 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
     request produced exactly `output_tokens` (outputs never exceed the request's max_tokens, so
     a mean equal to it means all are equal)."""
     rows: list[Check] = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        own = tiers[tiers["engine"] == engine]
+        own = by_engine[engine]
         flagged, tested = 0, 0
         for _, t in own.iterrows():
             n = t["mean_output_tokens"]
@@ -238,8 +242,9 @@ TPOT_SKEW_TOL = 0.05
 
 def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
     rows: list[Check] = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        own = tiers[tiers["engine"] == engine]
+        own = by_engine[engine]
         flagged, tested = 0, 0
         for _, t in own.iterrows():
             tpot, implied = t["tpot_mean_ms"], t["tpot_implied_ms"]
@@ -376,8 +381,9 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                         engine_order: Sequence[str], axis: str = "concurrency") -> list[Check]:
     """Warnings for figures a real run cannot produce, each with its likely cause."""
     rows: list[Check] = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        own = tiers[tiers["engine"] == engine].sort_values("concurrency")
+        own = by_engine[engine].sort_values("concurrency")
         worst = own["roofline_attainment"].max() if "roofline_attainment" in own else np.nan
         eng = engines[engines["id"] == engine]
         mbu = float(eng["mbu_c1"].iloc[0]) if len(eng) and "mbu_c1" in eng else np.nan
@@ -385,22 +391,25 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
             value = max(v for v in (worst, mbu) if np.isfinite(v))
             rows.append(check("plausibility.roofline", "warn", "above_one", {"value": value},
                               engine, value=value))
-        wait = own["wait_ratio"] if "wait_ratio" in own else pd.Series(dtype=float)
-        low = own[wait < TPOT_BELOW_ITL]
-        if len(low):
-            r = low.iloc[0]
+        # the first row matching each mask, read by position (a filtered copy of every
+        # column per engine was the cost at many configurations)
+        below = (own["wait_ratio"] < TPOT_BELOW_ITL).to_numpy() if "wait_ratio" in own \
+            else np.zeros(len(own), dtype=bool)
+        if below.any():
+            r = own.iloc[int(below.argmax())]
             rows.append(check("plausibility.tpot_below_itl", "warn", "below",
                               {"tier": r["concurrency"], "below": -r["wait_ratio"]},
                               engine, r["concurrency"], r["wait_ratio"]))
         if axis == "concurrency" and "requests" in own:
-            over = own[own["requests"] < own["concurrency"]]
-            if len(over):
-                r = over.iloc[0]
+            over = (own["requests"] < own["concurrency"]).to_numpy()
+            if over.any():
+                r = own.iloc[int(over.argmax())]
                 rows.append(check("plausibility.concurrency_above_prompts", "warn", "few",
                                   {"tier": r["concurrency"], "requests": r["requests"]},
                                   engine, r["concurrency"], r["requests"]))
         if axis == "concurrency":
-            pts = own[np.isfinite(own["output_tok_s"]) & (own["concurrency"] > 0)]
+            pts = own[["concurrency", "output_tok_s"]]  # to_dict of every column was the cost
+            pts = pts[np.isfinite(pts["output_tok_s"]) & (pts["concurrency"] > 0)]
             for prev, cur in itertools.pairwise(pts.to_dict("records")):
                 grow = cur["output_tok_s"] / prev["output_tok_s"] if prev["output_tok_s"] else 0
                 limit = cur["concurrency"] / prev["concurrency"]

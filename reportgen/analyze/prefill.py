@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.segments import assign_segments, segment_concurrency
+from reportgen.frames import ByEngine
 from reportgen.load.prometheus import counter_delta, histogram_mean_delta
 
 PREFILL_COLUMNS = ("engine", "concurrency", "server_prefill_ms", "server_samples", "source",
@@ -54,8 +55,9 @@ def prefill_table(server: Mapping[str, tuple[pd.DataFrame, str]], tiers: pd.Data
     Every tier of every engine gets a row; server columns are NaN where no server figure exists.
     """
     rows = []
+    by_engine = ByEngine(tiers)
     for engine in engine_order:
-        own = tiers[tiers["engine"] == engine]
+        own = by_engine[engine]
         frame, source = server.get(engine, (None, ""))
         by_c = {} if frame is None else frame.set_index("concurrency").to_dict("index")
         for _, tier in own.iterrows():

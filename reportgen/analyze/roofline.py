@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.tiers import usable
+from reportgen.frames import ByEngine
 
 GB = 1e9
 
@@ -54,10 +55,8 @@ def add_floor(tiers: pd.DataFrame, params: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _endpoints(tiers: pd.DataFrame, engine: str) -> tuple[pd.Series | None, pd.Series | None]:
-    """Smallest and largest usable tier with a measured ITL p50."""
-    rows = usable(tiers)
-    rows = rows[(rows["engine"] == engine) & np.isfinite(rows["itl_p50_ms"])]
+def _endpoints(rows: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None]:
+    """Smallest and largest tier of one engine's usable rows with a measured ITL p50."""
     if rows.empty:
         return None, None
     rows = rows.sort_values("concurrency")
@@ -71,8 +70,10 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame) -> pd.DataFrame:
     ``tiers`` must already carry floor_ms and roofline_attainment (see add_floor).
     """
     rows = []
+    measured = usable(tiers)
+    by_engine = ByEngine(measured[np.isfinite(measured["itl_p50_ms"])])
     for engine, p in params.iterrows():
-        low, high = _endpoints(tiers, str(engine))
+        low, high = _endpoints(by_engine[str(engine)])
         w, kv = p["weight_bytes_per_step"], p["kv_bytes_per_token"]
         tok, bw = p["tokens_per_slot"], p["bandwidth_gb_s"]
         c1 = float(low["concurrency"]) if low is not None else np.nan

@@ -60,6 +60,7 @@ from reportgen.analyze.tiers import (
 )
 from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
+from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaFacts
@@ -386,10 +387,11 @@ def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: p
 def _prefill(manifest: Manifest, engines: Mapping[str, EngineData],
              tiers: pd.DataFrame) -> pd.DataFrame:
     server: dict[str, tuple[pd.DataFrame, str]] = {}
+    by_engine = ByEngine(tiers)
     for spec in manifest.engines:
         data = engines.get(spec.id)
         timings = _timings(data)
-        own = tiers[tiers["engine"] == spec.id]
+        own = by_engine[spec.id]
         if spec.log_segments is not None and timings is not None:
             seg = spec.log_segments
             frame = llama_prefill(timings, seg.warmup, seg.tiers, list(own["concurrency"]))
@@ -517,12 +519,14 @@ def _ratio(num: float, den: float) -> float:
 def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
     """The first tier where an engine's output throughput falls below the previous tier."""
     out: dict[str, Any] = {}
+    by_engine = ByEngine(tiers)
     for engine in order:
-        drops, _ = chk.throughput_drops(tiers, engine)
+        own = by_engine[engine]
+        drops, _ = chk.throughput_drops(own)
         if not drops:
             continue
         prev, cur = drops[0]
-        later = tiers[(tiers["engine"] == engine) & (tiers["concurrency"] > cur["concurrency"])]
+        later = own[own["concurrency"] > cur["concurrency"]]
         later = later.sort_values("concurrency")["output_tok_s"]
         base = f"throughput_drop.{engine}"
         out[f"{base}.concurrency"] = float(cur["concurrency"])

@@ -15,6 +15,8 @@ import pandas as pd
 
 def scalar(value: Any) -> Any:
     """numpy / pandas scalars → Python; missing → NaN (None stays None for text)."""
+    if type(value) is float or type(value) is str:  # most values: what the chain returns
+        return value
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_)):

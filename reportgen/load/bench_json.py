@@ -424,12 +424,25 @@ def _metric_sort_key(column: str) -> tuple[Any, ...]:
     return (m_rank, metric, len(STAT_ORDER), float(stat[1:].replace("_", ".")))
 
 
-def _summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _summary_columns(rows: list[dict[str, Any]]) -> list[str]:
     metric_cols = sorted(
         {c for r in rows for c in r if c.endswith("_ms") and c not in SUMMARY_BASE},
         key=_metric_sort_key,
     )
-    columns = [*SUMMARY_BASE, *metric_cols, "metadata", "server", "client", "has_detail"]
+    return [*SUMMARY_BASE, *metric_cols, "metadata", "server", "client", "has_detail"]
+
+
+def joined_summary_frame(files: list[list[dict[str, Any]]]) -> pd.DataFrame:
+    """One summary frame for several files' rows, built at once (a frame per file costs more
+    than reading the file). Its columns come in the order concatenating one frame per file
+    would give: the first file's, then each new one as it appears (pages depend on it)."""
+    columns = list(dict.fromkeys(c for rows in files for c in _summary_columns(rows)))
+    return _summary_frame([r for rows in files for r in rows], columns)
+
+
+def _summary_frame(rows: list[dict[str, Any]], columns: list[str] | None = None) -> pd.DataFrame:
+    if columns is None:
+        columns = _summary_columns(rows)
     text = {"source", "date", "backend", "model_id", "label", "metadata", "dataset", "server",
             "client"}
     data: dict[str, Any] = {}
@@ -550,6 +563,13 @@ def load_bench_file(path: Path, *, name: str | None = None) -> BenchFile:
     return bench_from_records(decode_records(raw, shown), shown, raw)
 
 
+def load_bench_rows(path: Path, name: str) -> BenchRows:
+    """Read one result file into rows, for callers that join many files' summaries into one
+    frame (``joined_summary_frame``); ``name`` as in ``load_bench_file``."""
+    raw = read_input(path, name, KIND)
+    return bench_rows(decode_records(raw, name), name, raw)
+
+
 def decode_records(raw: bytes, name: str) -> list[tuple[Any, int]]:
     """The top-level JSON values of a result file (one object, JSON Lines, or a list of
     objects such as a sweep's summary), each with its 1-based line."""
@@ -620,14 +640,19 @@ def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = 
     return BenchFile(
         path=shown,
         summary=_summary_frame(got.rows),
-        requests=pd.concat(got.requests, ignore_index=True) if got.requests
-        else empty_requests(),
-        itls=_concat_itls(got.itls),
+        requests=concat_requests(got.requests),
+        itls=concat_file_itls(got.itls),
         findings=got.findings,
     )
 
 
-def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
+def concat_requests(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """One file's per-request frames (one per record) as one frame."""
+    return pd.concat(parts, ignore_index=True) if parts else empty_requests()
+
+
+def concat_file_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """One file's ITL frames (one per record) as one frame."""
     if not parts:
         return empty_itls()
     if len(parts) == 1:

@@ -19,10 +19,12 @@ import pandas as pd
 from reportgen.discover import RoundFiles, discover
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
-    BenchFile,
+    concat_file_itls,
+    concat_requests,
     empty_itls,
     empty_requests,
-    load_bench_file,
+    joined_summary_frame,
+    load_bench_rows,
 )
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.llama_log import parse_llama_log
@@ -244,15 +246,17 @@ def load_round(round_dir: Path) -> LoadedRound:
     for spec in manifest.engines:
         ef = files.engines[spec.id]
         data = EngineData(spec=spec, files=ef)
-        bench: list[BenchFile] = [load_bench_file(p, name=show(p)) for p in ef.bench]
-        summary = pd.concat([b.summary for b in bench], ignore_index=True)
+        bench = [load_bench_rows(p, show(p)) for p in ef.bench]
+        summary = joined_summary_frame([b.rows for b in bench])
         _check_tiers(spec.id, summary, findings)
         for b in bench:
             findings += _engine_findings(b.findings, spec.id)
-            if len(b.requests):
-                requests.append(b.requests.assign(engine=spec.id))
-            if len(b.itls):
-                itls.append(b.itls.assign(engine=spec.id))
+            # a summary-only file has no per-request parts: nothing to join (an empty frame
+            # per file would cost more than reading it)
+            if b.requests and len(file_requests := concat_requests(b.requests)):
+                requests.append(file_requests.assign(engine=spec.id))
+            if b.itls and len(file_itls := concat_file_itls(b.itls)):
+                itls.append(file_itls.assign(engine=spec.id))
         summaries.append(summary.assign(engine=spec.id))
 
         _load_log(data, show, findings)

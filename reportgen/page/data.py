@@ -11,6 +11,7 @@ import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.result import Analysis
+from reportgen.frames import rows_by_engine
 from reportgen.text import Bi
 
 
@@ -42,8 +43,9 @@ class Data:
         else:
             self.pair = None
         # The page reads the same few rows hundreds of times: filter each frame once.
-        self._own: dict[str, pd.DataFrame] = {}
-        self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] = {}
+        self._own: dict[str, pd.DataFrame] | None = None
+        self._splits: dict[int, tuple[pd.DataFrame, dict[str, pd.DataFrame]]] = {}
+        self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] | None = None
         self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
         self._concs: list[float] | None = None
 
@@ -72,10 +74,17 @@ class Data:
         """An engine's rows of ``frame`` (default: tiers) by concurrency. Read-only: the tiers
         rows are shared between callers."""
         if frame is None:
-            if engine not in self._own:
+            if self._own is None:
+                self._own = rows_by_engine(self.tiers)
+            if engine not in self._own:  # no rows: the empty filtered frame, with its columns
                 self._own[engine] = self._filter(self.tiers, engine)
             return self._own[engine]
-        return self._filter(frame, engine)
+        # Other frames (prefill, graph reuse) are split once too; the frame is kept with its
+        # split so that its id cannot be reused by another frame while this Data lives.
+        if id(frame) not in self._splits:
+            self._splits[id(frame)] = (frame, rows_by_engine(frame))
+        own = self._splits[id(frame)][1].get(engine)
+        return self._filter(frame, engine) if own is None else own
 
     @staticmethod
     def _filter(frame: pd.DataFrame | None, engine: str) -> pd.DataFrame:
@@ -86,18 +95,28 @@ class Data:
 
     def tier(self, engine: str, c: float) -> Mapping[str, Any]:
         """The engine's first row at concurrency ``c`` ({} when there is none)."""
-        if engine not in self._tiers_by_c:
-            own = self.rows(engine)
-            index: dict[float, Mapping[str, Any]] = {}
-            if len(own):
-                for i, value in enumerate(own["concurrency"]):
-                    key = num(value)
-                    if not math.isnan(key) and key not in index:
-                        index[key] = own.iloc[i].to_dict()
-            self._tiers_by_c[engine] = index
+        if self._tiers_by_c is None:
+            self._tiers_by_c = self._index_tiers()
         if isinstance(c, str | bytes):
             return {}
-        return self._tiers_by_c[engine].get(num(c), {})
+        try:
+            return self._tiers_by_c.get(engine, {}).get(num(c), {})
+        except TypeError:   # unhashable: matches no engine
+            return {}
+
+    def _index_tiers(self) -> dict[str, dict[float, Mapping[str, Any]]]:
+        """engine → concurrency → the first tiers row there, in the tiers frame's order (the
+        order ``rows`` keeps among equal tiers). One to_dict for the whole frame: a row at a
+        time cost ~0.1 ms each, a to_dict per engine ~4 ms."""
+        index: dict[str, dict[float, Mapping[str, Any]]] = {}
+        if self.tiers.empty or "engine" not in self.tiers.columns:
+            return index
+        for row in self.tiers.to_dict("records"):
+            key = num(row["concurrency"])
+            own = index.setdefault(row["engine"], {})
+            if not math.isnan(key) and key not in own:
+                own[key] = row
+        return index
 
     def concurrencies(self) -> list[float]:
         if self._concs is None:
