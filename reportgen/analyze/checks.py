@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -197,40 +197,58 @@ def output_token_checks(parity: pd.DataFrame) -> list[Check]:
     return rows
 
 
+# A per-tier judge: None when the tier cannot be tested, False when it passes, else the Check
+# that flags it.
+Judge = Callable[[str, pd.Series], "Check | Literal[False] | None"]
+
+
+def _tier_checks(tiers: pd.DataFrame, engine_order: Sequence[str], judge: Judge,
+                 passed: Callable[[str, int], Check]) -> list[Check]:
+    """Every flagged tier of every engine, plus ``passed(engine, tested)`` for each engine whose
+    tested tiers all passed."""
+    rows: list[Check] = []
+    by_engine = ByEngine(tiers)
+    for engine in engine_order:
+        flagged, tested = 0, 0
+        for _, t in by_engine[engine].iterrows():
+            verdict = judge(engine, t)
+            if verdict is None:
+                continue
+            tested += 1
+            if verdict is not False:
+                flagged += 1
+                rows.append(verdict)
+        if tested and not flagged:
+            rows.append(passed(engine, tested))
+    return rows
+
+
 def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
                     output_tokens: float) -> list[Check]:
     """E2EL ≈ TTFT + (n − 1)·TPOT on medians; on means when medians are missing and every
     request produced exactly `output_tokens` (outputs never exceed the request's max_tokens, so
     a mean equal to it means all are equal)."""
-    rows: list[Check] = []
-    by_engine = ByEngine(tiers)
-    for engine in engine_order:
-        own = by_engine[engine]
-        flagged, tested = 0, 0
-        for _, t in own.iterrows():
-            n = t["mean_output_tokens"]
-            basis, tol = "p50", IDENTITY_TOL_MEDIAN
-            ttft, tpot, e2el = t["ttft_p50_ms"], t["tpot_p50_ms"], t["e2el_p50_ms"]
-            if not np.isfinite([ttft, tpot, e2el]).all() and n == output_tokens:
-                basis, tol = "mean", IDENTITY_TOL_MEAN
-                ttft, tpot, e2el = t["ttft_mean_ms"], t["tpot_mean_ms"], t["e2el_mean_ms"]
-            if not (np.isfinite([ttft, tpot, e2el, n]).all() and e2el > 0):
-                continue
-            tested += 1
-            predicted = ttft + (n - 1) * tpot
-            error = predicted / e2el - 1.0
-            if abs(error) <= tol:
-                continue
-            flagged += 1
-            status = "fail" if abs(error) > IDENTITY_FAIL else "warn"
-            rows.append(check(
-                "identity.e2el", status, "off",
-                {"tier": t["concurrency"], "predicted": predicted, "e2el": e2el, "error": error,
-                 "basis": basis, "tolerance": tol},
-                engine, t["concurrency"], error))
-        if tested and not flagged:
-            rows.append(check("identity.e2el", "pass", "pass", {"tested": tested}, engine))
-    return rows
+    def judge(engine: str, t: pd.Series) -> Check | Literal[False] | None:
+        n = t["mean_output_tokens"]
+        basis, tol = "p50", IDENTITY_TOL_MEDIAN
+        ttft, tpot, e2el = t["ttft_p50_ms"], t["tpot_p50_ms"], t["e2el_p50_ms"]
+        if not np.isfinite([ttft, tpot, e2el]).all() and n == output_tokens:
+            basis, tol = "mean", IDENTITY_TOL_MEAN
+            ttft, tpot, e2el = t["ttft_mean_ms"], t["tpot_mean_ms"], t["e2el_mean_ms"]
+        if not (np.isfinite([ttft, tpot, e2el, n]).all() and e2el > 0):
+            return None
+        predicted = ttft + (n - 1) * tpot
+        error = predicted / e2el - 1.0
+        if abs(error) <= tol:
+            return False
+        status = "fail" if abs(error) > IDENTITY_FAIL else "warn"
+        return check("identity.e2el", status, "off",
+                     {"tier": t["concurrency"], "predicted": predicted, "e2el": e2el,
+                      "error": error, "basis": basis, "tolerance": tol},
+                     engine, t["concurrency"], error)
+
+    return _tier_checks(tiers, engine_order, judge, lambda engine, tested: check(
+        "identity.e2el", "pass", "pass", {"tested": tested}, engine))
 
 
 # Mean TPOT against tpot_implied_ms, the mean TPOT that mean E2EL and TTFT imply (tiers.py).
@@ -241,27 +259,19 @@ TPOT_SKEW_TOL = 0.05
 
 
 def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
-    rows: list[Check] = []
-    by_engine = ByEngine(tiers)
-    for engine in engine_order:
-        own = by_engine[engine]
-        flagged, tested = 0, 0
-        for _, t in own.iterrows():
-            tpot, implied = t["tpot_mean_ms"], t["tpot_implied_ms"]
-            if not (np.isfinite([tpot, implied]).all() and implied > 0):
-                continue
-            tested += 1
-            skew = tpot / implied - 1.0
-            if abs(skew) <= TPOT_SKEW_TOL:
-                continue
-            flagged += 1
-            rows.append(check(
-                "tpot.mean_skew", "warn", "skew",
-                {"tier": t["concurrency"], "tpot": tpot, "implied": implied, "skew": skew},
-                engine, t["concurrency"], skew))
-        if tested and not flagged:
-            rows.append(check("tpot.mean_skew", "pass", "pass", {"tested": tested}, engine))
-    return rows
+    def judge(engine: str, t: pd.Series) -> Check | Literal[False] | None:
+        tpot, implied = t["tpot_mean_ms"], t["tpot_implied_ms"]
+        if not (np.isfinite([tpot, implied]).all() and implied > 0):
+            return None
+        skew = tpot / implied - 1.0
+        if abs(skew) <= TPOT_SKEW_TOL:
+            return False
+        return check("tpot.mean_skew", "warn", "skew",
+                     {"tier": t["concurrency"], "tpot": tpot, "implied": implied, "skew": skew},
+                     engine, t["concurrency"], skew)
+
+    return _tier_checks(tiers, engine_order, judge, lambda engine, tested: check(
+        "tpot.mean_skew", "pass", "pass", {"tested": tested}, engine))
 
 
 def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
