@@ -209,12 +209,11 @@ def against_baseline(part: Analysis, baseline: Source | Missing | None
 
 def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str, Any]:
     """Every name the narrative of ``round_dir`` (first workload) can use, baseline included."""
-    from reportgen.analyze.run import analyze_round
-    from reportgen.load.round import load_round
+    from reportgen.pipeline import analyze_dir
 
-    loaded = load_round(Path(round_dir))
-    part = analyze_round(loaded).first
-    return against_baseline(part, resolve_baseline(loaded.manifest, baseline))[1]
+    done = analyze_dir(Path(round_dir))
+    return against_baseline(done.analysis.first,
+                            resolve_baseline(done.loaded.manifest, baseline))[1]
 
 
 def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
@@ -248,12 +247,9 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
     old_tables = None
     if previous is not None:  # a bad previous report fails before the round is analysed
         from reportgen.diff import load_tables
-        from reportgen.safe_read import check_input, printable
 
         say(f"read {previous}")
-        if not Path(previous).is_dir():  # a round folder is read by load_round
-            check_input(Path(previous), printable(str(previous)), "report")  # no FIFO, /dev/zero
-        old_tables = load_tables(Path(previous))
+        old_tables = load_tables(Path(previous))  # through safe_read: no FIFO, no /dev/zero
     say(f"load {round_dir}")
     loaded = load_round(round_dir)
     say("analyze")

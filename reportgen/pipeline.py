@@ -31,8 +31,6 @@ def analyze_dir(round_dir: Path) -> Analyzed:
 def render_dir(round_dir: Path, lang: str | None = None) -> str:
     """The page of a round directory as HTML text, with the baseline its round.toml names (or
     the note that it is missing): what `build` writes, without writing it."""
-    from reportgen.build import render_analysis, resolve_baseline
+    from reportgen.build import assemble_report
 
-    done = analyze_dir(round_dir)
-    return render_analysis(done.analysis, Path(round_dir), lang,
-                           baseline=resolve_baseline(done.loaded.manifest, None))
+    return assemble_report(Path(round_dir), lang).html()

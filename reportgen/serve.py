@@ -140,13 +140,12 @@ class Preview:
         began = time.perf_counter()
         try:
             if inputs_changed:
-                from reportgen.analyze.run import analyze_round
-                from reportgen.load.round import load_round
+                from reportgen.pipeline import analyze_dir
 
                 self._analysis, self._reuse = None, {}
-                loaded = load_round(self.root)
-                self._baseline = resolve_baseline(loaded.manifest, None)
-                self._analysis = analyze_round(loaded)
+                done = analyze_dir(self.root)
+                self._baseline = resolve_baseline(done.loaded.manifest, None)
+                self._analysis = done.analysis
             self.page = render_analysis(self._analysis, self.root, self.lang,
                                         baseline=self._baseline, reuse=self._reuse)
             self.error = None
