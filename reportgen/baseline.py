@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen.diff import tables_from_html
+from reportgen import diff
 from reportgen.errors import InputError
 from reportgen.i18n import Bi
 from reportgen.manifest import locate
@@ -133,7 +133,7 @@ def open_baseline(path: Path) -> Source:
     if not path.exists():
         raise InputError(path, "baseline not found (expected a round folder, a report.html or "
                                "a folder with baseline.toml)")
-    return Source(tables=tables_from_html(path))
+    return Source(tables=diff.tables_from_html(path))
 
 
 def load_baseline(path: Path, workload: str | None = None) -> Baseline:
@@ -142,12 +142,7 @@ def load_baseline(path: Path, workload: str | None = None) -> Baseline:
 
 def tables_from_round(path: Path) -> dict[str, object]:
     """The tables dict a report of this round embeds, through JSON exactly as the page does."""
-    from reportgen.analyze.run import analyze_round
-    from reportgen.load.round import load_round
-    from reportgen.tables import to_json_dict
-
-    data = json.loads(json.dumps(to_json_dict(analyze_round(load_round(path))),
-                                 ensure_ascii=False))
+    data = json.loads(json.dumps(diff.tables_from_round(path), ensure_ascii=False))
     return data if isinstance(data, dict) else {}
 
 

@@ -286,11 +286,11 @@ def tables_from_html(path: Path) -> dict[str, Any]:
 
 
 def tables_from_round(path: Path) -> dict[str, Any]:
-    from reportgen.analyze.run import analyze_round
-    from reportgen.load.round import load_round
+    """The tables dict of a round folder (what its report would embed)."""
+    from reportgen.pipeline import analyze_dir
     from reportgen.tables import to_json_dict
 
-    return to_json_dict(analyze_round(load_round(path)))
+    return to_json_dict(analyze_dir(path).analysis)
 
 
 def load_tables(path: Path) -> dict[str, Any]:
