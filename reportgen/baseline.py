@@ -28,6 +28,7 @@ from reportgen import diff
 from reportgen.errors import InputError
 from reportgen.i18n import Bi
 from reportgen.manifest import locate
+from reportgen.safe_read import read_input
 
 BASELINE_TOML = "baseline.toml"
 
@@ -226,11 +227,10 @@ def from_published(path: Path) -> Baseline:
     ```
     """
     shown = path
+    raw = read_input(path, shown, "baseline.toml")   # the checks every input gets
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
         data = tomllib.loads(text)
-    except OSError as exc:
-        raise InputError(shown, f"cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:

@@ -48,6 +48,7 @@ class Cap:
 # over 48 files, a 1 GB llama-server log), far below what would exhaust a machine's memory.
 CAPS: dict[str, Cap] = {
     "round.toml": Cap(1 * MiB, "a round.toml"),
+    "baseline.toml": Cap(1 * MiB, "a baseline.toml"),
     "narrative": Cap(1 * MiB, "a narrative file"),
     "image": Cap(512 << 10, "an image embedded in the narrative"),
     "bench": Cap(1 * GiB, "a benchmark result file"),
