@@ -69,6 +69,7 @@ def environment(templates: Path) -> jinja2.Environment:
         bytecode_cache=_bytecode_cache(),
     )
     env.filters["table_rows"] = table_rows
+    env.globals["bi"] = bi   # both templates print every Bi through the one function
     return env
 
 
@@ -89,12 +90,16 @@ def _escaped(text: str) -> str:
 
 
 def bi_html(text: Bi) -> str:
-    """What the template's ``bi()`` macro prints: one escaped text, or both languages as
-    data-l spans. Kept byte-for-byte equal to the macro (the report gold files pin it)."""
+    """One escaped text, or both languages as data-l spans (what the templates' ``bi()``
+    prints; table cells call it directly)."""
     if text.same:
         return _escaped(text.zh)
     return (f'<span data-l="zh" lang="zh-CN">{_escaped(text.zh)}</span>'
             f'<span data-l="en" lang="en">{_escaped(text.en)}</span>')
+
+
+def bi(text: Bi) -> Markup:
+    return Markup(bi_html(text))
 
 
 def table_rows(rows: list[Row]) -> Markup:
