@@ -1,0 +1,48 @@
+"""Readers for benchmark clients other than vLLM/SGLang: one module per format, one registry line.
+
+The common record is the vLLM ``--save-result`` JSON object (the keys ``bench_json.bench_rows``
+reads): every reader turns its client's files into such records, with units normalised to that
+format's (latency statistics in ms: ``median_ttft_ms``; ``duration`` in s; per-request arrays
+``ttfts``/``itls``/``latencies`` in s, ``input_lens``/``output_lens`` in tokens, ``errors``
+strings), so placement, analysis and the page need nothing new for a new client.
+
+A reader module defines:
+
+- ``CLIENT: str`` — the client's id, e.g. ``"guidellm"`` (shown name in templates/i18n);
+- ``sniff(name: str, head: bytes) -> str | None`` — decided by content (``name`` only narrows:
+  a file name is never enough): ``None`` when the file is not this format, else a short
+  description of what it is (used when nothing can be placed: "GuideLLM benchmarks.json");
+- ``read(raw: bytes, shown: str) -> list[ClientRun]`` — every run in the file; InputError
+  (naming ``shown`` and, where known, the line) for a file of this format that is broken.
+
+``READERS`` lists them in the order they are tried; the first whose ``sniff`` answers wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ClientRun:
+    """One run of a client, in the common record's keys."""
+
+    record: dict[str, Any]   # vLLM result keys (units as in vLLM's format)
+    line: int = 1            # where the run starts in its file (1-based), for the runs table
+    client: str = ""         # the reader's CLIENT
+    # how each unit was established: key → "seconds per the client's schema (file:key)" …
+    units: dict[str, str] = field(default_factory=dict)
+    # settings the file states about the run (model, gpu, tensor_parallel, input_len …):
+    # setting → (value, source)
+    settings: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # a run that is listed but not used (aggregate of runs counted elsewhere, warm-up …): why
+    not_a_run: str = ""
+
+
+Sniff = Callable[[str, bytes], "str | None"]
+Read = Callable[[bytes, str], "list[ClientRun]"]
+
+READERS: list[ModuleType] = []  # filled below, one line per format
