@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from data_paths import REFERENCE as REFERENCE_DIR
+from data_paths import SEED
 
 from reportgen.baseline import from_published, load_baseline
 from reportgen.build import build_report
@@ -23,9 +25,7 @@ from reportgen.errors import InputError
 HERE = Path(__file__).resolve()
 SAMPLES = HERE.parents[1] / "sample_runs"
 SAMPLE = SAMPLES / "round2-rtx4090"
-SHARED = HERE.parents[2] / "shared"
-SEED = SHARED / "seed" / "000_e020b4688c98be5e.txt"
-REFERENCE = SHARED / "round2-reference" / "published_figures.toml"
+REFERENCE = REFERENCE_DIR / "published_figures.toml"
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from data_paths import REAL_ROUNDS as REAL
+from data_paths import SHARED_ROUNDS
 
 from reportgen.cli import main
 from reportgen.gpu_table import lookup_gpu
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
-REAL = Path(__file__).resolve().parents[2] / "shared" / "real_rounds"
 
 
 def _bare_sample(tmp_path: Path) -> Path:
@@ -113,11 +114,25 @@ def test_filling_a_todo_enables_the_roofline(tmp_path: Path) -> None:
     assert len(after["runs"]) == len(before["runs"]) == 48
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir() if p.is_dir()))
-def test_init_then_build_on_every_real_folder(tmp_path: Path, name: str) -> None:
-    root = tmp_path / name
-    shutil.copytree(REAL / name, root)
+def _init_then_build(folder: Path, tmp_path: Path) -> None:
+    root = tmp_path / folder.name
+    shutil.copytree(folder, root)
     assert _invoke("init", str(root))[0] == 0
     tomllib.loads((root / "round.toml").read_text(encoding="utf-8"))  # valid TOML
-    code, _, err = _invoke("build", str(root), "-q", "-o", str(tmp_path / "r.html"))
-    assert code == 0, err
+    code, _, err = _invoke("build", str(root), "-q", "-o", str(tmp_path / f"{folder.name}.html"))
+    assert code == 0, f"{folder.name}: {err}"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in REAL.iterdir() if p.is_dir()))
+def test_init_then_build_on_every_real_folder(tmp_path: Path, name: str) -> None:
+    _init_then_build(REAL / name, tmp_path)
+
+
+@pytest.mark.shared
+def test_init_then_build_on_the_larger_shared_real_folders(tmp_path: Path) -> None:
+    """The real rounds not vendored in tests/data (too large to copy)."""
+    vendored = {p.name for p in REAL.iterdir()}
+    others = sorted(p for p in SHARED_ROUNDS.iterdir() if p.is_dir() and p.name not in vendored)
+    assert others
+    for folder in others:
+        _init_then_build(folder, tmp_path)

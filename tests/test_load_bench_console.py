@@ -10,15 +10,15 @@ import time
 from pathlib import Path
 
 import pytest
+from data_paths import REAL_ROUNDS, SHARED_SAMPLES
 
 from reportgen.errors import InputError
 from reportgen.load.bench_console import looks_like_console, parse_console, parse_namespace
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-JAN_2026 = SHARED / "real_samples" / "vllm-bench-serve-result-2026-01"
+JAN_2026 = SHARED_SAMPLES / "vllm-bench-serve-result-2026-01"   # no licence stated: not vendored
 JAN_TXT = JAN_2026 / "run_1_TP8_DP1_CTX1024_C100_P100_O128.txt"
 JAN_JSON = JAN_2026 / "run_1_TP8_DP1_CTX1024_C100_P100_O128.json"
-SWEEP = SHARED / "real_rounds" / "a100-vs-tpu-request-rate-sweep"
+SWEEP = REAL_ROUNDS / "a100-vs-tpu-request-rate-sweep"
 SWEEP_LOGS = sorted(SWEEP.glob("vllm-bench-*/bench-results/*/bench-short-rate*.log"))
 WARMUP_LOGS = sorted(SWEEP.glob("vllm-bench-*/bench-results/*/warmup.log"))
 
@@ -87,6 +87,7 @@ def printed(value: float) -> str:
 # ---------------------------------------------------------------- real files
 
 
+@pytest.mark.shared
 def test_jan_2026_sample_equals_its_json_at_printed_precision() -> None:
     (record, line), = parse_console(JAN_TXT.read_bytes(), JAN_TXT.name)
     data = json.loads(JAN_JSON.read_text())
@@ -487,8 +488,15 @@ def test_no_table_at_all_gives_no_records() -> None:
 # ---------------------------------------------------------------- detection
 
 
-def test_looks_like_console() -> None:
+@pytest.mark.shared
+def test_looks_like_console_on_the_jan_2026_sample() -> None:
     assert looks_like_console(JAN_TXT.read_bytes()[:1 << 20])
+    assert not looks_like_console(JAN_JSON.read_bytes())
+
+
+def test_looks_like_console() -> None:
+    assert looks_like_console(SWEEP_LOGS[0].read_bytes()[:1 << 20])
+    assert not looks_like_console(SWEEP_LOGS[0].with_name("result-short-rate1.json").read_bytes())
     assert looks_like_console(b"progress\r" + HEADER.encode() + b"\n")
     assert looks_like_console(("\n" + "{s:{c}^{n}}".format(
         s=" Serving Benchmark Result ", n=50, c="=")).encode())
@@ -496,7 +504,6 @@ def test_looks_like_console() -> None:
     assert not looks_like_console(b'{"note": "Serving Benchmark Result"}')
     assert not looks_like_console(b"see the Serving Benchmark Result table below\n")
     assert not looks_like_console(b"INFO 04-27 Started server process\n")
-    assert not looks_like_console(JAN_JSON.read_bytes())
     assert not looks_like_console(b"=" * 5000 + b" Serving Benchmark Result ===")
 
 

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import SHARED_SAMPLES
 
 from reportgen.errors import InputError
 from reportgen.load import bench_json
 from reportgen.load.bench_json import list_bench_files, load_bench_file
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "real_samples"
+SAMPLES = SHARED_SAMPLES   # no licence stated for these two: not vendored
 JAN_2026 = SAMPLES / "vllm-bench-serve-result-2026-01" / "run_1_TP8_DP1_CTX1024_C100_P100_O128.json"
 JSONL_2025 = SAMPLES / "vllm-benchmark-serving-results-jsonl-2025-05" / "results.json"
 
@@ -52,6 +53,7 @@ def record(**changes: object) -> dict[str, object]:
 # ------------------------------------------------------------------ real samples
 
 
+@pytest.mark.shared
 def test_jan_2026_single_object() -> None:
     bench = load_bench_file(JAN_2026, name="x.json")
     row = bench.summary.iloc[0]
@@ -70,6 +72,7 @@ def test_jan_2026_single_object() -> None:
     assert list(bench.requests.columns) == list(bench_json.REQUEST_COLUMNS)
 
 
+@pytest.mark.shared
 def test_jsonl_2025_nine_records_with_typo_and_no_failed_key() -> None:
     raw = JSONL_2025.read_text(encoding="utf-8")
     assert '"request_goodput:": null' in raw and '"failed"' not in raw

@@ -8,15 +8,19 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from data_paths import REAL_SAMPLES, SHARED_SAMPLES
 
 from reportgen.errors import InputError
 from reportgen.load import llama_log
 from reportgen.load.llama_log import parse_llama_log
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "real_samples"
-B8680 = SAMPLES / "llama-server-log-b8680-1slot" / "llama-server.log"
-B9090 = SAMPLES / "llama-server-log-b9090-4slots" / "llama-server.log"
-AUG2026 = SAMPLES / "llama-server-log-2026-08-timestamps-graphs-reused" / "llama-server.log"
+B8680 = REAL_SAMPLES / "llama-server-log-b8680-1slot" / "llama-server.log"   # MIT: vendored
+# no licence stated for these two: read from ../shared by `shared` tests only
+B9090 = SHARED_SAMPLES / "llama-server-log-b9090-4slots" / "llama-server.log"
+AUG2026 = SHARED_SAMPLES / "llama-server-log-2026-08-timestamps-graphs-reused" / "llama-server.log"
+ALL_SAMPLES = [pytest.param(B8680, id="b8680"),
+               pytest.param(B9090, id="b9090", marks=pytest.mark.shared),
+               pytest.param(AUG2026, id="aug2026", marks=pytest.mark.shared)]
 
 
 def block_b(slot: int, task: int, p: tuple[float, int], e: tuple[float, int]) -> str:
@@ -79,6 +83,7 @@ def test_b8680_one_slot() -> None:
     assert f.model_path.endswith("gemma-4-E4B-it-Q8_0.gguf")
 
 
+@pytest.mark.shared
 def test_b9090_interleaved_slots_restarts_and_rejections() -> None:
     log = parse_llama_log(B9090, name="b9090.log")
     t = log.timings
@@ -111,6 +116,7 @@ def test_b9090_interleaved_slots_restarts_and_rejections() -> None:
     assert f.provenance["kv_cache_mib"] == "b9090.log:4769"
 
 
+@pytest.mark.shared
 def test_aug_2026_timestamps_and_graphs_reused() -> None:
     log = parse_llama_log(AUG2026)
     t = log.timings
@@ -130,7 +136,7 @@ def test_aug_2026_timestamps_and_graphs_reused() -> None:
     assert f.args["verbosity"] == "3"
 
 
-@pytest.mark.parametrize("sample", [B8680, B9090, AUG2026])
+@pytest.mark.parametrize("sample", ALL_SAMPLES)
 def test_slow_path_agrees_with_fast_path(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = parse_llama_log(sample)
     monkeypatch.setattr(llama_log, "_fast_blocks",
@@ -139,7 +145,7 @@ def test_slow_path_agrees_with_fast_path(sample: Path, monkeypatch: pytest.Monke
     pd.testing.assert_frame_equal(fast.timings, slow.timings)
 
 
-@pytest.mark.parametrize("sample", [B8680, B9090, AUG2026])
+@pytest.mark.parametrize("sample", ALL_SAMPLES)
 def test_tiny_chunks_give_the_same_result(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = parse_llama_log(sample)
     monkeypatch.setattr(llama_log, "CHUNK", 5000)

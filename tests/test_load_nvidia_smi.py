@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from data_paths import SHARED_SAMPLES
 
 from reportgen.errors import InputError
 from reportgen.load.nvidia_smi import load_gpu_csv
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "real_samples" / \
-    "nvidia-smi-query-gpu-csv"
+SAMPLES = SHARED_SAMPLES / "nvidia-smi-query-gpu-csv"   # no licence stated: not vendored
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -21,6 +21,7 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.shared
 def test_real_1hz_capture() -> None:
     gpu = load_gpu_csv(SAMPLES / "gpu_log_1hz_rtx4090.csv")
     assert len(gpu) == 2619
@@ -34,6 +35,7 @@ def test_real_1hz_capture() -> None:
     assert gpu["memory_used_mib"].max() > 17000  # the model was loaded at some point
 
 
+@pytest.mark.shared
 def test_real_100ms_power_capture() -> None:
     gpu = load_gpu_csv(SAMPLES / "nvidia-smi_lms100_power.csv")
     assert len(gpu) == 73 and list(gpu.columns) == ["timestamp", "power_draw_w"]

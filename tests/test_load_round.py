@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from data_paths import REAL_SAMPLES, SHARED_SAMPLES
 
 from reportgen.discover import discover, display_path
 from reportgen.errors import InputError
@@ -233,15 +234,17 @@ def test_bad_file_inside_a_round_is_named_relative(tmp_path: Path) -> None:
     assert str(exc.value).startswith("r2-test/llama/bench/c2.json:2: not valid JSON")
 
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "real_samples"
-
-
 @pytest.mark.parametrize(
     ("folder", "kind"),
-    [("llama-server-log-b8680-1slot", "llamacpp"), ("llama-server-log-b9090-4slots", "llamacpp"),
-     ("llama-server-log-2026-08-timestamps-graphs-reused", "llamacpp"),
-     ("vllm-serve-startup-logs-v0.10.1.1", "vllm")],
+    [(REAL_SAMPLES / "llama-server-log-b8680-1slot", "llamacpp"),
+     pytest.param(SHARED_SAMPLES / "llama-server-log-b9090-4slots", "llamacpp",
+                  marks=pytest.mark.shared),
+     pytest.param(SHARED_SAMPLES / "llama-server-log-2026-08-timestamps-graphs-reused",
+                  "llamacpp", marks=pytest.mark.shared),
+     pytest.param(SHARED_SAMPLES / "vllm-serve-startup-logs-v0.10.1.1", "vllm",
+                  marks=pytest.mark.shared)],
+    ids=lambda v: v.name if isinstance(v, Path) else v,
 )
-def test_sniff_real_logs(folder: str, kind: str) -> None:
-    logs = sorted((SAMPLES / folder).glob("*.log"))
+def test_sniff_real_logs(folder: Path, kind: str) -> None:
+    logs = sorted(folder.glob("*.log"))
     assert logs and {sniff_log_kind(p) for p in logs} == {kind}

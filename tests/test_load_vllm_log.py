@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_paths import SHARED_SAMPLES
 
 from reportgen.errors import InputError
 from reportgen.load.vllm_log import parse_vllm_log
 
-LOGS = Path(__file__).resolve().parents[2] / "shared" / "real_samples" / \
-    "vllm-serve-startup-logs-v0.10.1.1"
+LOGS = SHARED_SAMPLES / "vllm-serve-startup-logs-v0.10.1.1"   # no licence stated: not vendored
 TP1 = LOGS / "vllm-7B-1gpuA10080GB-0.5GRAM.log"
 TP2 = LOGS / "vllm-7B-2gpuA10080GB-0.25GRAM-same-node.log"
 TP4 = LOGS / "vllm-120B-4gpuA10080GB-0.8GRAM-diff-nodes.log"
@@ -23,6 +23,7 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.shared
 def test_tp1_hard_wrapped_terminal_copy() -> None:
     v = parse_vllm_log(TP1, name="tp1.log")
     assert v.version == "0.10.1.1"
@@ -41,6 +42,7 @@ def test_tp1_hard_wrapped_terminal_copy() -> None:
     assert v.provenance["gpu_memory_utilization"] == "tp1.log:3"
 
 
+@pytest.mark.shared
 def test_tp2_per_rank_values_and_shared_tqdm_line() -> None:
     v = parse_vllm_log(TP2, name="tp2.log")
     assert v.weights_gib == 7.1217  # per GPU: the first rank's line, not the sum
@@ -52,6 +54,7 @@ def test_tp2_per_rank_values_and_shared_tqdm_line() -> None:
     assert v.graph_memory_gib == 0.65 and v.provenance["graph_memory_gib"] == "tp2.log:67"
 
 
+@pytest.mark.shared
 def test_tp4_ray_and_ansi_colours() -> None:
     v = parse_vllm_log(TP4, name="tp4.log")
     assert v.version == "0.10.1.1" and v.model == "gpt-oss-120b"

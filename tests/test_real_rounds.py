@@ -1,4 +1,4 @@
-"""The real result folders in ../shared/real_rounds (verbatim copies of public benchmark output,
+"""The real result folders in tests/data/real_rounds (verbatim copies of public benchmark output,
 no round.toml): every run the raw files hold must appear once in `reportgen tables`' `runs`
 table with the raw numbers, placed in the right configuration, workload, tier and repeat; the
 author's own files are listed as skipped; the page builds.
@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from data_paths import REAL_ROUNDS as ROUNDS
+from data_paths import SHARED_SAMPLES
 
 from reportgen.cli import main
 
-ROUNDS = Path(__file__).resolve().parents[2] / "shared" / "real_rounds"
 RTX = "rtxpro6000-maxq-vs-ws-concurrency-repeats"
 A100 = "a100-vs-tpu-request-rate-sweep"
 SGLANG = "sglang-jsonl-h200-request-rate"
@@ -40,9 +41,6 @@ NOT_RESULT_JSON = ("JSON without 'duration' and 'completed': not a benchmark res
 WARMUP = "warm-up run (the file name says so); not a measured run"
 SAME_RUN = re.compile(r"^the same run as (\S+) \(same requests, duration and throughput\); "
                       r"that copy is used$")
-
-pytestmark = pytest.mark.skipif(not ROUNDS.is_dir(), reason=f"{ROUNDS} is not there")
-
 
 # ------------------------------------------------------------------ the raw files, read here
 
@@ -564,10 +562,12 @@ def test_a_concurrency_sweep_at_two_rates_is_two_series(tmp_path: Path) -> None:
                                                           1600 / 18}
 
 
+@pytest.mark.shared
 def test_metadata_pairs_that_differ_name_the_configurations() -> None:
     """The May-2025 JSONL sample: nine runs, three `--metadata deployment=…` values, three
-    rates. Each deployment is a configuration (not three repeats of one)."""
-    path = ROUNDS.parent / "real_samples" / "vllm-benchmark-serving-results-jsonl-2025-05"
+    rates. Each deployment is a configuration (not three repeats of one). No licence is stated
+    for it, so it is read from ../shared."""
+    path = SHARED_SAMPLES / "vllm-benchmark-serving-results-jsonl-2025-05"
     raw = [json.loads(line) for line in (path / "results.json").read_text().splitlines()
            if line.strip()]
     data = run_tables(path)

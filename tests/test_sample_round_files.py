@@ -1,7 +1,7 @@
 """The bundled Round 2 raw files: rebuilt deterministically, and every published figure is
 recoverable from them with plain arithmetic (json, str.split, re — not the reportgen loaders).
 
-Reference figures come from ../shared/round2-reference; the raw files from
+Reference figures come from tests/data/round2-reference; the raw files from
 sample_runs/round2-rtx4090, written by tools/reconstruct_round2.py.
 """
 
@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_paths import REFERENCE
 
 REPO = Path(__file__).resolve().parents[1]
 ROUND = REPO / "sample_runs" / "round2-rtx4090"
-REFERENCE = REPO.parent / "shared" / "round2-reference"
 SCRIPT = REPO / "tools" / "reconstruct_round2.py"
 CONCURRENCY = (1, 2, 4, 8, 16, 32, 64)
 NEW_CLI_KEYS = [

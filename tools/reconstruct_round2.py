@@ -2,7 +2,7 @@
 """Rebuild the Round 2 raw files from the published Round 2 summary tables.
 
 The real Round 2 raw files were not kept; only the published figures survive
-(../shared/round2-reference: tiers.csv, graph_reuse.csv, published_figures.toml). This script
+(tests/data/round2-reference: tiers.csv, graph_reuse.csv, published_figures.toml). This script
 writes, under sample_runs/round2-rtx4090/, files those figures can be computed from, each in
 its engine's native format:
 
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_REFERENCE = REPO.parent / "shared" / "round2-reference"
+DEFAULT_REFERENCE = REPO / "tests" / "data" / "round2-reference"
 DEFAULT_OUT = REPO / "sample_runs" / "round2-rtx4090"
 
 SEED = 20261118

@@ -13,8 +13,9 @@ if ((${#need_apt[@]})); then
   [ "$(id -u)" = 0 ] || ! sudo -n true 2>/dev/null || as_root=(sudo -n)
   if [ "$(id -u)" = 0 ] || ((${#as_root[@]})); then
     echo "tools/test.sh: installing ${need_apt[*]} (apt)" >&2
-    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    source tools/apt_get.sh   # waits for apt's lock when another process holds it
+    apt_get update -qq
+    apt_get install -y -qq "${need_apt[@]}" >/dev/null
   else
     echo "tools/test.sh: please install: ${need_apt[*]} (apt-get install -y ${need_apt[*]})" >&2
     exit 1

@@ -14,8 +14,8 @@ the diff of tests/gold/ before committing it: a refactor must leave every gold f
   few figures changed (the revisions section);
 - ``bench``: a small synthetic round from benchmarks/make_round.py (4 configurations × 12
   tiers, fixed seed: the same bytes on every machine);
-- ``real-rtx`` and ``real-a100``: two folders of ../shared/real_rounds, read in place (auto
-  layout, several workloads; concurrency and request-rate axes).
+- ``real-rtx`` and ``real-a100``: two real folders vendored in tests/data/real_rounds, read in
+  place (auto layout, several workloads; concurrency and request-rate axes).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from reportgen.page.gold import page_json  # noqa: E402
 
 GOLD = ROOT / "tests" / "gold"
 SHA_FILE = GOLD / "report_sha256.json"
-REAL_ROUNDS = ROOT.parent / "shared" / "real_rounds"
+REAL_ROUNDS = ROOT / "tests" / "data" / "real_rounds"   # vendored from ../shared/real_rounds
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def _real(name: str) -> Callable[[Path], Inputs]:
     def inputs(_: Path) -> Inputs:
         folder = REAL_ROUNDS / name
         if not folder.is_dir():
-            raise FileNotFoundError(f"{folder} is not there (the shared real rounds)")
+            raise FileNotFoundError(f"{folder} is not there (the vendored real rounds)")
         return Inputs(folder)
     return inputs
 

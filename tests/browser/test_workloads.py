@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from data_paths import REAL_ROUNDS as REAL
 from pagekit import build
-
-REAL = Path(__file__).resolve().parents[3] / "shared" / "real_rounds"
 
 
 @pytest.fixture(scope="module")
