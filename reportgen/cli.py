@@ -1,5 +1,8 @@
 """Command line: thin click commands over the pipeline. The only module that imports click.
 
+In the sqlite-utils style: every command parses its options and calls one library function;
+the round argument and --lang are declared once (`round_argument`, `lang_option`); errors are
+`click.ClickException`s with one-line messages; every command's help ends with an example.
 Heavy imports (pandas, plotly) happen inside the commands so `reportgen --help` stays instant.
 """
 
@@ -10,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -24,30 +27,68 @@ EXIT_NO_MATCH = 1
 MAX_MESSAGE = 2000  # a message quoting a megabyte-long input line must not flood the terminal
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class BadInput(click.ClickException):
+    """Bad input: `Error: <file>[:line]: ...` on stderr and exit 2, never a traceback."""
+
+    exit_code = EXIT_INPUT
+
+    def __init__(self, error: InputError) -> None:
+        text = str(error)
+        if len(text) > MAX_MESSAGE:
+            text = f"{text[:MAX_MESSAGE]}… ({len(text) - MAX_MESSAGE:,} more characters)"
+        super().__init__(text)
+
+
 @contextmanager
 def _input_errors() -> Iterator[None]:
-    """Bad input → `Error: <file>[:line]: ...` on stderr and exit 2, never a traceback."""
     try:
         yield
     except InputError as exc:
-        text = str(exc)
-        if len(text) > MAX_MESSAGE:
-            text = f"{text[:MAX_MESSAGE]}… ({len(text) - MAX_MESSAGE:,} more characters)"
-        click.echo(f"Error: {text}", err=True)
-        sys.exit(EXIT_INPUT)
+        raise BadInput(exc) from None
 
 
-def _round_arg(value: str | None) -> Path:
-    if value is None:
-        from reportgen.resources import sample_round_dir
+def _sample() -> Path:
+    from reportgen.resources import sample_round_dir
 
-        return sample_round_dir()
+    return sample_round_dir()
+
+
+def _round_path(value: str) -> Path:
     path = Path(value)
+    if path.is_file() and path.name == "round.toml":
+        return path.parent
     if not path.is_dir():
-        if path.is_file() and path.name == "round.toml":
-            return path.parent
-        raise InputError(path, "not a round directory (expected a folder of benchmark results)")
+        raise BadInput(InputError(path, "not a round directory (expected a folder of "
+                                        "benchmark results)"))
     return path
+
+
+def round_argument(required: bool = False, *, or_pattern: bool = False) -> Callable[[F], F]:
+    """The ROUND argument, passed to the command as `round_dir: Path`: a round folder (or its
+    round.toml); when optional and absent, the bundled sample. `or_pattern` (for `values`):
+    a value that names nothing on disk is passed on as text, the command's PATTERN."""
+
+    def convert(_: click.Context, __: click.Parameter, value: str | None) -> Path | str:
+        if value is None:
+            return _sample()
+        if or_pattern and not Path(value).exists():
+            return value
+        return _round_path(value)
+
+    return click.argument("round_dir", required=required, callback=convert,
+                          metavar="ROUND" if required else "[ROUND]")
+
+
+def lang_option(default: str | None = None,
+                help: str = "Language the page opens in for a reader with no ?lang= or stored "
+                            "choice (default: round.toml default_language, else the browser's "
+                            "language).") -> Callable[[F], F]:
+    """--lang zh|en, declared once for every command."""
+    return click.option("--lang", type=click.Choice(["zh", "en"]), default=default,
+                        show_default=default is not None, help=help)
 
 
 def _progress(quiet: bool) -> Callable[[str], None]:
@@ -67,14 +108,12 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("round_dir", required=False, metavar="[ROUND]")
+@round_argument()
 @click.option("-o", "--output", default="report.html", show_default=True,
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Where to write the HTML file ('-': stdout). A symlink is written through; "
                    "a FIFO, device or an input of the round is refused.")
-@click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
-              help="Language the page opens in for a reader with no ?lang= or stored choice "
-                   "(default: round.toml default_language, else the browser's language).")
+@lang_option()
 @click.option("--previous", type=click.Path(exists=True, dir_okay=False), default=None,
               help="The last published report.html: adds a 'revisions' section listing changes.")
 @click.option("--baseline", type=click.Path(exists=True), default=None,
@@ -85,9 +124,13 @@ def main() -> None:
 @click.option("--pdf", "pdf", type=click.Path(dir_okay=False), default=None,
               help="Also print the page to this PDF with headless Chromium (exit 2 if none).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
-def build(round_dir: str | None, output: str, lang: str | None, previous: str | None,
+def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
           baseline: str | None, pdf: str | None, quiet: bool) -> None:
-    """Build the report for ROUND (default: the bundled Round 2 sample)."""
+    """Build the report for ROUND (default: the bundled Round 2 sample).
+
+    \b
+    Example: reportgen build runs/round3 -o round3.html --baseline runs/round2
+    """
     from reportgen.build import build_report
 
     with _input_errors():
@@ -104,7 +147,7 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
             kwargs["baseline"] = Path(baseline)
         if pdf is not None and output == "-":
             raise InputError("--pdf", "prints the page from a file: give -o FILE, not -o -")
-        out = build_report(_round_arg(round_dir), output, lang, **kwargs)
+        out = build_report(round_dir, output, lang, **kwargs)
         if pdf is not None and out is not None:
             from reportgen.pdf import print_pdf
 
@@ -120,14 +163,17 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
 @click.argument("rounds", nargs=-1, required=True, metavar="DIR...")
 @click.option("-o", "--output", "out_dir", default="site", show_default=True,
               type=click.Path(file_okay=False), help="Folder for index.html and the reports.")
-@click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
-              help="Language the pages open in (default: the first round's default_language).")
+@lang_option(help="Language the pages open in for a reader with no ?lang= or stored choice "
+                  "(default: the first round's default_language, else the browser's).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
 def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) -> None:
     """Build every round's report plus one index.html linking them (relative links).
 
     Rounds keep the order given. A folder with only baseline.toml (figures as published, no
     raw files) gets a card and a place in the trend figure, but no report.
+
+    \b
+    Example: reportgen index runs/round1 runs/round2 runs/round3 -o site/
     """
     from reportgen.index import build_index
 
@@ -138,55 +184,39 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) 
 
 
 @main.command()
-@click.argument("round_dir", required=False, metavar="[ROUND]")
-def check(round_dir: str | None) -> None:
+@round_argument()
+def check(round_dir: Path) -> None:
     """Load ROUND (default: the bundled sample), print its tiers and self-checks, and end with
-    one line `N pass · N warn · N fail`; exit 1 if a check fails."""
-    from reportgen.console import (
-        checks_text,
-        findings_text,
-        inputs_text,
-        status_counts,
-        summary_line,
-        tiers_text,
-    )
+    one line `N pass · N warn · N fail`; exit 1 if a check fails.
+
+    \b
+    Example: reportgen check runs/round3
+    """
+    from reportgen.console import check_report
     from reportgen.pipeline import analyze_dir
 
     with _input_errors():
-        done = analyze_dir(_round_arg(round_dir))
-    loaded, ra = done.loaded, done.analysis
-    for part in ra.parts:
-        workload = part.round.get("workload")
-        if len(ra.parts) > 1 and workload:
-            click.echo(f"\nworkload {workload['id']}: {workload['label']['en']}")
-        click.echo(tiers_text(part))
-    if loaded.findings:
-        click.echo("\ninput warnings:")
-        click.echo(findings_text(loaded.findings))
-    extra = inputs_text(ra.inferred, ra.skipped)
-    if extra:
-        click.echo("\n" + extra)
-    statuses = ["warn"] * len(loaded.findings)
-    for part in ra.parts:
-        click.echo("")
-        click.echo(checks_text(part))
-        statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
-    counts = status_counts(statuses)
-    click.echo("\n" + summary_line(counts))
+        done = analyze_dir(round_dir)
+    text, counts = check_report(done.loaded.findings, done.analysis)
+    click.echo(text)
     if counts["fail"]:
         sys.exit(EXIT_CHECK_FAILED)
 
 
 @main.command()
-@click.argument("round_dir", metavar="FOLDER")
+@round_argument(required=True)
 @click.option("--force", is_flag=True,
               help="Replace an existing round.toml (kept as round.toml.bak).")
-def init(round_dir: str, force: bool) -> None:
-    """Write FOLDER/round.toml from what its files say, with TODOs for the rest."""
+def init(round_dir: Path, force: bool) -> None:
+    """Write ROUND/round.toml from what its files say, with TODOs for the rest.
+
+    \b
+    Example: reportgen init runs/round3
+    """
     from reportgen.init_toml import write_round_toml
 
     with _input_errors():
-        result, path, backup = write_round_toml(_round_arg(round_dir), force)
+        result, path, backup = write_round_toml(round_dir, force)
     click.echo(f"wrote {path}" + (f" (the previous one is {backup})" if backup else ""))
     if result.open_keys:
         click.echo("left open (fill these in to enable more of the report):")
@@ -197,19 +227,23 @@ def init(round_dir: str, force: bool) -> None:
 
 
 @main.command()
-@click.argument("round_dir", required=False, metavar="[ROUND]")
+@round_argument()
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
               show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write to a file (atomically) instead of stdout (same policy as build -o).")
-def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
+def tables(round_dir: Path, fmt: str, output: str | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
-    reportgen.tables/2)."""
+    reportgen.tables/2).
+
+    \b
+    Example: reportgen tables runs/round3 --format markdown -o tables.md
+    """
     from reportgen import tables as tbl
     from reportgen.pipeline import analyze_dir
 
     with _input_errors():
-        root = _round_arg(round_dir)
+        root = round_dir
         if output is not None:
             from reportgen.write import output_target
 
@@ -226,26 +260,31 @@ def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
 
 
 @main.command()
-@click.argument("round_dir", required=False, metavar="[ROUND]")
+@round_argument(or_pattern=True)
 @click.argument("pattern", required=False)
-@click.option("--lang", type=click.Choice(["zh", "en"]), default="en", show_default=True,
-              help="Language of bilingual text values.")
-def values(round_dir: str | None, pattern: str | None, lang: str) -> None:
+@lang_option(default="en", help="Language of bilingual text values.")
+def values(round_dir: Path | str, pattern: str | None, lang: str) -> None:
     """List the {{ placeholder }} names narrative files can use, with their values as the
     page's tables show them. ROUND defaults to the bundled sample.
 
     PATTERN keeps names that contain it, or match it as a glob (e.g. 'tiers.*.c64.*'); exit 1
     when it matches nothing. A ROUND argument that is not a folder is taken as the PATTERN.
+
+    \b
+    Example: reportgen values runs/round3 'tiers.*.c64.*'
     """
     from reportgen.build import narrative_values
     from reportgen.console import matching_names, values_text
 
     note = ""
-    if round_dir is not None and pattern is None and not Path(round_dir).exists():
-        round_dir, pattern = None, round_dir  # `reportgen values 'crossover.*'`
+    if isinstance(round_dir, str):   # names nothing on disk
+        if pattern is not None:
+            raise BadInput(InputError(Path(round_dir), "not a round directory (expected a "
+                                                       "folder of benchmark results)"))
+        round_dir, pattern = _sample(), round_dir  # `reportgen values 'crossover.*'`
         note = " in the bundled sample (and no folder has that name)"
     with _input_errors():
-        named = narrative_values(_round_arg(round_dir))   # baseline.* and since.* included
+        named = narrative_values(round_dir)   # baseline.* and since.* included
     names = matching_names(named, pattern)
     if not names:
         click.echo(f"no value name matches '{pattern}'{note}", err=True)
@@ -264,6 +303,9 @@ def diff(old: str, new: str, fmt: str) -> None:
 
     OLD and NEW are report.html files, `reportgen tables` JSON files or round directories, in
     any mix.
+
+    \b
+    Example: reportgen diff published/round3.html runs/round3 --format markdown
     """
     from reportgen.console import diff_markdown, diff_text
     from reportgen.diff import as_json, diff_sources
@@ -279,18 +321,21 @@ def diff(old: str, new: str, fmt: str) -> None:
 
 
 @main.command()
-@click.argument("round_dir", required=False, metavar="[ROUND]")
+@round_argument()
 @click.option("-p", "--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port on 127.0.0.1; the next free one when it is taken (0: any).")
-@click.option("--lang", type=click.Choice(["zh", "en"]), default=None,
-              help="Language the page opens in (default: round.toml default_language).")
-def serve(round_dir: str | None, port: int, lang: str | None) -> None:
+@lang_option()
+def serve(round_dir: Path, port: int, lang: str | None) -> None:
     """Preview ROUND at http://127.0.0.1:PORT/ while writing: every change to its files
-    rebuilds the page and reloads it in the browser; a broken edit shows its error there."""
+    rebuilds the page and reloads it in the browser; a broken edit shows its error there.
+
+    \b
+    Example: reportgen serve runs/round3 -p 8001
+    """
     from reportgen.serve import Server
 
     with _input_errors():
-        root = _round_arg(round_dir)
+        root = round_dir
         server = Server(root, port, lang, say=lambda m: click.echo(m, err=True)).start()
     click.echo(f"serving {root} at {server.url} (Ctrl+C to stop)", err=True)
     try:

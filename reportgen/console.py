@@ -7,7 +7,7 @@ column. Numbers come from reportgen.formatting, so they read as on the page.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ WIDTH = 100
 GAP = "  "
 
 if TYPE_CHECKING:
-    from reportgen.analyze.result import Analysis
+    from reportgen.analyze.result import Analysis, RoundAnalysis
 
 _TIER_COLUMNS = (
     ("engine", "engine", "s"),
@@ -156,6 +156,31 @@ def status_counts(statuses: Iterable[str]) -> dict[str, int]:
 def summary_line(counts: Mapping[str, int]) -> str:
     """``12 pass · 10 warn · 0 fail``: the last line of ``check``."""
     return " · ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+
+
+def check_report(findings: Sequence[object],
+                 analysis: RoundAnalysis) -> tuple[str, dict[str, int]]:
+    """What `reportgen check` prints, and its pass/warn/fail counts (input warnings count as
+    warn): the tiers per workload, input warnings, inferred settings and files not read, the
+    self-checks, and last the line ``N pass · N warn · N fail``."""
+    blocks: list[str] = []
+    for part in analysis.parts:
+        workload = part.round.get("workload")
+        if len(analysis.parts) > 1 and workload:
+            blocks.append(f"\nworkload {workload['id']}: {workload['label']['en']}")
+        blocks.append(tiers_text(part))
+    if findings:
+        blocks += ["\ninput warnings:", findings_text(findings)]
+    extra = inputs_text(analysis.inferred, analysis.skipped)
+    if extra:
+        blocks.append("\n" + extra)
+    statuses = ["warn"] * len(findings)
+    for part in analysis.parts:
+        blocks += ["", checks_text(part)]
+        statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
+    counts = status_counts(statuses)
+    blocks.append("\n" + summary_line(counts))
+    return "\n".join(blocks), counts
 
 
 def findings_text(findings: Iterable[Any]) -> str:
