@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from reportgen.diff import Diff
+from reportgen.analyze.changes import Diff
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 
 WIDTH = 100

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.compare import Baseline
 from reportgen.analyze.result import Analysis
-from reportgen.baseline import Baseline
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
 from reportgen.text import LANGS

@@ -25,8 +25,14 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
-from reportgen.narrative import markdown
 from reportgen.text import LANGS, Bi, flatten_table
+
+
+def markdown() -> MarkdownIt:
+    """The one markdown configuration the page uses (raw HTML off): UI strings here, the
+    narrative in reportgen.narrative."""
+    return MarkdownIt("js-default")
+
 
 _SLOT = re.compile(r"(?<!%)\{([a-z][a-z0-9_]*)\}")
 

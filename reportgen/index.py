@@ -103,8 +103,7 @@ def _folder_name(folder: Path) -> str:
 
 def collect(folders: list[Path], say: Progress) -> list[Built | Entry]:
     """Load and analyse every round (a baseline.toml folder becomes an as-published entry)."""
-    from reportgen.analyze.run import analyze_round
-    from reportgen.load.round import load_round
+    from reportgen.pipeline import analyze_dir
 
     out: list[Built | Entry] = []
     seen: dict[str, Path] = {}
@@ -125,10 +124,8 @@ def collect(folders: list[Path], say: Progress) -> list[Built | Entry]:
                              str(b.values.get("setup.gpu") or ""), list(b.labels.values()),
                              b.labels, _metrics(b.values, list(b.labels)), True, b.source))
             continue
-        say(f"load {folder}")
-        loaded = load_round(folder)
-        say("analyze")
-        ra = analyze_round(loaded)
+        done = analyze_dir(folder, say)
+        loaded, ra = done.loaded, done.analysis
         first = ra.first
         labels = first.labels()   # page text: escaped by the template, not for Plotly
         info = first.round

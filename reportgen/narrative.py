@@ -44,6 +44,7 @@ from markupsafe import Markup
 
 from reportgen.errors import InputError
 from reportgen.formatting import format_value
+from reportgen.i18n import load_ui, markdown
 from reportgen.paths import display_path
 from reportgen.safe_read import printable, read_bytes, read_input, refuse_outside
 from reportgen.text import LANGS
@@ -186,11 +187,6 @@ def _fill_tokens(tokens: list[Token], values: Mapping[str, Any], lang: str,
 
 # ---------------------------------------------------------------------------- rendering
 
-def markdown() -> MarkdownIt:
-    """The one markdown configuration the page uses (raw HTML off)."""
-    return MarkdownIt("js-default")
-
-
 @dataclass(frozen=True)
 class Prose:
     """One section's rendered prose: optional heading line and body, per language."""
@@ -279,7 +275,6 @@ class Images:
 
     def _remote(self, token: Token, src: str) -> None:
         """An image token turned into a link and a note (built here, every part escaped)."""
-        from reportgen.i18n import load_ui
         from reportgen.resources import templates_dir
 
         note = load_ui(templates_dir() / "i18n" / "ui.toml").raw("narrative.remote_image",

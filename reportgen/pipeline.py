@@ -1,14 +1,41 @@
-"""Where the stages meet: a round directory → LoadedRound → RoundAnalysis for the commands that
-print the analysis (check, tables); ``reportgen.build.build_report`` continues it to the page.
-The CLI parses options and calls these; it does not assemble the stages itself."""
+"""The one orchestrator: a round directory → LoadedRound → RoundAnalysis (``analyze_dir``;
+``tables_of`` its tables dict), and an analysis → page model → HTML (``assemble_page``,
+``render_analysis``), with the baseline and the revisions given as records already read.
+
+Reading the files that name a baseline or a previous report, and writing the page, is
+reportgen.build's job (it calls these); reportgen.diff and reportgen.baseline call ``tables_of``
+for a round folder; `check`, `tables`, `serve` and `index` call ``analyze_dir``. Nothing here
+imports those modules, so the stages meet here without a cycle. Progress goes to an optional
+callback (the CLI prints it); nothing here touches click or the clock. The page's date comes
+from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
+"""
 
 from __future__ import annotations
 
+import copy
+import datetime as dt
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
+from reportgen.errors import InputError
+from reportgen.i18n import UI, Bi, load_ui
 from reportgen.load.records import LoadedRound
+
+if TYPE_CHECKING:
+    from reportgen.analyze.compare import Baseline, Comparison, Missing, Source
+    from reportgen.analyze.result import Analysis
+    from reportgen.page.model import Page, Revisions, Series
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -19,18 +46,195 @@ class Analyzed:
     analysis: RoundAnalysis
 
 
-def analyze_dir(round_dir: Path) -> Analyzed:
+def analyze_dir(round_dir: Path, progress: Progress | None = None) -> Analyzed:
     """Load and analyse a round directory. Bad input raises InputError."""
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
+    say = progress or _quiet
+    say(f"load {round_dir}")
     loaded = load_round(Path(round_dir))
+    say("analyze")
     return Analyzed(loaded, analyze_round(loaded))
 
 
-def render_dir(round_dir: Path, lang: str | None = None) -> str:
-    """The page of a round directory as HTML text, with the baseline its round.toml names (or
-    the note that it is missing): what `build` writes, without writing it."""
-    from reportgen.build import assemble_report
+def tables_of(round_dir: Path) -> dict[str, Any]:
+    """The tables dict of a round folder (what its report would embed)."""
+    from reportgen.tables import to_json_dict
 
-    return assemble_report(Path(round_dir), lang).html()
+    return to_json_dict(analyze_dir(round_dir).analysis)
+
+
+def page_date(round_info: dict[str, Any]) -> str:
+    """The data date shown on the page: never the build time."""
+    date = round_info.get("date")
+    if date:
+        return str(date)
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date().isoformat()
+    return ""
+
+
+def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> dict[str, Bi]:
+    """Page furniture outside the sections. ``declared``: round.toml declares some input
+    reconstructed or synthetic, so the footer may not claim every number is a measurement."""
+    return {
+        "lang_button": Bi(ui.raw("page.lang_button", "zh"), ui.raw("page.lang_button", "en")),
+        "lang_button_title": Bi(ui.raw("page.lang_button_title", "zh"),
+                                ui.raw("page.lang_button_title", "en")),
+        "contents": ui.t("page.contents"),
+        "data_date": ui.t("page.data_date", date=date),
+        "footer": ui.t("provenance.footer" if declared else "page.footer", version=__version__,
+                       plotly=plotly_version),
+        "noscript": ui.t("page.noscript"),
+        "render_error": ui.t("page.render_error"),
+        "no_decompress": ui.t("page.no_decompress"),
+    }
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """Everything the page is rendered from: the page model, the data block and the figures
+    payload. ``html()`` is the report's text; the gold test (tests/test_page_gold.py) reads
+    ``page`` too."""
+
+    page: Page
+    report_data: dict[str, Any]
+    figs: dict[str, Any]
+    trace_types: set[str]
+
+    def html(self) -> str:
+        from reportgen.render import render_page
+        from reportgen.resources import templates_dir
+
+        return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
+                           figs=self.figs, trace_types=self.trace_types, version=__version__)
+
+
+def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
+                    lang: str | None = None, progress: Progress = _quiet,
+                    revisions: Revisions | None = None,
+                    baseline: Source | Missing | None = None,
+                    series: Series | None = None,
+                    reuse: dict[str, Any] | None = None) -> str:
+    """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
+    read from ``round_dir``. A round with several workloads gets one view per workload.
+    ``baseline`` adds "Since the previous round" and the baseline's dashed curves; ``series``
+    the links of a report built by `reportgen index`.
+
+    ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
+    (``reportgen serve``): the figures and the data block, which depend on the analysis
+    only, are computed once into it."""
+    return assemble_page(analysis, round_dir, lang, progress, revisions, baseline=baseline,
+                         series=series, reuse=reuse).html()
+
+
+def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
+                  progress: Progress = _quiet, revisions: Revisions | None = None, *,
+                  baseline: Source | Missing | None = None, series: Series | None = None,
+                  reuse: dict[str, Any] | None = None) -> Assembled:
+    """What ``render_analysis`` renders (same arguments)."""
+    from reportgen.figures import figures_payload
+    from reportgen.narrative import LANGS, load_narrative
+    from reportgen.page import build_page, build_sections
+    from reportgen.page.model import Figure, Inputs, View
+    from reportgen.render import plotly_version
+    from reportgen.resources import templates_dir
+    from reportgen.tables import to_json_dict
+
+    if lang is not None and lang not in LANGS:
+        raise InputError("--lang", f"expected one of {', '.join(LANGS)}, got {lang!r}")
+    ra = analysis if isinstance(analysis, RoundAnalysis) else RoundAnalysis(
+        parts=[analysis], runs=None, axis=str(analysis.round.get("axis", "concurrency")))
+    first = ra.first
+    templates = templates_dir()
+    ui = load_ui(templates / "i18n" / "ui.toml")
+    # The opening language: ?lang=, the reader's stored choice, then the round's stated one
+    # (--lang, else round.toml), then the browser's; `fallback` when none of them decides.
+    fallback = str(first.round.get("default_language") or "zh")
+    stated = lang or (fallback if first.round.get("default_language_given") else "")
+    default = stated or fallback   # the language the figure dicts are stored in
+    many = len(ra.parts) > 1
+    inferred = tuple(ra.inferred)
+
+    figs: list[dict[str, Any]] = []
+    trace_types: set[str] = set()
+    template: Any = None
+    views: list[View] = []
+    date = page_date(first.round)
+    declared = any(part.synthetic.declared.stated for part in ra.parts)
+    page_chrome = chrome(ui, date, plotly_version(templates), declared)
+    if many:
+        page_chrome |= {"views_label": ui.t("views.label"),
+                        "views_note": ui.t("views.note", n=str(len(ra.parts)))}
+    if series is not None:
+        page_chrome |= {"series_index": ui.t("series.index")}
+    page = None
+    for i, part in enumerate(ra.parts):
+        prefix = f"w{i + 1}-" if many else ""
+        workload = part.round.get("workload") or {}
+        since, prose_values, base = against_baseline(part, baseline)
+        progress("narrative")
+        narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
+        progress("figures")
+        key = f"figures:{i}:{default}"
+        if reuse is not None and key in reuse:
+            payload = copy.deepcopy(reuse[key])
+        else:
+            payload = figures_payload(part, ui.for_axis(ra.axis), default, base)
+            if reuse is not None:
+                reuse[key] = copy.deepcopy(payload)
+        trace_types |= set(payload.pop("trace_types"))
+        template = payload["template"]
+        kinds = {f["kind"]: (prefix + f["id"], f["height"]) for f in payload["figs"]}
+        for f in payload["figs"]:
+            f["id"] = prefix + f["id"]
+            del f["kind"], f["height"]
+        figs += payload["figs"]
+        runs = ra.runs
+        if runs is not None and workload:
+            runs = runs[runs["workload"] == workload.get("id")]
+        inputs = Inputs(runs=runs, skipped=tuple(ra.skipped), inferred=inferred,
+                        workloads=len(ra.parts), since=since)
+        progress("page")
+        if many:
+            label = workload.get("label") or {}
+            views.append(View(prefix.rstrip("-"), Bi(str(label.get("zh", "")),
+                                                     str(label.get("en", ""))),
+                              build_sections(part, ui, narrative, kinds, revisions, inputs,
+                                             prefix)))
+        else:
+            page = build_page(part, ui, narrative, kinds, stated, page_chrome, date,
+                              revisions, inputs, series=series, fallback_lang=fallback)
+    if page is None:
+        page = build_page(first, ui, {}, {}, stated, page_chrome, date, views=views,
+                          series=series, fallback_lang=fallback)
+    placed = {b.id for view in (views or [None]) for section in (
+        view.sections if view else page.sections) for b in section.blocks
+        if isinstance(b, Figure)}
+    figs = [f for f in figs if f["id"] in placed]  # a section that does not apply has none
+    progress("render")
+    if reuse is not None and "report_data" in reuse:
+        report_data = reuse["report_data"]  # read only by render_page
+    else:
+        report_data = to_json_dict(ra)
+        if reuse is not None:
+            reuse["report_data"] = report_data
+    return Assembled(page, report_data,
+                     {"defaultLang": default, "template": template, "figs": figs}, trace_types)
+
+
+def against_baseline(part: Analysis, baseline: Source | Missing | None
+                     ) -> tuple[Comparison | Missing | None, dict[str, Any], Baseline | None]:
+    """For one workload's Analysis: the comparison the page shows, the names its narrative can
+    use (the analysis values, plus ``baseline.*`` / ``since.*`` when a baseline is set — as
+    missing values when round.toml's baseline is not there), and the baseline itself."""
+    from reportgen.analyze.compare import Missing, compare, empty_values
+    if baseline is None:
+        return None, part.values, None
+    if isinstance(baseline, Missing):
+        return baseline, part.values | empty_values(list(part.labels())), None
+    base = baseline.for_workload((part.round.get("workload") or {}).get("id"))
+    since = compare(base, part.values, part.labels())   # page text, escaped by the template
+    return since, part.values | since.values, base

@@ -37,8 +37,8 @@ from markupsafe import escape
 from reportgen.errors import InputError
 
 if TYPE_CHECKING:
+    from reportgen.analyze.compare import Missing, Source
     from reportgen.analyze.result import RoundAnalysis
-    from reportgen.baseline import Missing, Source
 
 HOST = "127.0.0.1"
 POLL_S = 0.25          # how often the watcher looks at the files

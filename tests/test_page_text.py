@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from reportgen.build import render_dir
 from reportgen.cli import main
-from reportgen.pipeline import render_dir
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_runs" / "round2-rtx4090"

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from reportgen.analyze.run import analyze, analyze_round
-from reportgen.build import narrative_values
+from reportgen.build import narrative_values, render_dir
 from reportgen.errors import InputError
 from reportgen.load.round import load_round
 from reportgen.manifest import parse_manifest
 from reportgen.narrative import SYNTHETIC_MARK, format_value, load_narrative
-from reportgen.pipeline import render_dir
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*(?::\s*([^}\s]*))?\s*\}\}")

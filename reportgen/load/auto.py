@@ -414,7 +414,7 @@ def _no_results(root: str, files: list[ScannedFile]) -> InputError:
 
 def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     """Load a round folder in any layout (see the module docstring)."""
-    from reportgen.load import round as legacy
+    from reportgen.load import engine_data as legacy
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.nvidia_smi import load_gpu_csv
     from reportgen.load.placement import configurations, dedupe, place, workloads

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from reportgen.analyze.compare import Comparison
 from reportgen.analyze.result import Analysis
-from reportgen.baseline import Comparison
 from reportgen.i18n import UI
 from reportgen.narrative import LANGS, SECTIONS, Prose
 from reportgen.page import (

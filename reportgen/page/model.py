@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from reportgen.baseline import Comparison, Missing
-from reportgen.diff import Diff
-from reportgen.manifest import Inferred
+from reportgen.analyze.changes import Diff
+from reportgen.analyze.compare import Comparison, Missing
+from reportgen.analyze.result import Inferred  # the analysis carries them to the page
 from reportgen.text import Bi
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reportgen.baseline import Missing
-from reportgen.baseline import Row as SinceRow
-from reportgen.baseline import delta as since_delta
+from reportgen.analyze.compare import Missing
+from reportgen.analyze.compare import Row as SinceRow
+from reportgen.analyze.compare import delta as since_delta
 from reportgen.formatting import fmt, fmt_g, signed_change, signed_delta
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder

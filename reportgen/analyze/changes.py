@@ -1,0 +1,394 @@
+"""What changed between two tables dicts (schema ``reportgen.tables/2``): the records and the
+pure functions of ``reportgen diff`` and the page's revisions section.
+
+``diff_tables(old, new)`` matches cells by row identity (``ROW_KEYS``) and lists every
+``Change``; ``group_changes`` makes one ``Figure`` per changed figure (a cell and the ``values``
+entry quoting it are one figure) in ``Group``s per ``Input``, a ``Diff``. Reading reports and
+round folders is reportgen.diff's job; this module reads no file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+# Row identity per table: cells are matched by these columns, not by position, so adding a
+# tier does not mark every later row as changed.
+ROW_KEYS: dict[str, tuple[str, ...]] = {
+    "engines": ("id",),
+    "tiers": ("engine", "concurrency"),
+    "crossovers": ("engine_a", "engine_b", "lower_tier"),
+    "graph_reuse": ("engine", "concurrency"),
+    "memory": ("engine",),
+    "prefill": ("engine", "concurrency"),
+    "checks": ("id", "engine", "concurrency"),
+}
+_NUMERIC_KEYS = frozenset({"concurrency", "lower_tier"})
+# The same figure under another name in ``values`` (leaf names compared when grouping).
+_ALIASES = {"server_ms": "server_prefill_ms"}
+
+# An input file named in a cell (source columns, check messages): "<round folder>/vllm/x.json"
+_FILE_REF = re.compile(r"(?<![\w/.-])([\w.+-]+)/[\w.+/-]*\.(?:jsonl?|log|txt|csv|prom|md|toml)\b")
+_TIER_KEY = re.compile(r"^c(?:inf|\d+(?:_\d+)?)$")
+
+Scalar = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One cell (or headline value) that differs."""
+
+    table: str      # "values" for headline figures, else a table name
+    row: str        # row identity, e.g. "llamacpp C=32"; the dotted name for values
+    column: str
+    old: Any
+    new: Any
+    # where the cell belongs and the figure it shows (not part of its identity)
+    workload: str = field(default="", compare=False)
+    engine: str = field(default="", compare=False)
+    point: float | None = field(default=None, compare=False)
+    figure: str = field(default="", compare=False)
+
+    @property
+    def kind(self) -> str:
+        return change_kind(self.old, self.new)
+
+
+
+def change_kind(old: object, new: object) -> str:
+    """added (no old value), removed (no new one) or changed."""
+    if old is None:
+        return "added"
+    if new is None:
+        return "removed"
+    return "changed"
+
+@dataclass(frozen=True)
+class Input:
+    """What a group of changes belongs to: a configuration's tier, a configuration, or the round
+    (``engine`` empty). ``source`` is the raw file behind a tier, when the report lists it."""
+
+    workload: str = ""
+    engine: str = ""
+    point: float | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One changed figure, with every place it appears (``table[row].column`` or
+    ``values:<name>``)."""
+
+    name: str
+    old: Scalar
+    new: Scalar
+    places: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        return change_kind(self.old, self.new)
+
+    @property
+    def delta(self) -> int | float | None:
+        """new − old for two numbers, else None."""
+        a, b = self.old, self.new
+        if not (_number(a) and _number(b)):
+            return None
+        assert isinstance(a, int | float) and isinstance(b, int | float)
+        try:
+            return b - a
+        except OverflowError:
+            return None
+
+    @property
+    def relative(self) -> float | None:
+        """(new − old) / |old|; None when old is zero or not a number."""
+        delta, a = self.delta, self.old
+        if delta is None or not isinstance(a, int | float) or a == 0:
+            return None
+        try:
+            value = delta / abs(a)
+        except OverflowError:
+            return None
+        return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Group:
+    input: Input
+    figures: tuple[Figure, ...]
+
+
+@dataclass(frozen=True)
+class Diff:
+    axis: str                 # "concurrency" or "request_rate": how a point is named
+    groups: tuple[Group, ...]
+
+    @property
+    def figures(self) -> Iterator[Figure]:
+        for group in self.groups:
+            yield from group.figures
+
+    def counts(self) -> dict[str, int]:
+        out = {"changed": 0, "added": 0, "removed": 0}
+        for figure in self.figures:
+            out[figure.kind] += 1
+        return out
+
+    def point_label(self, point: float | None) -> str:
+        return point_label(point, self.axis)
+
+    def input_label(self, item: Input) -> str:
+        """``vllm C=8``, ``vllm``, ``round``; prefixed ``<workload>/`` with several."""
+        parts = [item.engine or "round"]
+        if item.point is not None:
+            parts.append(self.point_label(item.point))
+        text = " ".join(parts)
+        return f"{item.workload}/{text}" if item.workload else text
+
+
+def point_label(point: float | None, axis: str = "concurrency") -> str:
+    if point is None:
+        return ""
+    if math.isnan(point):
+        return "C=?"
+    text = "∞" if math.isinf(point) else f"{point:g}"
+    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
+
+
+# ----------------------------------------------------------------------------- cell changes
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b  # exact, however many digits
+    if _number(a) and _number(b):
+        try:
+            return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        except OverflowError:
+            return False
+    return bool(a == b)
+
+
+def _point(value: Any) -> float | None:
+    return float(value) if _number(value) else None
+
+
+def _row_id(row: dict[str, Any], keys: tuple[str, ...]) -> str:
+    parts = [str(row["workload"])] if row.get("workload") else []
+    for key in keys:
+        value = row.get(key)
+        if value is None:
+            continue
+        parts.append(point_label(_point(value)) if key in _NUMERIC_KEYS else str(value))
+    return " ".join(parts) or "(all)"
+
+
+def _rows(table: Any, keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    if not isinstance(table, list):
+        return {}
+    return {_row_id(row, keys): row for row in table if isinstance(row, dict)}
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as dotted names (iterative: the depth was checked on reading)."""
+    out: dict[str, Any] = {}
+    stack = [(prefix, value)]
+    while stack:
+        name, item = stack.pop()
+        if isinstance(item, dict):
+            stack += [(f"{name}.{k}" if name else str(k), v) for k, v in item.items()]
+        else:
+            out[name] = item
+    return dict(sorted(out.items()))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+
+
+def _round_folder(tables: dict[str, Any]) -> str | None:
+    """The round folder name file references start with (the most common first segment)."""
+    counts: Counter[str] = Counter()
+    for table in ROW_KEYS:
+        for text in _strings(tables.get(table)):
+            counts.update(m.group(1) for m in _FILE_REF.finditer(text))
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _engines(*tables: dict[str, Any]) -> list[str]:
+    found: dict[str, None] = {}
+    for t in tables:
+        for name in ("engines", "tiers"):
+            for row in t.get(name) or []:
+                engine = row.get("id" if name == "engines" else "engine")
+                if isinstance(engine, str):
+                    found.setdefault(engine)
+    return list(found)
+
+
+def _tier_point(key: str) -> float:
+    if key == "cinf":
+        return math.inf
+    return float(key[1:].replace("_", "."))
+
+
+def _value_place(name: str, engines: set[str]) -> tuple[str, str, float | None, str]:
+    """(workload, engine, point, figure) of a ``values`` name: ``w1/tiers.vllm.c8.itl_p50_ms``
+    is figure ``tiers.itl_p50_ms`` of workload w1, engine vllm, C=8."""
+    workload, _, rest = name.rpartition("/")
+    parts = rest.split(".")
+    if len(parts) < 3 or parts[1] not in engines:
+        return workload, "", None, rest
+    if _TIER_KEY.match(parts[2]) and len(parts) > 3:
+        return workload, parts[1], _tier_point(parts[2]), ".".join([parts[0], *parts[3:]])
+    return workload, parts[1], None, ".".join([parts[0], *parts[2:]])
+
+
+def _row_place(table: str, row: dict[str, Any], column: str) -> tuple[str, str, float | None,
+                                                                        str]:
+    engine = "" if table == "crossovers" else row.get("id" if table == "engines" else "engine")
+    figure = f"checks.{row.get('id')}.{column}" if table == "checks" else f"{table}.{column}"
+    return (str(row.get("workload") or ""), engine if isinstance(engine, str) else "",
+            None if table == "crossovers" else _point(row.get("concurrency")), figure)
+
+
+def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
+    """Every headline value and table cell that differs, in a stable order. File references
+    are compared as if both rounds lived in folders of the same name, so comparing
+    ``round2/`` with ``round2-fixed/`` does not list every source cell as changed."""
+    changes: list[Change] = []
+    folders = _round_folder(old), _round_folder(new)
+    renamed = None if None in folders or folders[0] == folders[1] else \
+        (f"{folders[0]}/", f"{folders[1]}/")
+    engines = set(_engines(old, new))
+
+    def same(a: Any, b: Any) -> bool:
+        if renamed and isinstance(a, str) and isinstance(b, str):
+            a = a.replace(*renamed)
+        return _same(a, b)
+
+    old_values, new_values = _flatten(old.get("values", {})), _flatten(new.get("values", {}))
+    for name in sorted(set(old_values) | set(new_values)):
+        a, b = old_values.get(name), new_values.get(name)
+        if not same(a, b):
+            changes.append(Change("values", name, "", a, b, *_value_place(name, engines)))
+    for table, keys in ROW_KEYS.items():
+        old_rows, new_rows = _rows(old.get(table), keys), _rows(new.get(table), keys)
+        for row_id in sorted(set(old_rows) | set(new_rows)):
+            a_row, b_row = old_rows.get(row_id, {}), new_rows.get(row_id, {})
+            row = b_row or a_row
+            for column in sorted(set(a_row) | set(b_row)):
+                if column in keys or column == "workload":
+                    continue
+                a, b = a_row.get(column), b_row.get(column)
+                if isinstance(a, dict) or isinstance(b, dict):  # bilingual messages
+                    a, b = (x.get("en") if isinstance(x, dict) else x for x in (a, b))
+                if not same(a, b):
+                    changes.append(Change(table, row_id, column, a, b,
+                                          *_row_place(table, row, column)))
+    return changes
+
+
+# ----------------------------------------------------------------------------- grouping
+
+def _scalar(value: Any) -> Scalar:
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)  # depth checked on reading
+
+
+def _leaf(name: str) -> str:
+    leaf = name.rpartition(".")[2]
+    return _ALIASES.get(leaf, leaf)
+
+
+def _match_key(value: Scalar) -> Scalar:
+    return float(f"{value:.12g}") if isinstance(value, float) and math.isfinite(value) else value
+
+
+def group_changes(changes: list[Change], new: dict[str, Any] | None = None,
+                  old: dict[str, Any] | None = None) -> Diff:
+    """Cell changes as figures grouped by input. Within a group, cells with the same leaf name
+    and the same old and new values are one figure (``tiers.output_tok_s`` and
+    ``values:tiers.vllm.c8.output_tok_s``); so are cells whose old and new values are the same
+    fractional numbers, which do not coincide by chance."""
+    tables = new or {}
+    info = tables.get("round")
+    axis = str(info.get("axis") or "concurrency") if isinstance(info, dict) else "concurrency"
+    engine_order = _engines(tables, old or {})
+    sources: dict[tuple[str, str, float | None], str] = {}
+    for t in (old or {}, tables):
+        runs = t.get("runs")
+        for run in runs if isinstance(runs, list) else []:
+            if isinstance(run, dict) and isinstance(run.get("source"), str):
+                key = (str(run.get("workload") or ""), str(run.get("engine")),
+                       _point(run.get("concurrency")))
+                sources.setdefault(key, run["source"])
+
+    groups: dict[tuple[str, str, float | None], list[list[Any]]] = {}
+    index: dict[tuple[Any, ...], list[Any]] = {}
+    # table cells first: their names are the ones the page shows
+    for change in sorted(changes, key=lambda c: c.table == "values"):
+        where = (change.workload, change.engine, change.point)
+        old_v, new_v = _scalar(change.old), _scalar(change.new)
+        name = change.figure or change.row
+        place = f"values:{change.row}" if change.table == "values" else \
+            f"{change.table}[{change.row}].{change.column}"
+        keys = [(where, _leaf(name), _match_key(old_v), _match_key(new_v))]
+        if all(isinstance(v, float) and not v.is_integer() for v in (old_v, new_v)):
+            keys.append((where, "*", _match_key(old_v), _match_key(new_v)))
+        known = next((index[k] for k in keys if k in index), None)
+        if known is not None:
+            known[3].append(place)
+            continue
+        figure = [name, old_v, new_v, [place]]
+        groups.setdefault(where, []).append(figure)
+        for k in keys:
+            index.setdefault(k, figure)
+
+    def order(where: tuple[str, str, float | None]) -> tuple[Any, ...]:
+        workload, engine, point = where
+        rank = engine_order.index(engine) if engine in engine_order else len(engine_order)
+        return (workload, bool(engine), rank, engine,
+                -math.inf if point is None else point)
+
+    out = []
+    for where in sorted(groups, key=order):
+        figures = tuple(Figure(n, a, b, tuple(p)) for n, a, b, p in groups[where])
+        out.append(Group(Input(*where, source=sources.get(where, "")), figures))
+    return Diff(axis, tuple(out))
+
+
+def as_json(diff: Diff) -> dict[str, Any]:
+    """The diff as plain data (``reportgen diff --format json``)."""
+    groups = []
+    for group in diff.groups:
+        item = group.input
+        groups.append({
+            "input": diff.input_label(item), "workload": item.workload or None,
+            "engine": item.engine or None,
+            "point": item.point if item.point is None or math.isfinite(item.point) else None,
+            "source": item.source or None,
+            "figures": [{"name": f.name, "kind": f.kind, "old": f.old, "new": f.new,
+                         "delta": f.delta, "relative": f.relative, "places": list(f.places)}
+                        for f in group.figures]})
+    return {"summary": diff.counts() | {"inputs": len(diff.groups)}, "groups": groups}
