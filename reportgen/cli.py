@@ -281,7 +281,7 @@ def values(round_dir: Path | str, pattern: str | None, lang: str) -> None:
         if pattern is not None:
             raise BadInput(InputError(Path(round_dir), "not a round directory (expected a "
                                                        "folder of benchmark results)"))
-        round_dir, pattern = _sample(), round_dir  # `reportgen values 'crossover.*'`
+        pattern, round_dir = round_dir, _sample()  # `reportgen values 'crossover.*'`
         note = " in the bundled sample (and no folder has that name)"
     with _input_errors():
         named = narrative_values(round_dir)   # baseline.* and since.* included

@@ -64,6 +64,7 @@ def find_data_block(raw: bytes) -> bytes | None:
         if body_end < 0:
             return None
         pos = body_end  # a script's body is text: a "<script" inside it opens no tag
+    return None
 
 
 def _no_constant(name: str) -> Any:

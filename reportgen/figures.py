@@ -100,7 +100,8 @@ def _plain(value: Any) -> Any:
         code = _TYPED.get(str(value.dtype))
         if code is None:
             return value.tolist()
-        spec = {"dtype": code, "bdata": base64.b64encode(np.ascontiguousarray(value)).decode()}
+        raw = np.ascontiguousarray(value)   # a buffer; pandas-stubs' ndarray type says otherwise
+        spec = {"dtype": code, "bdata": base64.b64encode(raw).decode()}  # type: ignore[arg-type]
         if value.ndim > 1:
             spec["shape"] = str(value.shape)[1:-1]
         return spec

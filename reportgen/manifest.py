@@ -365,7 +365,7 @@ class _Reader:
                     raise self.fail(f"{where}.{key}.{lang}", "a non-empty string", value[lang])
             zh = value.get("zh", value.get("en"))
             en = value.get("en", value.get("zh"))
-            return Text(zh, en)
+            return Text(str(zh), str(en))   # both checked non-empty strings above
         raise self.fail(f"{where}.{key}", 'a non-empty string or { zh = "...", en = "..." }',
                         value)
 

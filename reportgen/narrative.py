@@ -86,7 +86,8 @@ def _lookup(values: Mapping[str, Any], name: str, lang: str) -> Any:
     return value
 
 
-def _check_placeholders(source: str, values: Mapping[str, Any], path: Path, lang: str) -> None:
+def _check_placeholders(source: str, values: Mapping[str, Any], path: Path | str,
+                        lang: str) -> None:
     """Validate every placeholder against the raw lines, so errors can name the line."""
     for lineno, line in enumerate(source.splitlines(), start=1):
         if "{{" not in line and "}}" not in line:
@@ -211,7 +212,7 @@ def render_markdown(source: str, values: Mapping[str, Any], path: Path | str, la
         body_src = "\n" * (first + 1) + "\n".join(lines[first + 1:])
     env: dict[str, Any] = {}
     title = ""
-    if title_src:
+    if title_src and first is not None:
         tokens = md.parseInline(title_src, env)
         _fill_tokens(tokens, values, lang, marked)
         (images or Images(None, None, str(path), lang)).place(tokens, first + 1)

@@ -210,9 +210,8 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     if page is None:
         page = build_page(first, ui, {}, {}, stated, page_chrome, date, views=views,
                           series=series, fallback_lang=fallback)
-    placed = {b.id for view in (views or [None]) for section in (
-        view.sections if view else page.sections) for b in section.blocks
-        if isinstance(b, Figure)}
+    sections = [s for view in views for s in view.sections] if views else page.sections
+    placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
     figs = [f for f in figs if f["id"] in placed]  # a section that does not apply has none
     progress("render")
     if reuse is not None and "report_data" in reuse:

@@ -262,7 +262,8 @@ class _Capped:
 
     def readinto(self, buf: memoryview | bytearray) -> int:
         room = self._limit + 1 - self._f.tell()  # never more than one byte past the cap
-        n = self._f.readinto(memoryview(buf)[:max(room, 0)]) if room > 0 else 0
+        n = self._f.readinto(  # type: ignore[attr-defined]  # open() gives a BufferedReader
+            memoryview(buf)[:max(room, 0)]) if room > 0 else 0
         self._check()
         return n or 0
 

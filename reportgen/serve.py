@@ -146,6 +146,7 @@ class Preview:
                 done = analyze_dir(self.root)
                 self._baseline = resolve_baseline(done.loaded.manifest, None)
                 self._analysis = done.analysis
+            assert self._analysis is not None   # set above on the first build
             self.page = render_analysis(self._analysis, self.root, self.lang,
                                         baseline=self._baseline, reuse=self._reuse)
             self.error = None

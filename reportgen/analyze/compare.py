@@ -139,7 +139,8 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     info = info if isinstance(info, Mapping) else {}
     values = tables.get("values")
     values = dict(values) if isinstance(values, Mapping) else {}
-    tiers = pd.DataFrame(tables.get("tiers") or [])
+    rows = tables.get("tiers")
+    tiers = pd.DataFrame(rows if isinstance(rows, list) else [])
     workloads = info.get("workloads")
     if isinstance(workloads, list) and workloads:   # several workloads: this one, else the first
         ids = [str(w.get("id")) for w in workloads if isinstance(w, Mapping)]
@@ -149,7 +150,8 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
         if "workload" in tiers.columns:
             tiers = tiers[tiers["workload"] == chosen]
     labels: dict[str, Bi] = {}
-    for row in tables.get("engines") or []:
+    engines_rows = tables.get("engines")
+    for row in engines_rows if isinstance(engines_rows, list) else []:
         if isinstance(row, Mapping) and isinstance(row.get("id"), str):
             labels[row["id"]] = _bi(row.get("label"), row["id"])
     engines = list(labels) or _engine_ids(values)

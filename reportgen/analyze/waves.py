@@ -20,7 +20,7 @@ def add_waves(tiers: pd.DataFrame) -> pd.DataFrame:
     out = tiers.copy()
     conc = out["concurrency"].astype(float)
     waves = np.ceil(out["requests"].astype(float) / conc.where(conc > 0))
-    out["waves"] = waves.where(waves > 0)
+    out["waves"] = waves.where(waves > 0)  # type: ignore[attr-defined]  # a Series: np.ceil keeps it
     out["duration_per_wave_s"] = out["duration_s"] / out["waves"]
     e2el_s = out["e2el_p50_ms"].where(out["e2el_p50_ms"] > 0) / 1000.0
     out["wave_gap"] = out["duration_per_wave_s"] / e2el_s - 1.0

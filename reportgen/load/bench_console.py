@@ -293,7 +293,7 @@ class _Block:
 
     header_line: int
     values: dict[str, object] = field(default_factory=dict)
-    configured_rate: float | None = None
+    configured_rate: float | str | None = None   # "inf" as the JSON writes it
     sglang: bool = False
 
     def add(self, line: str, number: int, name: str) -> None:

@@ -259,6 +259,7 @@ def parse_vllm_log(path: Path, *, name: str | None = None) -> VllmLog:
     world = [int(w) for w in PATTERNS["world_size"].findall(body)]
     if world:
         m = PATTERNS["world_size"].search(body)
+        assert m is not None   # findall found it
         put("ranks", max(world), m)
     elif log.tensor_parallel_size is not None:
         log.ranks = log.tensor_parallel_size * (log.pipeline_parallel_size or 1)

@@ -45,7 +45,7 @@ MAKERS: dict[str, Maker] = {
 
 
 def sections(b: Builder) -> list[Section]:
-    out = []
+    out: list[Section] = []
     order = list(SECTIONS)
     if b.revisions is not None:
         order.insert(order.index("headline") + 1, "revisions")

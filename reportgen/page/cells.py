@@ -75,7 +75,7 @@ def per_lang_join(parts: Sequence[Bi], sep: str = "; ") -> Bi:
     return Bi(sep.join(p.zh for p in parts), sep.join(p.en for p in parts))
 
 
-def html_list(items: Sequence[str]) -> str:
+def html_list(items: Sequence[str]) -> Markup:
     """An escaped ``<ul>`` (Markup items are kept as they are)."""
     return Markup("<ul>") + Markup("").join(
         Markup("<li>") + (item if isinstance(item, Markup) else escape(item)) + Markup("</li>")
