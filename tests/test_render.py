@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from figure_registry import drawn_ids
 from page_fixture import make_analysis
 
 from reportgen.build import page_date, render_analysis
@@ -106,7 +107,7 @@ def test_embedded_tables_json_is_the_tables_output(html: str) -> None:
 
 def test_figures_json(html: str) -> None:
     figs = json.loads(script(html, "report-figs"))
-    assert [f["id"] for f in figs["figs"]] == [f"fig-{i}" for i in range(1, 7)]
+    assert [f["id"] for f in figs["figs"]] == drawn_ids()
     assert figs["defaultLang"] == "zh"
     assert "template" in figs and all("template" not in f["fig"]["layout"] for f in figs["figs"])
 
