@@ -95,10 +95,27 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     """Load every result and console file; a file that looks like a result but cannot be read
     is an InputError naming it."""
     from reportgen.load.bench_console import parse_console
+    from reportgen.load.clients import read_client_files
 
     rows: list[dict[str, object]] = []
     out = ResultSet(summary=pd.DataFrame())
+    clients = read_client_files(files)
+    out.skipped += clients.skipped
+    out.findings += clients.findings
     for f in files:
+        if f.kind == "client" and f.rel in clients.rows:
+            got = clients.rows[f.rel]
+            n = clients.count[f.rel]
+            lines = {row["line"] for row in got.rows}
+            for row in got.rows:
+                row.update(rel=f.rel, copy=0 if n == 1 else 1, many=n > 1, kind=f.kind)
+                if n > 1 and len(lines) == 1:
+                    row["line"] = math.nan
+            rows += got.rows
+            out.findings += got.findings
+            out.requests += got.requests
+            out.itls += got.itls
+            continue
         if f.kind not in ("json", "console"):
             continue
         raw = read_input(f.path, f.shown, "bench" if f.kind == "json" else "console")
@@ -128,7 +145,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
         out.requests += got.requests
         out.itls += got.itls
     if rows:
-        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind"))
+        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated"))
     return out
 
 
@@ -328,6 +345,10 @@ def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
     for info, source in zip(rows["server"], rows["source"], strict=True):
         if isinstance(info, dict):
             out += [(k, str(v), f"{source} (server_info.{k})") for k, v in info.items()]
+            break
+    for stated in rows["stated"] if "stated" in rows.columns else ():
+        if isinstance(stated, dict):  # what another client's file states (ClientRun.settings)
+            out += [(k, str(v), src) for k, (v, src) in stated.items()]
             break
     return out
 
