@@ -64,3 +64,4 @@ def _add(module: str) -> None:
 
 _add("inference_perf")
 _add("llmperf")
+_add("inferencex")
