@@ -397,7 +397,9 @@ AUTHOR_FILES: dict[str, dict[str, str]] = {
         f"{GPU_DIR}/container-image.txt": NOT_READ, f"{TPU_DIR}/container-image.txt": NOT_READ,
         f"{GPU_DIR}/image-digest.txt": NOT_RESULT_JSON,
         f"{TPU_DIR}/image-digest.txt": NOT_RESULT_JSON,
-        f"{GPU_DIR}/summary-gpu-a100.csv": NOT_READ,
+        f"{GPU_DIR}/summary-gpu-a100.csv": "CSV with columns profile, rate, req/s, out_tok/s, "
+        "total_tok/s, TTFT_p50_ms …: not a format this tool reads (a tidy import needs "
+        "configuration, concurrency or request_rate and output_tok_s: see the README)",
         f"{GPU_DIR}/warmup.log": WARMUP, f"{TPU_DIR}/warmup.log": WARMUP,
         f"{GPU_DIR}/bench-short-rate2.log": NOT_READ,
         # read for settings, but their sizes are shell variables ("$TP"): said, not guessed
@@ -530,8 +532,8 @@ def test_empty_folder_exits_2(tmp_path: Path) -> None:
     root.mkdir()
     assert _fails(root) == (
         "Error: empty: no benchmark result found in this folder or below it (expected vllm "
-        "bench serve / benchmark_serving.py JSON, SGLang bench_serving JSONL, or their console "
-        "output)\n")
+        "bench serve / benchmark_serving.py JSON, SGLang bench_serving JSONL, their console "
+        "output, another client's files or a tidy CSV (see the README)); the folder is empty\n")
 
 
 def test_folder_with_only_a_readme_exits_2(tmp_path: Path) -> None:

@@ -96,6 +96,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     is an InputError naming it."""
     from reportgen.load.bench_console import parse_console
     from reportgen.load.clients import read_client_files
+    from reportgen.load.looks import describe_json
 
     rows: list[dict[str, object]] = []
     out = ResultSet(summary=pd.DataFrame())
@@ -122,9 +123,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
         if f.kind == "json":
             records = _result_records(raw, f)
             if records is None:
-                out.skipped.append((f.rel, "JSON without 'duration' and 'completed': not a "
-                                           "benchmark result (an author's summary or metadata "
-                                           "file?)"))
+                out.skipped.append((f.rel, describe_json(raw)))
                 out.other_json.append(f)
                 continue
             got = bench_rows(records, f.shown, raw)
@@ -424,13 +423,18 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
                                stated="" if same else str(stated))
 
 
-def _no_results(root: str, files: list[ScannedFile]) -> InputError:
-    shown = "; ".join(f"{f.rel}: {f.reason}" for f in files[:6] if f.kind == "skipped")
-    more = f" (+{len(files) - 6} more)" if len(files) > 6 else ""
+def _no_results(root: str, skipped: list[tuple[str, str]]) -> InputError:
+    """Nothing to place: every file seen, JSON/JSONL/CSV first, each with what it looked like."""
+    from reportgen.load.looks import data_first
+
+    seen = data_first(skipped)
+    shown = "; ".join(f"{rel}: {reason}" for rel, reason in seen[:8])
+    more = f" (+{len(seen) - 8} more)" if len(seen) > 8 else ""
     return InputError(root, "no benchmark result found in this folder or below it (expected "
                             "vllm bench serve / benchmark_serving.py JSON, SGLang bench_serving "
-                            "JSONL, or their console output)"
-                      + (f"; files seen: {shown}{more}" if shown else ""))
+                            "JSONL, their console output, another client's files or a tidy CSV "
+                            "(see the README))"
+                      + (f"; files seen: {shown}{more}" if shown else "; the folder is empty"))
 
 
 def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
@@ -446,7 +450,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     skipped = [(f.rel, f.reason) for f in files if f.kind == "skipped"] + results.skipped
     summary = results.summary
     if summary.empty:
-        raise _no_results(show(root), files)
+        raise _no_results(show(root), skipped)
     summary, duplicates = dedupe(summary)
     for d in duplicates:
         skipped.append((d.dropped, f"the same run as {d.kept} (same requests, duration and "
