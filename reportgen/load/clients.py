@@ -9,6 +9,7 @@ says is not a run, is listed as skipped with its reason, never dropped silently.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from types import ModuleType
@@ -22,6 +23,8 @@ from reportgen.safe_read import read_input
 if TYPE_CHECKING:
     from reportgen.load.scan import ScannedFile
 
+# what the common record requires (reportgen.load.bench_json) → its column in the summary
+UNSTATED = {"duration": "duration_s", "completed": "completed"}
 SNIFF_HEAD = 64 << 10  # a reader decides from the first 64 KiB (2,000 files sniff in ms)
 
 
@@ -76,9 +79,12 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
                 out.skipped.append((cf.file.rel, r.not_a_run))
         if not used:
             continue
-        got = bench_rows([(r.record, r.line) for r in used], cf.file.shown, cf.raw,
-                         single=len(used) == 1)
+        got = bench_rows([(_checkable(r.record), r.line) for r in used], cf.file.shown,
+                         cf.raw, single=len(used) == 1)
         for row, run in zip(got.rows, used, strict=True):
+            for key, column in UNSTATED.items():
+                if key not in run.record:  # the client does not state it: unknown, not 0
+                    row[column] = math.nan
             row["client"] = run.client
             row["units"] = dict(run.units)
             if run.settings:
@@ -86,6 +92,14 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
         out.rows[cf.file.rel] = got
         out.count[cf.file.rel] = len(used)
     return out
+
+
+def _checkable(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with stand-ins for what the common record requires but a client (a tidy
+    import) may not state; the stand-ins are cleared to NaN once the record is checked."""
+    if all(k in record for k in UNSTATED):
+        return record
+    return {"duration": 1.0, "completed": 0, **record}
 
 
 def _own(run: ClientRun, client: str) -> ClientRun:

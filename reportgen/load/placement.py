@@ -392,9 +392,9 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         members = [g[0] for g in group]
         vary = any(not exact[m] for m in members)
         specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
-                              float(np.nanmedian(mean_in.iloc[members])) if len(members) else
+                              float(mean_in.iloc[members].median()) if len(members) else
                               math.nan,
-                              float(np.nanmedian(mean_out.iloc[members])) if len(members) else
+                              float(mean_out.iloc[members].median()) if len(members) else
                               math.nan))
         for g in group:
             out[g[0]] = wid

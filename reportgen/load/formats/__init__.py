@@ -65,3 +65,4 @@ def _add(module: str) -> None:
 _add("inference_perf")
 _add("llmperf")
 _add("inferencex")
+_add("tidy")  # the most lenient: last

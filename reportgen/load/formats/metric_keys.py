@@ -16,11 +16,14 @@ STATS = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "
 
 
 def decode_one(raw: bytes, shown: str) -> Any:
-    """The single top-level JSON value of ``raw`` (an object or a list)."""
+    """The top-level JSON value of ``raw``: an object, or a list (a list of one object stays a
+    list; JSON Lines become the list of their values)."""
     records = decode_records(raw, shown)
-    if len(records) == 1:
-        return records[0][0]
-    return [value for value, _ in records]
+    if raw.lstrip().lstrip(b"\xef\xbb\xbf")[:1] == b"[" or len(records) != 1:
+        if len(records) == 1 and isinstance(records[0][0], list):
+            return records[0][0]  # a list that is not of objects: as it is
+        return [value for value, _ in records]
+    return records[0][0]
 
 
 def stat_name(stat: str) -> str | None:
