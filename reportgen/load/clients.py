@@ -109,8 +109,7 @@ def _own(run: ClientRun, client: str) -> ClientRun:
                      run.key, run.requests_of)
 
 
-def _depth(a: str, b: str) -> int:
-    pa, pb = PurePosixPath(a).parent.parts, PurePosixPath(b).parent.parts
+def _depth(pa: tuple[str, ...], pb: tuple[str, ...]) -> int:
     n = 0
     while n < min(len(pa), len(pb)) and pa[n] == pb[n]:
         n += 1
@@ -121,17 +120,22 @@ def _join(read: list[ClientFile], out: ClientRows) -> None:
     """Merge each per-request part into the run of its key in the nearest folder (one
     candidate only: two equally near would be a guess)."""
     owners: dict[tuple[str, str], list[tuple[ClientFile, int]]] = {}
+    here: dict[tuple[str, str, tuple[str, ...]], list[tuple[ClientFile, int]]] = {}
+    folder = {id(cf): PurePosixPath(cf.file.rel).parent.parts for cf in read}
     for cf in read:
         for i, r in enumerate(cf.runs):
             if r.key and not r.requests_of and not r.not_a_run:
                 owners.setdefault((r.client, r.key), []).append((cf, i))
+                here.setdefault((r.client, r.key, folder[id(cf)]), []).append((cf, i))
     for cf in read:
         for r in cf.runs:
             if not r.requests_of:
                 continue
-            cands = owners.get((r.client, r.requests_of), [])
-            best = max((_depth(cf.file.rel, o.file.rel) for o, _ in cands), default=-1)
-            near = [(o, i) for o, i in cands if _depth(cf.file.rel, o.file.rel) == best]
+            near = here.get((r.client, r.requests_of, folder[id(cf)]))  # the same folder
+            if not near:
+                cands = owners.get((r.client, r.requests_of), [])
+                depth = [_depth(folder[id(cf)], folder[id(o)]) for o, _ in cands]
+                near = [c for c, d in zip(cands, depth, strict=True) if d == max(depth)]
             if len(near) != 1:
                 why = ("its run's summary is not in this folder" if not near else
                        f"{len(near)} runs it could belong to, equally near")
