@@ -397,9 +397,7 @@ AUTHOR_FILES: dict[str, dict[str, str]] = {
         f"{GPU_DIR}/container-image.txt": NOT_READ, f"{TPU_DIR}/container-image.txt": NOT_READ,
         f"{GPU_DIR}/image-digest.txt": NOT_RESULT_JSON,
         f"{TPU_DIR}/image-digest.txt": NOT_RESULT_JSON,
-        f"{GPU_DIR}/summary-gpu-a100.csv": "CSV with columns profile, rate, req/s, out_tok/s, "
-        "total_tok/s, TTFT_p50_ms …: not a format this tool reads (a tidy import needs "
-        "configuration, concurrency or request_rate and output_tok_s: see the README)",
+        f"{GPU_DIR}/summary-gpu-a100.csv": NOT_READ,
         f"{GPU_DIR}/warmup.log": WARMUP, f"{TPU_DIR}/warmup.log": WARMUP,
         f"{GPU_DIR}/bench-short-rate2.log": NOT_READ,
         # read for settings, but their sizes are shell variables ("$TP"): said, not guessed

@@ -423,11 +423,16 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
                                stated="" if same else str(stated))
 
 
-def _no_results(root: str, skipped: list[tuple[str, str]]) -> InputError:
-    """Nothing to place: every file seen, JSON/JSONL/CSV first, each with what it looked like."""
-    from reportgen.load.looks import data_first
+def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFile]
+                ) -> InputError:
+    """Nothing to place: every file seen, JSON/JSONL/CSV first, each with what it looked like
+    (a CSV by its columns)."""
+    from reportgen.load.looks import HEAD, data_first, describe_csv
 
-    seen = data_first(skipped)
+    csvs = {f.rel: f for f in files if f.kind == "skipped" and f.rel.lower().endswith(".csv")
+            and f.reason.startswith("not a benchmark result")}  # read, not a link out
+    seen = data_first([(rel, describe_csv(read_head(csvs[rel].path, csvs[rel].shown, HEAD))
+                        if rel in csvs else reason) for rel, reason in skipped])
     shown = "; ".join(f"{rel}: {reason}" for rel, reason in seen[:8])
     more = f" (+{len(seen) - 8} more)" if len(seen) > 8 else ""
     return InputError(root, "no benchmark result found in this folder or below it (expected "
@@ -450,7 +455,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     skipped = [(f.rel, f.reason) for f in files if f.kind == "skipped"] + results.skipped
     summary = results.summary
     if summary.empty:
-        raise _no_results(show(root), skipped)
+        raise _no_results(show(root), skipped, files)
     summary, duplicates = dedupe(summary)
     for d in duplicates:
         skipped.append((d.dropped, f"the same run as {d.kept} (same requests, duration and "

@@ -121,9 +121,6 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
         return "metrics", ""
     if name.endswith(SCRIPT_SUFFIXES) and any(m in head for m in LAUNCH):
         return "script", ""
-    if name.endswith(".csv"):
-        from reportgen.load.looks import describe_csv
-        return "skipped", describe_csv(head)
     return "skipped", "not a benchmark result, log or sample this tool reads"
 
 
