@@ -11,7 +11,8 @@ chunk's tokens share its arrival time, so gaps inside a chunk are 0); ``time_per
 is per request (last − first token time) / (output tokens − 1).
 
 Not runs: ``summary_lifecycle_metrics.json`` (every stage at once: no ``requested_rate``),
-``adapter_*`` breakdowns (requests counted in the stage files), ``*_prometheus_metrics.json``
+``adapter_*`` and ``*_session_*`` breakdowns (requests counted in the stage files),
+``*_prometheus_metrics.json``
 (the server's own metrics) and ``per_request_lifecycle_metrics.json`` (all stages' requests
 with no stage id).
 """
@@ -67,6 +68,9 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if not isinstance(ok.get("latency"), dict) or not isinstance(ok.get("throughput"), dict):
         return _not_run("inference-perf Prometheus report (the server's own metrics per "
                         "stage), not a client run")
+    if "session" in name:  # stage_N_session_lifecycle_metrics.json: the same requests again
+        return _not_run("inference-perf per-session breakdown; its requests are counted in "
+                        "the stage files")
     if name.startswith("adapter_"):
         return _not_run("inference-perf per-LoRA-adapter breakdown; its requests are counted "
                         "in the stage files")
