@@ -466,3 +466,12 @@ def test_runs_of_one_configuration_at_one_other_axis_value_keep_its_id() -> None
     _, placed, _ = place(frame({"source": "r/a.json", "concurrency": 4.0, "request_rate": 2.0},
                                {"source": "r/b.json", "concurrency": 8.0, "request_rate": 2.0}))
     assert placed["engine"].tolist() == ["e", "e"]
+
+
+def test_models_that_share_a_last_name_are_labelled_in_full() -> None:
+    summary = frame({"rel": "a.json", "model_id": "together/llama-2-70b-chat"},
+                    {"rel": "b.json", "model_id": "llama-2-70b-chat"},
+                    {"rel": "c.json", "model_id": "org/other"})
+    _, configs = configurations(summary, pd.Series(["w"] * 3, index=summary.index))
+    assert sorted(c.label for c in configs) == ["llama-2-70b-chat", "other",
+                                                "together/llama-2-70b-chat"]

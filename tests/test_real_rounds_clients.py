@@ -108,6 +108,8 @@ def test_llmperf_requests_are_joined_to_their_runs() -> None:
     listed = skipped(LLMPERF)
     loaded = load_round(root)
     assert set(loaded.summary["client"]) == {"llmperf"}
+    labels = [e.label.en for e in loaded.manifest.engines]
+    assert len(set(labels)) == len(labels) == 19  # two providers' "…/llama-2-70b-chat" apart
     for p in sorted((root / "raw_data" / "individual").glob("*.json")):
         rel = p.relative_to(root).as_posix()
         assert "joined to that run" in listed[rel]

@@ -296,8 +296,13 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     for name in chosen:
         raw = [candidates[name][first_row[g]] for g in groups]
         shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
-        if name == "model":
-            shown = [s.rstrip("/").split("/")[-1] for s in shown]
+        if name == "model":  # the last path part, unless two models would share it
+            short = [s.rstrip("/").split("/")[-1] for s in shown]
+            owners: dict[str, set[str]] = {}
+            for full_name, sh in zip(shown, short, strict=True):
+                owners.setdefault(sh, set()).add(full_name)
+            shown = [sh if len(owners[sh]) == 1 else f.rstrip("/")
+                     for f, sh in zip(shown, short, strict=True)]
         elif name == "metadata":
             shown = [" ".join(v.split("=", 1)[1] if len(raw[0]) == 1 else v for v in values)
                      for values in raw]
