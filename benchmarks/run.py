@@ -526,6 +526,27 @@ def measure_many_files(report: Report, repeats: int, work: Path) -> None:
                            None, "≤ 2 s", elapsed <= 2.0, f"{runs:,} runs placed"))
 
 
+def measure_client_files(report: Report, repeats: int, work: Path) -> None:
+    """2,000 result files of each other client's format (benchmarks/client_files.py): sniffed,
+    read, joined and placed in ≤ 2 s each on this machine."""
+    from benchmarks.client_files import FORMATS, make
+    from benchmarks.many_files import make as make_vllm
+    from reportgen.load.round import load_round
+
+    vllm = work / "many"  # the same count of vLLM files, timed now: the floor of the ratio
+    if not vllm.is_dir():
+        make_vllm(vllm)
+    floor = median_time(lambda: load_round(vllm), repeats)
+    for name in FORMATS:
+        root = work / f"client-{name}"
+        count = make(root, name)
+        elapsed = median_time(lambda root=root: load_round(root), repeats)
+        runs = len(load_round(root).runs)
+        report.rows.append(Row(f"load {count:,} {name} files", elapsed, "s", floor,
+                               elapsed / floor, "≤ 2 s", elapsed <= 2.0,
+                               f"{runs:,} runs placed; floor: 2,000 vLLM result files"))
+
+
 def fmt(value: float | None) -> str:
     if value is None:
         return "—"
@@ -587,6 +608,7 @@ def main(argv: list[str] | None = None) -> int:
         measure_serve(report, sample_round_dir())
         measure_many_configs(report, work)
         measure_many_files(report, repeats, work)
+        measure_client_files(report, repeats, work)
         measure_json(report, round_dir, 3, work)
         measure_log(report, round_dir, 3)
         measure_stages(report, round_dir, False, work)

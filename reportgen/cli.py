@@ -204,10 +204,13 @@ def check(round_dir: Path) -> None:
 
 
 @main.command()
-@round_argument(required=True)
+@click.argument("round_dir", metavar="ROUND")  # --example-csv may name a folder to create
 @click.option("--force", is_flag=True,
               help="Replace an existing round.toml (kept as round.toml.bak).")
-def init(round_dir: Path, force: bool) -> None:
+@click.option("--example-csv", is_flag=True,
+              help="Write FOLDER/runs.csv, a commented example of the tidy import for results "
+                   "of your own harness, instead of round.toml.")
+def init(round_dir: str, force: bool, example_csv: bool) -> None:
     """Write ROUND/round.toml from what its files say, with TODOs for the rest.
 
     \b
@@ -215,8 +218,15 @@ def init(round_dir: Path, force: bool) -> None:
     """
     from reportgen.init_toml import write_round_toml
 
+    if example_csv:
+        from reportgen.init_toml import write_example_csv
+
+        with _input_errors():
+            path = write_example_csv(Path(round_dir))
+        click.echo(f"wrote {path} (example values: replace its rows with your runs)")
+        return
     with _input_errors():
-        result, path, backup = write_round_toml(round_dir, force)
+        result, path, backup = write_round_toml(_round_path(round_dir), force)
     click.echo(f"wrote {path}" + (f" (the previous one is {backup})" if backup else ""))
     if result.open_keys:
         click.echo("left open (fill these in to enable more of the report):")

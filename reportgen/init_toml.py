@@ -178,3 +178,24 @@ def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path,
         raise InputError(display_path(path, root), f"cannot write: {exc.strerror or exc}"
                          ) from None
     return result, path, backup
+
+
+def write_example_csv(folder: Path) -> Path:
+    """``folder/runs.csv``: the commented example of the tidy import (README, "Your own
+    harness: a tidy CSV"); the folder is created when missing, an existing file is never
+    replaced."""
+    from reportgen.write import write_atomic
+
+    path = folder / "runs.csv"
+    if path.exists() or path.is_symlink():
+        raise InputError(str(path), "already exists; `reportgen init --example-csv` never "
+                                    "overwrites it")
+    if folder.exists() and not folder.is_dir():
+        raise InputError(str(folder), "not a folder")
+    example = (Path(__file__).resolve().parent / "data" / "example-runs.csv").read_bytes()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, example)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot write: {exc.strerror or exc}") from None
+    return path

@@ -17,6 +17,7 @@ from reportgen.load.placement import (
     configurations,
     dedupe,
     effective_concurrency,
+    layout,
     place,
     workloads,
 )
@@ -131,11 +132,47 @@ def test_workloads_from_means_group_within_ten_percent() -> None:
         {"total_input_tokens": 10800.0, "total_output_tokens": 1040.0},  # 1080 / 104: +8 %
         {"total_input_tokens": 12000.0, "total_output_tokens": 1000.0},  # 1200 / 100: +20 %
     ))
-    assert list(ids) == ["1040-102", "1040-102", "1200-100"]
-    assert specs == [Workload("1040-102", None, 1040, 102, False),
+    # labelled with lengths one of its runs used (the lower middle run), never 1040-102,
+    # the mean of two runs that no run used
+    assert list(ids) == ["1000-100", "1000-100", "1200-100"]
+    assert specs == [Workload("1000-100", None, 1000, 100, False),
                      Workload("1200-100", None, 1200, 100, False)]
-    assert specs[0].label("en") == "in ≈1,040 / out ≈102"
-    assert specs[0].label("zh") == "输入 ≈1,040 / 输出 ≈102"
+    assert specs[0].label("en") == "in ≈1,000 / out ≈100"
+    assert specs[0].label("zh") == "输入 ≈1,000 / 输出 ≈100"
+
+
+def test_lengths_stated_in_names_group_exactly() -> None:
+    # 18432 and 20480 are within 10 % of each other, but the names state them: two workloads
+    ids, specs = workloads(frame(
+        {"total_input_tokens": 18432.0, "total_output_tokens": 128.0,
+         "rel": "r/glm5_fp8_vllm_tp8_isl18432_osl128_conc4.json"},
+        {"total_input_tokens": 20480.0, "total_output_tokens": 128.0,
+         "rel": "r/glm5_fp8_vllm_tp8_isl20480_osl128_conc4.json"},
+    ))
+    assert list(ids) == ["18432-128", "20480-128"]
+    assert all(s.from_settings for s in specs)
+
+
+@pytest.mark.parametrize(("rel", "want"), [
+    ("r/minimax_m25_vllm_tep8_isl1024_osl128_conc16.json", "tep8"),
+    ("r/minimax_m25_vllm_dep8_isl1024_osl128_conc16.json", "dep8"),
+    ("deepseek-tp4_pp2/bench/c8.json", "tp4-pp2"),
+    ("TP8-EP8/result.json", "tp8-ep8"),
+    ("vllm-bench-tpu/result-short-rate8.json", ""),
+    ("sglang_outputs_deepseek_dp_mla_output.jsonl", ""),
+])
+def test_parallel_layouts_read_from_names(rel: str, want: str) -> None:
+    assert layout(rel) == want
+
+
+def test_two_layouts_are_two_configurations_never_repeats() -> None:
+    summary = frame(
+        {"rel": "r/minimax_m25_vllm_tep8_isl1024_osl128_conc16.json", "concurrency": 16.0},
+        {"rel": "r/minimax_m25_vllm_dep8_isl1024_osl128_conc16.json", "concurrency": 16.0},
+    )
+    cfg, configs = configurations(summary, pd.Series(["w", "w"], index=summary.index))
+    assert len(set(cfg)) == 2
+    assert sorted(c.label for c in configs) == ["DEP8", "TEP8"]
 
 
 def test_output_length_off_by_more_than_ten_percent_is_another_workload() -> None:
@@ -429,3 +466,12 @@ def test_runs_of_one_configuration_at_one_other_axis_value_keep_its_id() -> None
     _, placed, _ = place(frame({"source": "r/a.json", "concurrency": 4.0, "request_rate": 2.0},
                                {"source": "r/b.json", "concurrency": 8.0, "request_rate": 2.0}))
     assert placed["engine"].tolist() == ["e", "e"]
+
+
+def test_models_that_share_a_last_name_are_labelled_in_full() -> None:
+    summary = frame({"rel": "a.json", "model_id": "together/llama-2-70b-chat"},
+                    {"rel": "b.json", "model_id": "llama-2-70b-chat"},
+                    {"rel": "c.json", "model_id": "org/other"})
+    _, configs = configurations(summary, pd.Series(["w"] * 3, index=summary.index))
+    assert sorted(c.label for c in configs) == ["llama-2-70b-chat", "other",
+                                                "together/llama-2-70b-chat"]

@@ -95,19 +95,35 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     """Load every result and console file; a file that looks like a result but cannot be read
     is an InputError naming it."""
     from reportgen.load.bench_console import parse_console
+    from reportgen.load.clients import read_client_files
+    from reportgen.load.looks import describe_json
 
     rows: list[dict[str, object]] = []
     out = ResultSet(summary=pd.DataFrame())
+    clients = read_client_files(files)
+    out.skipped += clients.skipped
+    out.findings += clients.findings
     for f in files:
+        if f.kind == "client" and f.rel in clients.rows:
+            got = clients.rows[f.rel]
+            n = clients.count[f.rel]
+            lines = {row["line"] for row in got.rows}
+            for row in got.rows:
+                row.update(rel=f.rel, copy=0 if n == 1 else 1, many=n > 1, kind=f.kind)
+                if n > 1 and len(lines) == 1:
+                    row["line"] = math.nan
+            rows += got.rows
+            out.findings += got.findings
+            out.requests += got.requests
+            out.itls += got.itls
+            continue
         if f.kind not in ("json", "console"):
             continue
         raw = read_input(f.path, f.shown, "bench" if f.kind == "json" else "console")
         if f.kind == "json":
             records = _result_records(raw, f)
             if records is None:
-                out.skipped.append((f.rel, "JSON without 'duration' and 'completed': not a "
-                                           "benchmark result (an author's summary or metadata "
-                                           "file?)"))
+                out.skipped.append((f.rel, describe_json(raw)))
                 out.other_json.append(f)
                 continue
             got = bench_rows(records, f.shown, raw)
@@ -128,7 +144,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
         out.requests += got.requests
         out.itls += got.itls
     if rows:
-        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind"))
+        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated"))
     return out
 
 
@@ -329,6 +345,10 @@ def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
         if isinstance(info, dict):
             out += [(k, str(v), f"{source} (server_info.{k})") for k, v in info.items()]
             break
+    for stated in rows["stated"] if "stated" in rows.columns else ():
+        if isinstance(stated, dict):  # what another client's file states (ClientRun.settings)
+            out += [(k, str(v), src) for k, (v, src) in stated.items()]
+            break
     return out
 
 
@@ -403,13 +423,23 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
                                stated="" if same else str(stated))
 
 
-def _no_results(root: str, files: list[ScannedFile]) -> InputError:
-    shown = "; ".join(f"{f.rel}: {f.reason}" for f in files[:6] if f.kind == "skipped")
-    more = f" (+{len(files) - 6} more)" if len(files) > 6 else ""
+def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFile]
+                ) -> InputError:
+    """Nothing to place: every file seen, JSON/JSONL/CSV first, each with what it looked like
+    (a CSV by its columns)."""
+    from reportgen.load.looks import HEAD, data_first, describe_csv
+
+    csvs = {f.rel: f for f in files if f.kind == "skipped" and f.rel.lower().endswith(".csv")
+            and f.reason.startswith("not a benchmark result")}  # read, not a link out
+    seen = data_first([(rel, describe_csv(read_head(csvs[rel].path, csvs[rel].shown, HEAD))
+                        if rel in csvs else reason) for rel, reason in skipped])
+    shown = "; ".join(f"{rel}: {reason}" for rel, reason in seen[:8])
+    more = f" (+{len(seen) - 8} more)" if len(seen) > 8 else ""
     return InputError(root, "no benchmark result found in this folder or below it (expected "
                             "vllm bench serve / benchmark_serving.py JSON, SGLang bench_serving "
-                            "JSONL, or their console output)"
-                      + (f"; files seen: {shown}{more}" if shown else ""))
+                            "JSONL, their console output, another client's files or a tidy CSV "
+                            "(see the README))"
+                      + (f"; files seen: {shown}{more}" if shown else "; the folder is empty"))
 
 
 def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
@@ -425,7 +455,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     skipped = [(f.rel, f.reason) for f in files if f.kind == "skipped"] + results.skipped
     summary = results.summary
     if summary.empty:
-        raise _no_results(show(root), files)
+        raise _no_results(show(root), skipped, files)
     summary, duplicates = dedupe(summary)
     for d in duplicates:
         skipped.append((d.dropped, f"the same run as {d.kept} (same requests, duration and "

@@ -26,6 +26,12 @@ NUMBERISH = re.compile(r"(?:inf|infinity)$", re.IGNORECASE)  # `rateinf` names a
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
 DIGIT_RUN = re.compile(r"([0-9]+)")
 NAME_SPLIT = re.compile(r"[-\s]+")
+# a parallel layout written in a folder or file name: tp8, ep8, dp2, pp2, tep8, dep8, tp4_pp2
+LAYOUT = re.compile(r"(?<![a-z0-9])((?:t|d)?ep|tp|dp|pp|cp)[-=]?([0-9]{1,4})(?![0-9])",
+                    re.IGNORECASE)
+# input/output lengths stated in a name: isl1024_osl128, isl-8192 / osl-1024
+NAME_ISL = re.compile(r"(?<![a-z0-9])isl[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
+NAME_OSL = re.compile(r"(?<![a-z0-9])osl[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -156,6 +162,23 @@ def _run_dir(rel: str) -> str:
     return "/".join(parts)
 
 
+def layout(rel: str) -> str:
+    """The parallel layout a run's folder and file names state (``tp4_pp2`` → ``tp4-pp2``;
+    ``…_tep8_isl1024…`` → ``tep8``), '' when they state none. Two layouts are two
+    configurations, never repeats of one another."""
+    found = [f"{m.group(1).lower()}{int(m.group(2))}"
+             for m in LAYOUT.finditer(_run_dir(rel) + "/" + PurePosixPath(rel).name)]
+    return "-".join(dict.fromkeys(found))
+
+
+def name_lengths(rel: str) -> tuple[float, float]:
+    """(input, output) lengths a run's file or folder name states (``isl1024_osl128``), NaN
+    where it states none."""
+    text = PurePosixPath(rel).as_posix()
+    found = [(NAME_ISL.findall(text) or [None])[-1], (NAME_OSL.findall(text) or [None])[-1]]
+    return tuple(float(x) if x is not None else math.nan for x in found)  # type: ignore[return-value]
+
+
 def _name_tokens(rel: str) -> tuple[str, ...]:
     """Words of a file name that carry no digits (``result-short-rate1`` → result, short)."""
     stem = PurePosixPath(rel).name.split(".")[0]
@@ -253,8 +276,9 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     if all(len(ws) <= 1 for ws in cells.values()):
         words = [()] * n
     meta = _metadata_keys(summary)
-    candidates = {"label": label, "metadata": meta, "folder": folder, "file": many_file,
-                  "model": model, "file name": words}
+    layouts = [layout(r) or None for r in rels]
+    candidates = {"label": label, "metadata": meta, "folder": folder, "layout": layouts,
+                  "file": many_file, "model": model, "file name": words}
     full = _partition(list(zip(*candidates.values(), strict=True)))
     chosen: list[str] = []
     for name, values in candidates.items():
@@ -272,8 +296,13 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     for name in chosen:
         raw = [candidates[name][first_row[g]] for g in groups]
         shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
-        if name == "model":
-            shown = [s.rstrip("/").split("/")[-1] for s in shown]
+        if name == "model":  # the last path part, unless two models would share it
+            short = [s.rstrip("/").split("/")[-1] for s in shown]
+            owners: dict[str, set[str]] = {}
+            for full_name, sh in zip(shown, short, strict=True):
+                owners.setdefault(sh, set()).add(full_name)
+            shown = [sh if len(owners[sh]) == 1 else f.rstrip("/")
+                     for f, sh in zip(shown, short, strict=True)]
         elif name == "metadata":
             shown = [" ".join(v.split("=", 1)[1] if len(raw[0]) == 1 else v for v in values)
                      for values in raw]
@@ -282,6 +311,8 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
         elif name == "folder":
             short = _folder_names(list(dict.fromkeys(s for s in shown if s)))
             shown = [short.get(s, "") for s in shown]
+        elif name == "layout":
+            shown = [s.upper() for s in shown]
         texts[name] = shown
     configs: list[Configuration] = []
     ids: set[str] = set()
@@ -321,8 +352,9 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         summary["client"] if "client" in summary.columns else [None] * len(summary),
         summary["range_ratio_setting"], strict=True)]
     rows = []
-    for i, idx in enumerate(summary.index):
-        r = summary.loc[idx]
+    wanted = ["dataset", "sharegpt_output_len_setting", "output_len_setting",
+              "input_len_setting", *(["rel"] if "rel" in summary.columns else [])]
+    for i, r in enumerate(summary[wanted].to_dict("records")):  # .loc per row: 1 ms each
         dataset = r["dataset"] if isinstance(r["dataset"], str) else None
         if dataset and dataset.startswith("sharegpt"):
             # prompts come from the dataset (no fixed input length); the output is fixed only
@@ -331,6 +363,10 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
             continue
         fixed_out = r["output_len_setting"]
         fixed_in = r["input_len_setting"]
+        if not (math.isfinite(fixed_in) and math.isfinite(fixed_out)) and "rel" in r:
+            named = name_lengths(str(r["rel"]))  # `…_isl1024_osl128_…`: stated, not measured
+            if all(math.isfinite(x) for x in named):
+                fixed_in, fixed_out = named
         settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
         rows.append((i, dataset, fixed_in if settings else float(mean_in.iloc[i]),
                      fixed_out if settings else float(mean_out.iloc[i]), settings))
@@ -350,8 +386,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         with_settings = [g for g in group if g[4]]
         pick = with_settings or group
         dataset = next((g[1] for g in group if g[1]), None)
-        inp = float(np.median([g[2] for g in pick])) if pick else math.nan
-        outp = float(np.median([g[3] for g in pick])) if pick else math.nan
+        inp, outp = _middle_run(pick)
         from_settings = bool(with_settings)
         if not from_settings and math.isfinite(inp) and math.isfinite(outp):
             inp, outp = round(inp), round(outp)
@@ -363,13 +398,25 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         members = [g[0] for g in group]
         vary = any(not exact[m] for m in members)
         specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
-                              float(np.nanmedian(mean_in.iloc[members])) if len(members) else
+                              float(mean_in.iloc[members].median()) if len(members) else
                               math.nan,
-                              float(np.nanmedian(mean_out.iloc[members])) if len(members) else
+                              float(mean_out.iloc[members].median()) if len(members) else
                               math.nan))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
+
+
+def _middle_run(group: list[tuple[int, str | None, float, float, bool]]) -> tuple[float, float]:
+    """(input, output) lengths of the group's middle run by lengths (the lower middle of an
+    even count): a workload is labelled with lengths one of its runs used, never a mean of
+    two runs' lengths that none used."""
+    known = sorted((g for g in group if math.isfinite(g[2]) or math.isfinite(g[3])),
+                   key=lambda g: (_sortable(g[2]), _sortable(g[3])))
+    if not known:
+        return math.nan, math.nan
+    mid = known[(len(known) - 1) // 2]
+    return mid[2], mid[3]
 
 
 def _exact_lengths(client: object, ratio: float) -> bool:

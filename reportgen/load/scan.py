@@ -44,9 +44,11 @@ class ScannedFile:
     path: Path
     shown: str        # path relative to the round folder's parent (how messages name it)
     rel: str          # path relative to the round folder (POSIX), the `source` in tables
-    kind: str         # json | console | vllm_log | llama_log | fingerprint | gpu_csv |
+    kind: str         # json | client | console | vllm_log | llama_log | fingerprint | gpu_csv |
     #                   metrics | script | failure | skipped
-    reason: str = ""  # why a file was skipped (or what a failure file says)
+    reason: str = ""  # why a file was skipped (or what a failure file says, what a client
+    #                   file is)
+    client: str = ""  # kind client: the reader (reportgen.load.formats) that claimed it
 
 
 def _head(path: Path, shown: str) -> tuple[bytes, bytes]:
@@ -80,8 +82,9 @@ def _is_prometheus(head: bytes) -> bool:
 
 def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     """(kind, reason) for one file from its name's suffix, its first bytes and (for a large
-    file) its last ones."""
+    file) its last ones; kind ``client:<id>`` when a reader of another client claims it."""
     from reportgen.load.bench_console import looks_like_console
+    from reportgen.load.clients import sniff
 
     name = path.name.lower()
     if name.endswith(".pytorch.json"):
@@ -91,6 +94,11 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
         return "skipped", encoding
     if b"\x00" in head[:4096]:
         return "skipped", "binary file"
+    claimed = sniff(path.name, head)
+    if claimed is not None:
+        if WARMUP.search(path.stem):
+            return "skipped", "warm-up run (the file name says so); not a measured run"
+        return f"client:{claimed[0]}", claimed[1]
     if _looks_json(head):
         if FAILURE.search(name):
             return "failure", "a failed run (its result file records the failure)"
@@ -137,5 +145,6 @@ def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
                 out.append(ScannedFile(path, shown, rel, "skipped", "not a regular file"))
                 continue
             kind, reason = classify(path, *_head(path, shown))
-            out.append(ScannedFile(path, shown, rel, kind, reason))
+            kind, _, client = kind.partition(":")
+            out.append(ScannedFile(path, shown, rel, kind, reason, client))
     return out

@@ -1,0 +1,126 @@
+"""kubernetes-sigs inference-perf reports: one ``stage_N_lifecycle_metrics.json`` per load stage.
+
+From the client's source (``inference_perf/reportgen/base.py``, ``summarize_requests``):
+``load_summary`` holds ``requested_rate`` (req/s), ``achieved_rate`` and, for a concurrency
+load, ``concurrency``; ``successes.latency.{time_to_first_token, time_per_output_token,
+inter_token_latency, request_latency, normalized_time_per_output_token}`` are summaries
+(mean/median/pN/min/max) in **seconds**; ``successes.throughput`` holds tokens and requests
+per second over the stage (first send to last response, ``benchmark_time_seconds`` in newer
+versions). ``inter_token_latency`` pools every gap between output tokens of all requests (a
+chunk's tokens share its arrival time, so gaps inside a chunk are 0); ``time_per_output_token``
+is per request (last − first token time) / (output tokens − 1).
+
+Not runs: ``summary_lifecycle_metrics.json`` (every stage at once: no ``requested_rate``),
+``adapter_*`` and ``*_session_*`` breakdowns (requests counted in the stage files),
+``*_prometheus_metrics.json``
+(the server's own metrics) and ``per_request_lifecycle_metrics.json`` (all stages' requests
+with no stage id).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import PurePosixPath
+from typing import Any
+
+from reportgen.errors import InputError
+from reportgen.load.formats import ClientRun
+from reportgen.load.formats.metric_keys import add_stats, count, decode_one, number
+
+CLIENT = "inference-perf"
+METRICS = {"time_to_first_token": "ttft", "time_per_output_token": "tpot",
+           "inter_token_latency": "itl", "request_latency": "e2el",
+           "normalized_time_per_output_token": "ntpot"}
+UNITS = "seconds (inference-perf lifecycle report, successes.latency.*), ×1000"
+
+
+def sniff(name: str, head: bytes) -> str | None:
+    text = head.lstrip()
+    if text[:1] == b"[":
+        if b'"start_time"' in head and b'"end_time"' in head and b'"info"' in head \
+                and b'"request"' in head:
+            return "inference-perf per-request lifecycle list"
+        return None
+    if text[:1] != b"{" or b'"load_summary"' not in head or b'"successes"' not in head:
+        return None
+    if b'"latency"' in head or b'"throughput"' in head:
+        return "inference-perf lifecycle report"
+    return "inference-perf Prometheus report (the server's metrics)"
+
+
+def _not_run(why: str) -> list[ClientRun]:
+    return [ClientRun({}, client=CLIENT, not_a_run=why)]
+
+
+def read(raw: bytes, shown: str) -> list[ClientRun]:
+    data = decode_one(raw, shown)
+    name = PurePosixPath(shown).name.lower()
+    if isinstance(data, list):
+        return _not_run("inference-perf per-request list of every stage (it names no stage); "
+                        "the stage_N_lifecycle_metrics.json files are the runs")
+    if not isinstance(data, dict):
+        raise InputError(shown, "expected an inference-perf report (a JSON object)")
+    load = data.get("load_summary")
+    ok = data.get("successes")
+    if not isinstance(load, dict) or not isinstance(ok, dict):
+        raise InputError(shown, "expected 'load_summary' and 'successes' objects "
+                                "(an inference-perf report)")
+    if not isinstance(ok.get("latency"), dict) or not isinstance(ok.get("throughput"), dict):
+        return _not_run("inference-perf Prometheus report (the server's own metrics per "
+                        "stage), not a client run")
+    if "session" in name:  # stage_N_session_lifecycle_metrics.json: the same requests again
+        return _not_run("inference-perf per-session breakdown; its requests are counted in "
+                        "the stage files")
+    if name.startswith("adapter_"):
+        return _not_run("inference-perf per-LoRA-adapter breakdown; its requests are counted "
+                        "in the stage files")
+    if "requested_rate" not in load and "concurrency" not in load:
+        return _not_run("inference-perf summary of every stage together (no requested_rate); "
+                        "the stage files are the runs")
+    return [_stage(data, load, ok, shown)]
+
+
+def _stage(data: dict[str, Any], load: dict[str, Any], ok: dict[str, Any], shown: str
+           ) -> ClientRun:
+    completed = count(ok.get("count"), shown, "successes.count")
+    fail = data.get("failures")
+    failed = count(fail.get("count", 0), shown, "failures.count") if isinstance(fail, dict) \
+        else 0
+    tput = ok["throughput"]
+    rps = number(tput.get("requests_per_sec"))
+    duration = number(data.get("benchmark_time_seconds"))
+    how = "benchmark_time_seconds"
+    if not duration > 0:  # older reports: requests_per_sec = successes.count / stage time
+        duration = completed / rps if rps > 0 else math.nan
+        how = "successes.count / throughput.requests_per_sec"
+    if not duration > 0:
+        return ClientRun({}, client=CLIENT, not_a_run="inference-perf stage with no completed "
+                                                      "request: nothing was measured")
+    record: dict[str, Any] = {
+        "duration": duration, "completed": completed, "failed": failed,
+        "num_prompts": completed + failed,
+    }
+    for key, field in (("total_input_tokens", "input_tokens_per_sec"),
+                       ("total_output_tokens", "output_tokens_per_sec")):
+        v = number(tput.get(field))
+        if math.isfinite(v):  # the stage's token sum / its time, so × time is that sum
+            record[key] = round(v * duration)
+    for key, field in (("output_throughput", "output_tokens_per_sec"),
+                       ("total_token_throughput", "total_tokens_per_sec"),
+                       ("request_throughput", "requests_per_sec")):
+        v = number(tput.get(field))
+        if math.isfinite(v):
+            record[key] = v
+    rate = number(load.get("requested_rate"))
+    if rate > 0:
+        record["request_rate"] = rate
+    conc = number(load.get("concurrency"))
+    if conc >= 1 and conc == int(conc):
+        record["max_concurrency"] = int(conc)
+    for field, metric in METRICS.items():
+        stats = ok["latency"].get(field)
+        if isinstance(stats, dict):
+            add_stats(record, metric, stats, 1000.0)
+    return ClientRun(record, client=CLIENT, units={
+        "latency": UNITS, "duration_s": f"seconds ({how})",
+        "itl": "pooled gaps between output tokens of all requests (0 inside a chunk)"})

@@ -1,0 +1,180 @@
+"""The documented import for results of your own harness: a tidy CSV (or JSON list of objects)
+with one row per run. See the README, "Your own harness: a tidy CSV".
+
+Columns (names are case-insensitive; ``#`` lines are comments):
+
+- ``configuration`` (required): what was measured (engine, GPU, settings); runs of one
+  configuration form one curve;
+- ``concurrency`` or ``request_rate`` (one required; ``inf`` allowed for the rate);
+- ``output_tok_s`` (required): output tokens per second of the run;
+- ``workload`` and/or ``input_tokens`` + ``output_tokens`` (the lengths the run asked for);
+- optional ``duration_s``, ``completed``, ``failed``, ``total_output_tokens``, ``model``;
+- optional latency statistics ``<metric>_<stat>_<unit>``: metric ttft, tpot, itl or e2el; stat
+  mean, median, p50, p90, p99 …, std; unit ``ms`` or ``s`` (``ttft_p50_ms``, ``e2el_p99_s``).
+  The unit comes from the name, never from the size of the value: a latency column without a
+  unit is an error.
+
+A run length or request count that the file does not give stays unknown (NaN).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from typing import Any
+
+from reportgen.errors import InputError
+from reportgen.load.formats import ClientRun
+from reportgen.load.formats.metric_keys import decode_one, stat_name
+
+CLIENT = "tidy"
+LATENCY = re.compile(r"^(ttft|tpot|itl|e2el)_(mean|median|std|p\d+(?:\.\d+)?)_(ms|s)$")
+LATENCY_NO_UNIT = re.compile(r"^(ttft|tpot|itl|e2el)_(mean|median|std|p\d+(?:\.\d+)?)$")
+REQUIRED = ("configuration", "output_tok_s")
+AXES = ("concurrency", "request_rate")
+NUMBERS = ("concurrency", "request_rate", "output_tok_s", "input_tokens", "output_tokens",
+           "duration_s", "completed", "failed", "total_output_tokens")
+TEXT = ("configuration", "workload", "model")
+KNOWN = set(NUMBERS) | set(TEXT) | {"repeat", "notes", "note"}
+NO_LENGTH = (math.nan, math.nan)
+
+
+def _is_tidy(columns: list[str]) -> bool:
+    cols = {c.strip().lower() for c in columns}
+    return all(c in cols for c in REQUIRED) and any(a in cols for a in AXES)
+
+
+def _csv_header(head: bytes) -> list[str] | None:
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return next(csv.reader([line]), [])
+    return None
+
+
+def sniff(name: str, head: bytes) -> str | None:
+    text = head.lstrip()
+    if text[:1] in (b"{", b"["):
+        if b'"output_tok_s"' in head and b'"configuration"' in head:
+            return "tidy JSON import (one object per run)"
+        return None
+    header = _csv_header(head)
+    if header and _is_tidy(header):
+        return "tidy CSV import (one row per run)"
+    return None
+
+
+def read(raw: bytes, shown: str) -> list[ClientRun]:
+    text = raw.lstrip()
+    if text[:1] in (b"{", b"["):
+        data = decode_one(raw, shown)
+        rows = data.get("runs") if isinstance(data, dict) else data
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise InputError(shown, "expected a list of run objects (or {\"runs\": [...]}) "
+                                    "for a tidy import")
+        items = [({str(k).strip().lower(): v for k, v in r.items()}, 1) for r in rows]
+    else:
+        items = _csv_rows(raw, shown)
+    if items and not _is_tidy(list(items[0][0])):
+        raise InputError(shown, "a tidy import needs columns configuration, output_tok_s and "
+                                "concurrency or request_rate")
+    return [_run(row, line, shown) for row, line in items]
+
+
+def _csv_rows(raw: bytes, shown: str) -> list[tuple[dict[str, Any], int]]:
+    try:
+        text = raw.decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
+    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise InputError(shown, "no header line")
+    reader = csv.reader(io.StringIO("\n".join(line for _, line in lines)))
+    header = [h.strip().lower() for h in next(reader)]
+    if len(set(header)) != len(header):
+        raise InputError(shown, "a column name appears twice", lines[0][0])
+    out = []
+    for (number, _), cells in zip(lines[1:], reader, strict=False):
+        if len(cells) != len(header):
+            raise InputError(shown, f"{len(cells)} cells, the header has {len(header)}", number)
+        out.append((dict(zip(header, (c.strip() for c in cells), strict=True)), number))
+    return out
+
+
+def _number(row: dict[str, Any], key: str, shown: str, line: int) -> float:
+    value = row.get(key)
+    if value is None or (isinstance(value, str) and value.strip() in ("", "-", "—")):
+        return math.nan
+    if isinstance(value, bool):
+        raise InputError(shown, f"column '{key}': expected a number, got {value!r}", line)
+    if isinstance(value, str):
+        if key == "request_rate" and value.strip().lower() in ("inf", "infinity"):
+            return math.inf
+        try:
+            value = float(value)
+        except ValueError:
+            raise InputError(shown, f"column '{key}': expected a number, got {value!r}",
+                             line) from None
+    if not isinstance(value, int | float) or math.isnan(value) or value < 0 or (
+            math.isinf(value) and key != "request_rate"):
+        raise InputError(shown, f"column '{key}': expected a number >= 0, got {value!r}", line)
+    return float(value)
+
+
+def _run(row: dict[str, Any], line: int, shown: str) -> ClientRun:
+    def num(key: str) -> float:
+        return _number(row, key, shown, line)
+
+    config = str(row.get("configuration") or "").strip()
+    if not config:
+        raise InputError(shown, "column 'configuration': empty (name what was measured)", line)
+    out_tps = num("output_tok_s")
+    if math.isnan(out_tps):
+        raise InputError(shown, "column 'output_tok_s': empty", line)
+    conc, rate = num("concurrency"), num("request_rate")
+    if math.isnan(conc) and math.isnan(rate):
+        raise InputError(shown, "give concurrency or request_rate for every run", line)
+    record: dict[str, Any] = {"label": config, "output_throughput": out_tps}
+    if math.isfinite(conc):
+        if conc < 1 or conc != int(conc):
+            raise InputError(shown, f"column 'concurrency': expected a whole number >= 1, got "
+                                    f"{row.get('concurrency')!r}", line)
+        record["max_concurrency"] = int(conc)
+    if not math.isnan(rate):
+        if rate <= 0:
+            raise InputError(shown, "column 'request_rate': expected a rate > 0", line)
+        record["request_rate"] = "inf" if math.isinf(rate) else rate
+    for key, field in (("duration", "duration_s"), ("completed", "completed"),
+                       ("failed", "failed"), ("total_output_tokens", "total_output_tokens")):
+        v = num(field)
+        if math.isfinite(v):
+            record[key] = int(v) if key != "duration" else v
+    for key, field in (("input_len", "input_tokens"), ("output_len", "output_tokens")):
+        v = num(field)
+        if math.isfinite(v):
+            record[key] = v
+    workload = str(row.get("workload") or "").strip()
+    if workload:
+        record["dataset_name"] = workload
+    model = str(row.get("model") or "").strip()
+    if model:
+        record["model_id"] = model
+    units: dict[str, str] = {}
+    for key in row:
+        m = LATENCY.match(key)
+        if m is None:
+            if LATENCY_NO_UNIT.match(key):
+                raise InputError(shown, f"column '{key}': the unit must be in the name "
+                                        f"({key}_ms or {key}_s)", 1)
+            continue
+        v = num(key)
+        if math.isnan(v):
+            continue
+        stat = stat_name(m.group(2)) or m.group(2)
+        record[f"{stat}_{m.group(1)}_ms"] = v * (1000.0 if m.group(3) == "s" else 1.0)
+        units[f"{stat}_{m.group(1)}_ms"] = f"{'seconds' if m.group(3) == 's' else 'ms'} " \
+                                           f"(column {key})"
+    return ClientRun(record, line=line, client=CLIENT, units=units)
