@@ -16,10 +16,14 @@ A reader module defines:
   (naming ``shown`` and, where known, the line) for a file of this format that is broken.
 
 ``READERS`` lists them in the order they are tried; the first whose ``sniff`` answers wins.
+``sniff`` sees at most the file's first 64 KiB. ``reportgen.load.clients`` does the rest: the
+scan asks every reader, the round loader reads what one claimed, joins split runs, and sets the
+summary's ``client`` column from ``CLIENT``.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -40,9 +44,27 @@ class ClientRun:
     settings: dict[str, tuple[str, str]] = field(default_factory=dict)
     # a run that is listed but not used (aggregate of runs counted elsewhere, warm-up …): why
     not_a_run: str = ""
+    # joining a run split over two files (llmperf's *_summary.json + *_individual_responses
+    # .json): ``key`` names this run; a ClientRun with ``requests_of`` set carries only the
+    # per-request arrays of the run of that key in another file of the same client (the one in
+    # the nearest folder), and is never a run of its own
+    key: str = ""
+    requests_of: str = ""
+    # how the client defines a metric where clients differ (ITL, TPOT: per chunk or per token,
+    # pooled or per request; percentile method): metric → definition, see docs/CLIENTS.md
+    definitions: dict[str, str] = field(default_factory=dict)
 
 
 Sniff = Callable[[str, bytes], "str | None"]
 Read = Callable[[bytes, str], "list[ClientRun]"]
 
 READERS: list[ModuleType] = []  # filled below, one line per format
+
+
+def _add(module: str) -> None:
+    READERS.append(importlib.import_module(f"{__name__}.{module}"))
+
+
+_add("aiperf")
+_add("genai_perf")
+_add("guidellm")
