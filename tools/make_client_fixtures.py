@@ -128,8 +128,8 @@ def run(cmd: list[str], cwd: Path, log: list[str], env: dict[str, str] | None = 
     shown = " ".join(cmd)
     print("$", shown, flush=True)
     log.append(shown)
-    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                "HF_DATASETS_OFFLINE": "1", "NO_COLOR": "1", **(env or {})}
+    # no HF_HUB_OFFLINE: AIPerf 0.13 then refuses a local tokenizer folder as a "repo id"
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     proc = subprocess.run(cmd, cwd=cwd, env=full_env, timeout=RUN_TIMEOUT_S,
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -195,27 +195,29 @@ def guidellm(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> No
 
 
 def aiperf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> None:
+    """Concurrency 1, 2, 4 (one sweep command from 0.13 on: per-run folders plus the sweep
+    aggregate; one command each before) and a request rate of 4/s."""
     tok = build_tokenizer(env, work)
-    exe = str(env.bin / "aiperf")
-    for c in CONCURRENCIES:
-        art = work / f"concurrency{c}"
-        run([exe, "profile", "--model", str(STUB_SETTINGS["model"]), "--url", stub.url,
-             "--endpoint-type", "chat", "--streaming", "--tokenizer", str(tok),
-             "--concurrency", str(c), "--request-count", str(REQUESTS),
-             "--synthetic-input-tokens-mean", str(INPUT_TOKENS),
-             "--synthetic-input-tokens-stddev", "0",
-             "--output-tokens-mean", str(OUTPUT_TOKENS), "--output-tokens-stddev", "0",
-             "--extra-inputs", "ignore_eos:true", "--random-seed", "1",
-             "--artifact-dir", str(art), "--ui-type", "none"], work, log)
+    version = tuple(int(x) for x in env.version.split(".")[:2])
+    common = [str(env.bin / "aiperf"), "profile", "--model", str(STUB_SETTINGS["model"]),
+              "--url", stub.url, "--endpoint-type", "chat", "--streaming",
+              "--tokenizer", str(tok), "--request-count", str(REQUESTS),
+              "--synthetic-input-tokens-mean", str(INPUT_TOKENS),
+              "--synthetic-input-tokens-stddev", "0",
+              "--output-tokens-mean", str(OUTPUT_TOKENS), "--output-tokens-stddev", "0",
+              "--random-seed", "1", "--ui-type", "none"]
+    if version >= (0, 13):
+        art = work / "concurrency-sweep"
+        run([*common, "--concurrency", ",".join(map(str, CONCURRENCIES)),
+             "--artifact-dir", str(art)], work, log)
         copy_tree(art, dest / art.name)
-    art = work / "rate4"
-    run([exe, "profile", "--model", str(STUB_SETTINGS["model"]), "--url", stub.url,
-         "--endpoint-type", "chat", "--streaming", "--tokenizer", str(tok),
-         "--request-rate", "4", "--request-count", str(REQUESTS),
-         "--synthetic-input-tokens-mean", str(INPUT_TOKENS),
-         "--synthetic-input-tokens-stddev", "0",
-         "--output-tokens-mean", str(OUTPUT_TOKENS), "--output-tokens-stddev", "0",
-         "--random-seed", "1", "--artifact-dir", str(art), "--ui-type", "none"], work, log)
+    else:
+        for c in CONCURRENCIES:
+            art = work / f"stub-model-openai-chat-concurrency{c}"
+            run([*common, "--concurrency", str(c), "--artifact-dir", str(art)], work, log)
+            copy_tree(art, dest / art.name)
+    art = work / "stub-model-openai-chat-request_rate4"
+    run([*common, "--request-rate", "4", "--artifact-dir", str(art)], work, log)
     copy_tree(art, dest / art.name)
 
 
@@ -241,12 +243,14 @@ def genai_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> 
 
 
 KEEP = (".json", ".jsonl", ".csv", ".yaml")
+LEAVE_OUT = ("inputs.json", "outputs.json", "profile_export_raw.jsonl",
+             ".aiperf_results_ready.json")
 
 
 def copy_tree(src: Path, dest: Path) -> None:
     for f in sorted(src.rglob("*")):
-        if f.is_file() and f.suffix in KEEP and f.name != "inputs.json" \
-                and "tokenizer" not in f.parts:
+        if f.is_file() and f.suffix in KEEP and f.name not in LEAVE_OUT \
+                and "logs" not in f.relative_to(src).parts and "server_metrics" not in f.name:
             target = dest / f.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, target)

@@ -20,7 +20,8 @@ request sent to last response received), as vLLM defines it.
 ``metadata.benchmark_phase``; warm-up requests are left out. It is read as the per-request part
 of the summary in its folder (``requests_of``). ``profile_export_aiperf_sweep.json``,
 ``_aggregate.json`` (confidence over repeats), ``_collated.json`` and ``_timeslices.json``
-summarise runs whose own files are read: they are listed, never counted again.
+summarise runs whose own files are read, and ``server_metrics_export.json`` holds the server's
+Prometheus metrics: they are listed, never counted as runs.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def sniff(name: str, head: bytes) -> str | None:
     if text[:1] == b"{":
         if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
             return f"AIPerf {m.group(1).decode()} aggregate (profile_export_aiperf_*.json)"
+        if _server_metrics(head):
+            return "AIPerf server metrics export (server_metrics_export.json)"
         if b'"timeslices"' in head[:4096] and b'"aiperf_version"' in head:
             return "AIPerf timeslices (profile_export_aiperf_timeslices.json)"
         if b'"metadata"' in head and b'"benchmark_phase"' in head and b'"metrics"' in head:
@@ -87,6 +90,10 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         return [ClientRun({}, client=CLIENT, not_a_run=(
             f"AIPerf {m.group(1).decode()} aggregate: a summary of runs whose own "
             "profile_export_aiperf.json files are read"))]
+    if _server_metrics(raw[:65536]):
+        return [ClientRun({}, client=CLIENT, not_a_run=(
+            "AIPerf server metrics export: the server's Prometheus metrics during a run, "
+            "not a run"))]
     first_line = text.split(b"\n", 1)[0]
     if b'"benchmark_phase"' in first_line and b'"metrics"' in first_line:
         return [_requests(raw, shown)]
@@ -97,6 +104,13 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         return [ClientRun({}, client=CLIENT, not_a_run=(
             "AIPerf timeslices: slices of a run whose profile_export_aiperf.json is read"))]
     return [_summary(blocks_from_json(data), data, shown, csv=False)]
+
+
+def _server_metrics(head: bytes) -> bool:
+    """``server_metrics_export.json``: ``summary.endpoints_configured`` and ``metrics`` of
+    Prometheus series, with the same ``aiperf_version``/``input_config`` as a summary."""
+    return b'"endpoints_configured"' in head or (b'"series"' in head
+                                                 and b'"endpoint_url"' in head)
 
 
 def _find(data: Any, *path: str) -> Any:

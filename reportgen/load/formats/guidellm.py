@@ -13,10 +13,13 @@ field names of the schema (``time_to_first_token_ms``, ``inter_token_latency_ms`
 benchmark's ``end_time - start_time`` (its measured window), so output throughput is the
 successful requests' output tokens over that time, as vLLM defines it.
 
-GuideLLM's ITL is per request, (last token − first token) / (output tokens − 1), and its
-distribution is weighted by output tokens − 1; its TPOT includes the first token's wait from
-0.4 on ((last token − request start) / output tokens) and not in 0.3 ((last − first) / output
-tokens). Percentiles are nearest-rank on that weighted distribution. See docs/CLIENTS.md.
+GuideLLM's ITL is per request (last token − first token) / (output tokens − 1): vLLM's TPOT, so
+it goes to ``*_tpot_ms``; its distribution is weighted by output tokens − 1, so its mean is also
+the mean gap between consecutive tokens over all requests, vLLM's mean ITL (``mean_itl_ms``; the
+percentiles of the two differ, so only the mean is given). GuideLLM's TPOT is (last token −
+request start) / output tokens from 0.4 on, which includes the first token's wait (``ntpot``,
+as llmperf's); 0.3's (last − first) / output tokens matches no other client's and is left out.
+Percentiles are nearest-rank on the weighted distribution. See docs/CLIENTS.md.
 """
 
 from __future__ import annotations
@@ -35,24 +38,33 @@ CLIENT = "guidellm"
 PERCENTILES = {"p001": "p0.1", "p01": "p1", "p05": "p5", "p10": "p10", "p25": "p25",
                "p50": "p50", "p75": "p75", "p90": "p90", "p95": "p95", "p99": "p99",
                "p999": "p99.9"}
-# GuideLLM metric → (common metric, factor to ms)
-METRICS = {"time_to_first_token_ms": ("ttft", 1.0), "inter_token_latency_ms": ("itl", 1.0),
-           "time_per_output_token_ms": ("tpot", 1.0), "request_latency": ("e2el", 1000.0)}
+# GuideLLM metric → (common metric, factor to ms); time_per_output_token_ms only from 0.4 on
+METRICS = {"time_to_first_token_ms": ("ttft", 1.0), "inter_token_latency_ms": ("tpot", 1.0),
+           "time_per_output_token_ms": ("ntpot", 1.0), "request_latency": ("e2el", 1000.0)}
 JSON_MARKERS = (b'"generative_benchmark"', b'"guidellm_version"')
+# PyYAML sorts keys, so ``type_`` and ``metadata`` may come after the first 64 KiB: any of
+# these GuideLLM metric names at the start of a line will do
 YAML_MARKERS = (re.compile(rb"(?m)^\s*-?\s*type_: generative_benchmark\s*$"),
-                re.compile(rb"(?m)^\s*guidellm_version: "))
+                re.compile(rb"(?m)^\s*guidellm_version: "),
+                re.compile(rb"(?m)^\s+(time_to_first_token_ms|inter_token_latency_ms|"
+                           rb"request_totals):\s*$"))
 DATA_LENGTHS = re.compile(r"\b(prompt_tokens|output_tokens)\s*[=:]\s*(\d+)")
-ITL_DEF = ("per request (last token - first token) / (output tokens - 1); distribution "
-           "weighted by output tokens - 1; nearest-rank percentiles")
-TPOT_DEF_03 = "per request (last token - first token) / output tokens (0.3)"
-TPOT_DEF = "per request (last token - request start) / output tokens: includes TTFT (0.4+)"
+DEFINITIONS = {
+    "ttft": "first token - request start, per request",
+    "tpot": "GuideLLM inter_token_latency: per request (last token - first token) / (output "
+            "tokens - 1); distribution weighted by output tokens - 1; nearest-rank percentiles",
+    "itl": "mean only: the token-weighted mean of GuideLLM's inter_token_latency, i.e. the "
+           "mean gap between consecutive tokens over all requests",
+    "ntpot": "GuideLLM time_per_output_token (0.4+): per request (last token - request start) "
+             "/ output tokens",
+}
 
 
 def sniff(name: str, head: bytes) -> str | None:
     text = head.lstrip()
     if text[:1] == b"{" and b'"benchmarks"' in head and any(m in head for m in JSON_MARKERS):
         return "GuideLLM benchmarks.json"
-    if text[:1] not in (b"{", b"[") and b"benchmarks:" in head \
+    if text[:1] not in (b"{", b"[") and re.search(rb"(?m)^benchmarks:", head) \
             and any(m.search(head) for m in YAML_MARKERS):
         return "GuideLLM benchmarks.yaml"
     return None
@@ -183,10 +195,13 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         record["total_token_throughput"] = (
             record["total_input_tokens"] + record["total_output_tokens"]) / duration
     record["request_throughput"] = ok / duration
+    old = "args" in bench and "config" not in bench  # 0.3
     for name, (metric, to_ms) in METRICS.items():
         part = _successful(metrics, name)
-        if part is not None:
+        if part is not None and not (old and metric == "ntpot"):
             _stats(part, to_ms, metric, record)
+    if "mean_tpot_ms" in record:
+        record["mean_itl_ms"] = record["mean_tpot_ms"]
     if start > 0:
         record["date"] = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y%m%d-%H%M%S")
     model = _model(bench)
@@ -198,10 +213,9 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     _requests(bench, ok, record)
     if version:
         settings["client_version"] = (version, f"{shown}: metadata.guidellm_version")
-    tpot = TPOT_DEF_03 if "args" in bench and "config" not in bench else TPOT_DEF
+    definitions = {k: v for k, v in DEFINITIONS.items() if not (old and k == "ntpot")}
     return ClientRun(record, line, CLIENT, units=units, settings=settings,
-                     definitions={"itl": ITL_DEF, "tpot": tpot,
-                                  "ttft": "first token - request start, per request"})
+                     definitions=definitions)
 
 
 def _model(bench: dict[str, Any]) -> str:
