@@ -60,6 +60,11 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         blocks = blocks_from_json(data)
     else:
         data, blocks = {}, blocks_from_csv(raw, shown)
+    if "request_count" not in blocks:
+        return [ClientRun({}, client=CLIENT, not_a_run=(
+            "GenAI-Perf summary without request_count (older GenAI-Perf wrote none): "
+            "its statistics cannot be placed as a run with no count of requests or time; "
+            "a newer GenAI-Perf's profile_export_genai_perf.json has them"))]
     record, units = summary_record(blocks, LATENCIES, "GenAI-Perf", shown)
     config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
     settings: dict[str, tuple[str, str]] = {}
