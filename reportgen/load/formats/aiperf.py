@@ -20,8 +20,9 @@ request sent to last response received), as vLLM defines it.
 ``metadata.benchmark_phase``; warm-up requests are left out. It is read as the per-request part
 of the summary in its folder (``requests_of``). ``profile_export_aiperf_sweep.json``,
 ``_aggregate.json`` (confidence over repeats), ``_collated.json`` and ``_timeslices.json``
-summarise runs whose own files are read, and ``server_metrics_export.json`` holds the server's
-Prometheus metrics: they are listed, never counted as runs.
+summarise runs whose own files are read (so do their CSVs), ``run_config.json`` repeats a run's
+settings and ``server_metrics_export.json`` holds the server's Prometheus metrics: they are
+listed, never counted as runs.
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ DEFINITIONS = {
 SUMMARY_MARKERS = (b'"aiperf_version"', b'"input_config"')
 CSV_ROWS = (b"Time To First Token (", b"Request Latency (", b"Output Token Throughput")
 AGGREGATE = re.compile(rb'"aggregation_type"\s*:\s*"(\w+)"')
+CONFIDENCE_CSV = b"metric,mean,std,min,max,cv,se,ci_low,ci_high"
+SWEEP_CSV = re.compile(rb"^(concurrency|request_rate)[^\n]*_mean,[^\n]*_cv\b")
+NOT_RUNS = {  # what these files are, and why they are listed but never counted
+    "confidence": "AIPerf confidence aggregate: statistics over repeated runs whose own "
+                  "profile_export_aiperf.json files are read",
+    "sweep": "AIPerf sweep aggregate: a summary of the sweep's runs, whose own "
+             "profile_export_aiperf.json files are read",
+    "config": "AIPerf run configuration: the settings of a run, which its "
+              "profile_export_aiperf.json repeats",
+}
 
 
 def sniff(name: str, head: bytes) -> str | None:
@@ -66,6 +77,8 @@ def sniff(name: str, head: bytes) -> str | None:
     if text[:1] == b"{":
         if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
             return f"AIPerf {m.group(1).decode()} aggregate (profile_export_aiperf_*.json)"
+        if b'"sweep_id"' in head and b'"cfg"' in head and b'"benchmark_id"' in head:
+            return "AIPerf run configuration (run_config.json)"
         if _server_metrics(head):
             return "AIPerf server metrics export (server_metrics_export.json)"
         if b'"timeslices"' in head[:4096] and b'"aiperf_version"' in head:
@@ -76,6 +89,10 @@ def sniff(name: str, head: bytes) -> str | None:
                 b'"input_config"' in head and b'"time_to_first_token"' in head
                 and b'"endpoint"' in head and b'"loadgen"' in head):
             return "AIPerf summary (profile_export_aiperf.json)"
+    elif text.startswith(CONFIDENCE_CSV):
+        return "AIPerf confidence aggregate CSV (profile_export_aiperf_aggregate.csv)"
+    elif SWEEP_CSV.match(text):
+        return "AIPerf sweep aggregate CSV (profile_export_aiperf_sweep.csv)"
     elif text.startswith(b"Metric,") and any(m in head for m in CSV_ROWS) \
             and "genai_perf" not in base:
         return "AIPerf summary CSV (profile_export_aiperf.csv)"
@@ -84,12 +101,20 @@ def sniff(name: str, head: bytes) -> str | None:
 
 def read(raw: bytes, shown: str) -> list[ClientRun]:
     text = raw.lstrip()
+    if text.startswith(CONFIDENCE_CSV):
+        return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS["confidence"])]
+    if SWEEP_CSV.match(text):
+        return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS["sweep"])]
     if not text.startswith(b"{"):
         return [_summary(blocks_from_csv(raw, shown), {}, shown, csv=True)]
-    if (m := AGGREGATE.search(raw[:65536])) and b'"num_profile_runs"' in raw[:65536]:
-        return [ClientRun({}, client=CLIENT, not_a_run=(
-            f"AIPerf {m.group(1).decode()} aggregate: a summary of runs whose own "
-            "profile_export_aiperf.json files are read"))]
+    head = raw[:65536]
+    if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
+        kind = m.group(1).decode()
+        return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS.get(kind, (
+            f"AIPerf {kind} aggregate: a summary of runs whose own "
+            "profile_export_aiperf.json files are read")))]
+    if b'"sweep_id"' in head and b'"cfg"' in head and b'"benchmark_id"' in head:
+        return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS["config"])]
     if _server_metrics(raw[:65536]):
         return [ClientRun({}, client=CLIENT, not_a_run=(
             "AIPerf server metrics export: the server's Prometheus metrics during a run, "
@@ -109,6 +134,8 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
 def _server_metrics(head: bytes) -> bool:
     """``server_metrics_export.json``: ``summary.endpoints_configured`` and ``metrics`` of
     Prometheus series, with the same ``aiperf_version``/``input_config`` as a summary."""
+    if b'"request_latency"' in head or b'"time_to_first_token"' in head:
+        return False  # a summary (its metric blocks come first) mentions endpoints too
     return b'"endpoints_configured"' in head or (b'"series"' in head
                                                  and b'"endpoint_url"' in head)
 
