@@ -37,6 +37,7 @@ from reportgen.errors import InputError
 from reportgen.load.bench_json import decode_records
 from reportgen.load.formats import ClientRun
 from reportgen.load.formats.metric_blocks import (
+    COUNTS,
     TIME_UNITS,
     Block,
     axis_from_path,
@@ -50,6 +51,7 @@ CLIENT = "aiperf"
 KEY = "profile_export"  # the summary and the per-request file of one run share their folder
 LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
              "inter_chunk_latency": "itl", "request_latency": "e2el"}
+WANTED = {*LATENCIES, *COUNTS}
 DEFINITIONS = {
     "ttft": "first content response - request sent, per request",
     "tpot": "AIPerf inter_token_latency: per request (latency - TTFT) / (output tokens - 1); "
@@ -106,7 +108,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if SWEEP_CSV.match(text):
         return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS["sweep"])]
     if not text.startswith(b"{"):
-        return [_summary(blocks_from_csv(raw, shown), {}, shown, csv=True)]
+        return [_summary(blocks_from_csv(raw, shown, WANTED), {}, shown, csv=True)]
     head = raw[:65536]
     if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
         kind = m.group(1).decode()
@@ -128,7 +130,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if isinstance(data.get("timeslices"), list):
         return [ClientRun({}, client=CLIENT, not_a_run=(
             "AIPerf timeslices: slices of a run whose profile_export_aiperf.json is read"))]
-    return [_summary(blocks_from_json(data), data, shown, csv=False)]
+    return [_summary(blocks_from_json(data, WANTED), data, shown, csv=False)]
 
 
 def _server_metrics(head: bytes) -> bool:

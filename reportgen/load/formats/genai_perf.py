@@ -22,6 +22,7 @@ from typing import Any
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
 from reportgen.load.formats.metric_blocks import (
+    COUNTS,
     axis_from_path,
     blocks_from_csv,
     blocks_from_json,
@@ -32,6 +33,7 @@ from reportgen.load.formats.metric_keys import decode_one, number
 CLIENT = "genai-perf"
 LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
              "request_latency": "e2el"}
+WANTED = {*LATENCIES, *COUNTS}
 DEFINITIONS = {
     "ttft": "first response - request sent, per request",
     "tpot": "GenAI-Perf inter_token_latency: per request (latency - TTFT) / (output tokens - "
@@ -57,9 +59,9 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         data = decode_one(raw, shown)
         if not isinstance(data, dict):
             raise InputError(shown, "expected a GenAI-Perf summary (a JSON object)")
-        blocks = blocks_from_json(data)
+        blocks = blocks_from_json(data, WANTED)
     else:
-        data, blocks = {}, blocks_from_csv(raw, shown)
+        data, blocks = {}, blocks_from_csv(raw, shown, WANTED)
     if "request_count" not in blocks:
         return [ClientRun({}, client=CLIENT, not_a_run=(
             "GenAI-Perf summary without request_count (older GenAI-Perf wrote none): "

@@ -91,10 +91,13 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
                                 "object with a 'benchmarks' list")
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     version = str(meta.get("guidellm_version") or "")
-    starts = [m.start() for m in re.finditer(rb"generative_benchmark", raw)]
     runs = []
+    pos, line = 0, 1
     for i, bench in enumerate(data["benchmarks"]):
-        line = raw.count(b"\n", 0, starts[i]) + 1 if i < len(starts) else 1
+        found = raw.find(b"generative_benchmark", pos)  # where benchmark i starts, for its line
+        if found >= 0:
+            line += raw.count(b"\n", pos, found)
+            pos = found + 1
         if not isinstance(bench, dict) or not isinstance(bench.get("metrics"), dict):
             raise InputError(shown, f"benchmark {i}: GuideLLM schema not supported (no "
                                     "'metrics' object)", line)

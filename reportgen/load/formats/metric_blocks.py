@@ -10,6 +10,7 @@ CSV: a table ``Metric,avg,min,max,p99,…`` whose first cell names the metric an
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import re
@@ -39,6 +40,7 @@ class Block:
         return self.stats.get("avg", math.nan)
 
 
+@functools.lru_cache(maxsize=4096)  # the same row names recur in every file of a round
 def tag_of(header: str) -> tuple[str, str]:
     """``Time To First Token (ms)`` → (``time_to_first_token``, ``ms``)."""
     m = HEADER.match(header.strip())
@@ -57,9 +59,16 @@ def axis_from_path(shown: str) -> tuple[float, float] | None:
     return (value, math.nan) if kind == "concurrency" else (math.nan, value)
 
 
-def blocks_from_json(data: dict[str, Any]) -> dict[str, Block]:
+# the blocks summary_record reads besides a client's latencies (AIPerf 0.13 writes ~70 blocks)
+COUNTS = ("request_count", "error_request_count", "benchmark_duration", "output_token_throughput",
+          "request_throughput", "total_isl", "total_osl", "input_sequence_length",
+          "output_sequence_length")
+
+
+def blocks_from_json(data: dict[str, Any], wanted: set[str]) -> dict[str, Block]:
     out = {}
-    for tag, value in data.items():
+    for tag in wanted & data.keys():
+        value = data[tag]
         if isinstance(value, dict) and isinstance(value.get("unit"), str) and any(
                 k in value for k in ("avg", "p50", "value")):
             stats = {str(k): number(v) for k, v in value.items() if k != "unit"}
@@ -70,7 +79,7 @@ def blocks_from_json(data: dict[str, Any]) -> dict[str, Block]:
     return out
 
 
-def blocks_from_csv(raw: bytes, shown: str) -> dict[str, Block]:
+def blocks_from_csv(raw: bytes, shown: str, wanted: set[str]) -> dict[str, Block]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -87,6 +96,8 @@ def blocks_from_csv(raw: bytes, shown: str) -> dict[str, Block]:
         if header is None:
             continue
         tag, unit = tag_of(row[0])
+        if tag not in wanted:
+            continue
         stats = {}
         for name, cell in zip(header[1:], row[1:], strict=False):
             try:
