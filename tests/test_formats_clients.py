@@ -368,3 +368,18 @@ def test_guidellm_published_file() -> None:
     assert from_yaml.record == rec
     row = bench_rows([(rec, run.line)], "benchmarks_stripped.json").rows[0]
     assert row["concurrency"] == 1 and row["completed"] == rec["completed"]
+
+
+def test_client_files_benchmark_runs_at_a_tiny_scale(tmp_path: Path) -> None:
+    """benchmarks/client_files.py (the 2,000-files-per-format timing) on 3 files a format."""
+    import sys
+
+    sys.path.insert(0, str(CLIENTS.parents[2]))
+    from benchmarks import client_files
+
+    for fmt, make in client_files.FORMATS.items():
+        root = tmp_path / fmt.replace(" ", "_")
+        paths = client_files.write(root, make, 3)
+        seconds, runs = client_files.time_reading(root, paths)
+        assert runs == 3 * (3 if fmt.startswith("guidellm") else 1), fmt
+        assert client_files.time_floor(paths) > 0 and seconds > 0
