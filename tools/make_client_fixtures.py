@@ -10,6 +10,11 @@ this script starts the stub on a free 127.0.0.1 port, runs the client for a shor
 the client wrote to ``tests/data/clients/<client>-<version>/`` with a README naming the client,
 its version, each command and the stub's timing model.
 
+Known limits: GuideLLM 0.4.0 does not import with transformers 5 (``pip install
+"transformers<5"`` in its env); GenAI-Perf needs NVIDIA's ``perf_analyzer`` binary, which its
+PyPI package does not ship and whose tritonclient wheels need glibc 2.38 (older ones lack the
+OpenAI service kind), so ``genai_perf`` below is written from its CLI but has not run here.
+
 No model or tokenizer can be downloaded here, so the clients get a word-level tokenizer built
 on the spot (``tokenizer/``: whitespace-split words, vocabulary from the text corpora the
 client ships): a token is a whitespace word, which is exactly how the stub counts them.
