@@ -383,3 +383,19 @@ def test_client_files_benchmark_runs_at_a_tiny_scale(tmp_path: Path) -> None:
         seconds, runs = client_files.time_reading(root, paths)
         assert runs == 3 * (3 if fmt.startswith("guidellm") else 1), fmt
         assert client_files.time_floor(paths) > 0 and seconds > 0
+
+
+def test_aiperf_03_reads_loadgen_settings_and_its_jsonl() -> None:
+    for path in _aiperf_runs("aiperf-0.3.0"):
+        data = json.loads(path.read_bytes())
+        [run] = aiperf.read(path.read_bytes(), path.name)
+        rec, loadgen = run.record, data["input_config"]["loadgen"]
+        assert rec.get("max_concurrency") == loadgen.get("concurrency")
+        assert rec.get("request_rate") == (loadgen.get("request_rate") or "inf")
+        assert rec["median_ttft_ms"] == data["time_to_first_token"]["p50"]
+        assert rec["mean_tpot_ms"] == data["inter_token_latency"]["avg"]
+        assert "loadgen" in run.settings[next(iter(
+            k for k in ("max_concurrency", "request_rate") if k in run.settings))][1]
+        jsonl = path.parent / "profile_export.jsonl"
+        [reqs] = aiperf.read(jsonl.read_bytes(), jsonl.name)
+        assert len(reqs.record["ttfts"]) == rec["completed"]
