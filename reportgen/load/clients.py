@@ -9,15 +9,15 @@ says is not a run, is listed as skipped with its reason, never dropped silently.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from reportgen.errors import Finding
 from reportgen.load.bench_json import BenchRows, bench_rows
-from reportgen.load.formats import READERS, ClientRun
+from reportgen.load.formats import ClientRun, reader
 from reportgen.safe_read import read_input
 
 if TYPE_CHECKING:
@@ -25,21 +25,6 @@ if TYPE_CHECKING:
 
 # what the common record requires (reportgen.load.bench_json) → its column in the summary
 UNSTATED = {"duration": "duration_s", "completed": "completed"}
-SNIFF_HEAD = 64 << 10  # a reader decides from the first 64 KiB (2,000 files sniff in ms)
-
-
-def sniff(name: str, head: bytes) -> tuple[str, str] | None:
-    """(client, what the file is) for the first reader that claims it, else None."""
-    head = head[:SNIFF_HEAD]
-    for reader in READERS:
-        what = reader.sniff(name, head)
-        if what:
-            return reader.CLIENT, what
-    return None
-
-
-def reader(client: str) -> ModuleType:
-    return next(r for r in READERS if client == r.CLIENT)
 
 
 @dataclass
@@ -71,12 +56,12 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
         runs = reader(f.client).read(raw, f.shown)
         read.append(ClientFile(f, raw, [_own(r, f.client) for r in runs]))
     out = ClientRows()
+    _copies(read)
     _join(read, out)
     for cf in read:
         used = [r for r in cf.runs if not r.not_a_run and not r.requests_of]
-        for r in cf.runs:
-            if r.not_a_run:
-                out.skipped.append((cf.file.rel, r.not_a_run))
+        for reason in dict.fromkeys(r.not_a_run for r in cf.runs if r.not_a_run):
+            out.skipped.append((cf.file.rel, reason))
         if not used:
             continue
         got = bench_rows([(_checkable(r.record), r.line) for r in used], cf.file.shown,
@@ -105,8 +90,38 @@ def _checkable(record: dict[str, Any]) -> dict[str, Any]:
 def _own(run: ClientRun, client: str) -> ClientRun:
     if run.client:
         return run
-    return ClientRun(run.record, run.line, client, run.units, run.settings, run.not_a_run,
-                     run.key, run.requests_of)
+    return dataclasses.replace(run, client=client)
+
+
+COPY_ORDER = (".json", ".jsonl", ".yaml", ".yml", ".csv")  # the fullest form of a run first
+
+
+def _copies(read: list[ClientFile]) -> None:
+    """One run saved in several forms in one folder (AIPerf/GenAI-Perf JSON and CSV, GuideLLM
+    JSON and YAML: the same key, or the same name with another suffix) counts once: the
+    fullest form is kept and the others are listed as its copies."""
+    groups: dict[tuple[str, str, str], list[ClientFile]] = {}
+    for cf in read:
+        path = PurePosixPath(cf.file.rel)
+        keys = {r.key for r in cf.runs if r.key and not r.requests_of and not r.not_a_run}
+        if not any(not r.not_a_run and not r.requests_of for r in cf.runs):
+            continue
+        name = next(iter(keys)) if len(keys) == 1 else path.stem
+        groups.setdefault((cf.file.client, str(path.parent), name), []).append(cf)
+
+    def rank(cf: ClientFile) -> tuple[int, str]:
+        suffix = PurePosixPath(cf.file.rel).suffix.lower()
+        return (COPY_ORDER.index(suffix) if suffix in COPY_ORDER else len(COPY_ORDER),
+                cf.file.rel)
+
+    for same in groups.values():
+        if len(same) < 2:
+            continue
+        keep, *rest = sorted(same, key=rank)
+        for cf in rest:
+            cf.runs[:] = [r if r.not_a_run or r.requests_of else dataclasses.replace(
+                r, not_a_run=f"the same run as {keep.file.rel} (kept: its fullest form)")
+                for r in cf.runs]
 
 
 def _depth(pa: tuple[str, ...], pb: tuple[str, ...]) -> int:
@@ -145,7 +160,7 @@ def _join(read: list[ClientFile], out: ClientRows) -> None:
             owner, i = near[0]
             run = owner.runs[i]
             record: dict[str, Any] = {**run.record, **r.record}
-            owner.runs[i] = ClientRun(record, run.line, run.client, {**run.units, **r.units},
-                                      run.settings, run.not_a_run, run.key)
+            owner.runs[i] = dataclasses.replace(run, record=record,
+                                                units={**run.units, **r.units})
             out.skipped.append((cf.file.rel, f"per-request data of {owner.file.rel}; joined "
                                              "to that run"))

@@ -84,7 +84,7 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     """(kind, reason) for one file from its name's suffix, its first bytes and (for a large
     file) its last ones; kind ``client:<id>`` when a reader of another client claims it."""
     from reportgen.load.bench_console import looks_like_console
-    from reportgen.load.clients import sniff
+    from reportgen.load.formats import sniff
 
     name = path.name.lower()
     if name.endswith(".pytorch.json"):

@@ -50,6 +50,9 @@ class ClientRun:
     # the nearest folder), and is never a run of its own
     key: str = ""
     requests_of: str = ""
+    # how the client defines a metric where clients differ (ITL, TPOT: per chunk or per token,
+    # pooled or per request; percentile method): metric → definition, see docs/CLIENTS.md
+    definitions: dict[str, str] = field(default_factory=dict)
 
 
 Sniff = Callable[[str, bytes], "str | None"]
@@ -58,10 +61,30 @@ Read = Callable[[bytes, str], "list[ClientRun]"]
 READERS: list[ModuleType] = []  # filled below, one line per format
 
 
+SNIFF_HEAD = 64 << 10  # a reader decides from the first 64 KiB (2,000 files sniff in ms)
+
+
+def sniff(name: str, head: bytes) -> tuple[str, str] | None:
+    """(client, what the file is) for the first reader that claims it, else None."""
+    head = head[:SNIFF_HEAD]
+    for module in READERS:
+        what = module.sniff(name, head)
+        if what:
+            return module.CLIENT, what
+    return None
+
+
+def reader(client: str) -> ModuleType:
+    return next(r for r in READERS if client == r.CLIENT)
+
+
 def _add(module: str) -> None:
     READERS.append(importlib.import_module(f"{__name__}.{module}"))
 
 
+_add("aiperf")
+_add("genai_perf")
+_add("guidellm")
 _add("inference_perf")
 _add("llmperf")
 _add("inferencex")

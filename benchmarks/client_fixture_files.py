@@ -1,0 +1,142 @@
+"""Time reading 2,000 result files of each client format (AIPerf, GenAI-Perf, GuideLLM).
+
+    python benchmarks/client_fixture_files.py [--files 2000] [--budget 2.0]
+
+Each format's files are copies of one file a real client wrote (tests/data/clients/), its
+numbers varied per copy so that no two files are the same, written once into a temporary
+folder. The time is what the load stage spends per format: every file's first 64 KiB offered
+to every reader's ``sniff`` and the file read by the reader that claims it. GuideLLM's files
+are written without their per-request lists (as with ``--sample-requests 0``): 2,000 copies of
+a 300 KB file would measure the JSON parser, not the reader. Prints one line per format, with
+the floor (reading and parsing the same files, measured in the same run) and exits 1 when one
+takes longer than the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `reportgen` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import orjson
+
+from reportgen.load.formats import READERS
+
+CLIENTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "clients"
+HEAD = 65536
+
+
+def _first(pattern: str) -> Path:
+    found = sorted(CLIENTS.glob(pattern))
+    if not found:
+        raise SystemExit(f"no fixture matches tests/data/clients/{pattern}")
+    return found[0]
+
+
+def _aiperf_json(i: int) -> tuple[str, bytes]:
+    data = json.loads(_first("aiperf-*/**/profile_export_aiperf.json").read_bytes())
+    data["time_to_first_token"]["avg"] += i * 1e-3
+    return f"run{i}/profile_export_aiperf.json", json.dumps(data).encode()
+
+
+def _aiperf_csv(i: int) -> tuple[str, bytes]:
+    text = _first("aiperf-*/**/profile_export_aiperf.csv").read_text()
+    return (f"m-openai-chat-concurrency{i % 64 + 1}/profile_export_aiperf.csv",
+            text.encode() + f"\n\nrun,{i}\n".encode())
+
+
+def _genai_perf_json(i: int) -> tuple[str, bytes]:
+    # the published summary (tests/data/genai-perf-real) with the request_count newer
+    # GenAI-Perf writes: no GenAI-Perf could run here (its perf_analyzer needs glibc 2.38)
+    real = CLIENTS.parent / "genai-perf-real" / "profile_export_genai_perf.json"
+    data = json.loads(real.read_bytes())
+    data["request_count"] = {"unit": "count", "avg": 500}
+    data["time_to_first_token"]["avg"] += i * 1e-3
+    return f"run{i}/profile_export_genai_perf.json", json.dumps(data).encode()
+
+
+def _guidellm_json(i: int) -> tuple[str, bytes]:
+    data = json.loads(_first("guidellm-0.8*/concurrent/benchmarks.json").read_bytes())
+    for bench in data["benchmarks"]:
+        bench["requests"] = {"successful": [], "incomplete": [], "errored": []}
+        bench["start_time"] += i
+        bench["end_time"] += i
+    return f"run{i}/benchmarks.json", json.dumps(data).encode()
+
+
+FORMATS: dict[str, Callable[[int], tuple[str, bytes]]] = {
+    "aiperf json": _aiperf_json, "aiperf csv": _aiperf_csv,
+    "genai-perf json": _genai_perf_json, "guidellm json": _guidellm_json,
+}
+
+
+def write(root: Path, make: Callable[[int], tuple[str, bytes]], n: int) -> list[Path]:
+    template_name, template = make(0)
+    paths = []
+    for i in range(n):
+        name, raw = make(i) if i < 2 else (template_name.replace("0", str(i), 1), template)
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(raw)
+        paths.append(path)
+    return paths
+
+
+def time_floor(paths: list[Path]) -> float:
+    """Reading each file and parsing it with orjson (JSON) or csv (CSV): what any reader must
+    spend, measured in the same run (the machine may be shared)."""
+    t0 = time.perf_counter()
+    for path in paths:
+        raw = path.read_bytes()
+        if raw[:1] == b"{":
+            orjson.loads(raw)
+        else:
+            list(csv.reader(io.StringIO(raw.decode())))
+    return time.perf_counter() - t0
+
+
+def time_reading(root: Path, paths: list[Path]) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    runs = 0
+    for path in paths:
+        raw = path.read_bytes()
+        shown = path.relative_to(root).as_posix()
+        head = raw[:HEAD]
+        reader = next((r for r in READERS if r.sniff(shown, head)), None)
+        if reader is None:
+            raise SystemExit(f"{shown}: no reader claims it")
+        runs += len(reader.read(raw, shown))
+    return time.perf_counter() - t0, runs
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--files", type=int, default=2000)
+    p.add_argument("--budget", type=float, default=2.0, help="seconds per format")
+    a = p.parse_args()
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt, make in FORMATS.items():
+            root = Path(tmp) / fmt.replace(" ", "_")
+            paths = write(root, make, a.files)
+            floor = time_floor(paths)
+            seconds, runs = time_reading(root, paths)
+            ok = seconds <= a.budget
+            failed |= not ok
+            print(f"{fmt:16} {a.files} files  {runs:5} runs  {seconds:6.3f} s  "
+                  f"(read + parse floor {floor:6.3f} s, ×{seconds / floor:4.1f})  "
+                  f"{'ok' if ok else 'OVER'} (budget {a.budget:g} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""GuideLLM (vllm-project/guidellm) ``benchmarks.json`` / ``benchmarks.yaml``, versions 0.3 to 0.8.
+
+One file is a ``GenerativeBenchmarksReport``: ``benchmarks`` is a list, one entry per scheduling
+strategy that ran (``synchronous``, ``throughput``, ``concurrent`` with ``streams``, ``constant``
+or ``poisson`` at ``rate`` …; a sweep is several of them). Each entry becomes one run, its axis
+value from its strategy: in 0.3 under ``args.strategy``, from 0.4 on under ``config.strategy``.
+
+Metrics come from the ``successful`` part of each ``StatusDistributionSummary`` (client source:
+``objects/statistics.py`` in 0.3, ``schemas/statistics.py`` later). Their units are in the
+field names of the schema (``time_to_first_token_ms``, ``inter_token_latency_ms``,
+``time_per_output_token_ms`` in ms; ``request_latency`` in seconds). Requests ``errored`` and
+``incomplete`` (cancelled at the end of a benchmark) count as failed. The run's time is the
+benchmark's ``end_time - start_time`` (its measured window), so output throughput is the
+successful requests' output tokens over that time, as vLLM defines it.
+
+GuideLLM's ITL is per request (last token − first token) / (output tokens − 1): vLLM's TPOT, so
+it goes to ``*_tpot_ms``; its distribution is weighted by output tokens − 1, so its mean is also
+the mean gap between consecutive tokens over all requests, vLLM's mean ITL (``mean_itl_ms``; the
+percentiles of the two differ, so only the mean is given). GuideLLM's TPOT is (last token −
+request start) / output tokens from 0.4 on, which includes the first token's wait (``ntpot``,
+as llmperf's); 0.3's (last − first) / output tokens matches no other client's and is left out.
+Percentiles are nearest-rank on the weighted distribution. See docs/CLIENTS.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from typing import Any
+
+from reportgen.errors import InputError
+from reportgen.load.formats import ClientRun
+from reportgen.load.formats.metric_keys import count, decode_one, number
+
+CLIENT = "guidellm"
+# GuideLLM's percentile field names: p001 is the 0.1th, p01 the 1st, p999 the 99.9th
+PERCENTILES = {"p001": "p0.1", "p01": "p1", "p05": "p5", "p10": "p10", "p25": "p25",
+               "p50": "p50", "p75": "p75", "p90": "p90", "p95": "p95", "p99": "p99",
+               "p999": "p99.9"}
+# GuideLLM metric → (common metric, factor to ms); time_per_output_token_ms only from 0.4 on
+METRICS = {"time_to_first_token_ms": ("ttft", 1.0), "inter_token_latency_ms": ("tpot", 1.0),
+           "time_per_output_token_ms": ("ntpot", 1.0), "request_latency": ("e2el", 1000.0)}
+JSON_MARKERS = (b'"generative_benchmark"', b'"guidellm_version"')
+# PyYAML sorts keys, so ``type_`` and ``metadata`` may come after the first 64 KiB: any of
+# these GuideLLM metric names at the start of a line will do
+YAML_MARKERS = (re.compile(rb"(?m)^\s*-?\s*type_: generative_benchmark\s*$"),
+                re.compile(rb"(?m)^\s*guidellm_version: "),
+                re.compile(rb"(?m)^\s+(time_to_first_token_ms|inter_token_latency_ms|"
+                           rb"request_totals):\s*$"))
+DATA_LENGTHS = re.compile(r"\b(prompt_tokens|output_tokens)\s*[=:]\s*(\d+)")
+DEFINITIONS = {
+    "ttft": "first token - request start, per request",
+    "tpot": "GuideLLM inter_token_latency: per request (last token - first token) / (output "
+            "tokens - 1); distribution weighted by output tokens - 1; nearest-rank percentiles",
+    "itl": "mean only: the token-weighted mean of GuideLLM's inter_token_latency, i.e. the "
+           "mean gap between consecutive tokens over all requests",
+    "ntpot": "GuideLLM time_per_output_token (0.4+): per request (last token - request start) "
+             "/ output tokens",
+}
+
+
+def sniff(name: str, head: bytes) -> str | None:
+    text = head.lstrip()
+    if text[:1] == b"{" and b'"benchmarks"' in head and any(m in head for m in JSON_MARKERS):
+        return "GuideLLM benchmarks.json"
+    if text[:1] not in (b"{", b"[") and re.search(rb"(?m)^benchmarks:", head) \
+            and any(m.search(head) for m in YAML_MARKERS):
+        return "GuideLLM benchmarks.yaml"
+    return None
+
+
+def _decode(raw: bytes, shown: str) -> Any:
+    if raw.lstrip()[:1] == b"{":
+        return decode_one(raw, shown)
+    import yaml  # only YAML files need it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(raw, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(shown, f"not valid YAML ({getattr(exc, 'problem', None) or exc})",
+                         mark.line + 1 if mark is not None else None) from None
+
+
+def read(raw: bytes, shown: str) -> list[ClientRun]:
+    data = _decode(raw, shown)
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise InputError(shown, "GuideLLM benchmarks file, schema not supported: expected an "
+                                "object with a 'benchmarks' list")
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    version = str(meta.get("guidellm_version") or "")
+    runs = []
+    pos, line = 0, 1
+    for i, bench in enumerate(data["benchmarks"]):
+        found = raw.find(b"generative_benchmark", pos)  # where benchmark i starts, for its line
+        if found >= 0:
+            line += raw.count(b"\n", pos, found)
+            pos = found + 1
+        if not isinstance(bench, dict) or not isinstance(bench.get("metrics"), dict):
+            raise InputError(shown, f"benchmark {i}: GuideLLM schema not supported (no "
+                                    "'metrics' object)", line)
+        runs.append(_benchmark(bench, i, version, shown, line))
+    return runs
+
+
+def _successful(metrics: dict[str, Any], name: str) -> dict[str, Any] | None:
+    dist = metrics.get(name)
+    part = dist.get("successful") if isinstance(dist, dict) else None
+    # an empty distribution is written as zeros (0.3): nothing was measured
+    if not isinstance(part, dict) or not number(part.get("count")) > 0:
+        return None
+    return part
+
+
+def _stats(part: dict[str, Any], to_ms: float, metric: str, record: dict[str, Any]) -> None:
+    for stat, key in (("mean", "mean"), ("median", "median"), ("std_dev", "std")):
+        v = number(part.get(stat))
+        if math.isfinite(v):
+            record[f"{key}_{metric}_ms"] = v * to_ms
+    pct = part.get("percentiles")
+    for name, shown in (PERCENTILES.items() if isinstance(pct, dict) else ()):
+        v = number(pct.get(name))
+        if math.isfinite(v) and name != "p50":  # the median is written above
+            record[f"{shown}_{metric}_ms"] = v * to_ms
+
+
+def _strategy(bench: dict[str, Any]) -> dict[str, Any]:
+    for holder in ("config", "args"):  # 0.4+ / 0.3
+        h = bench.get(holder)
+        if isinstance(h, dict) and isinstance(h.get("strategy"), dict):
+            return h["strategy"]
+    return {}
+
+
+def _axis(strategy: dict[str, Any], record: dict[str, Any]) -> str:
+    kind = str(strategy.get("type_") or "")
+    cap = number(strategy.get("max_concurrency"))
+    if kind == "synchronous":
+        record["max_concurrency"] = 1
+    elif kind == "concurrent":
+        streams = number(strategy.get("streams"))
+        if streams >= 1:
+            record["max_concurrency"] = int(streams)
+    elif kind == "throughput":
+        record["request_rate"] = "inf"
+    elif kind in ("constant", "poisson", "async"):
+        rate = number(strategy.get("rate"))
+        if rate > 0:
+            record["request_rate"] = rate
+        if kind == "poisson":
+            record["burstiness"] = 1.0  # vLLM's name for Poisson arrivals
+    if kind != "concurrent" and cap >= 1 and kind != "synchronous":
+        record["max_concurrency"] = int(cap)
+    return kind
+
+
+def _totals(bench: dict[str, Any], shown: str, i: int) -> tuple[int, int, int]:
+    metrics = bench["metrics"]
+    totals = metrics.get("request_totals") or bench.get("request_totals")
+    if not isinstance(totals, dict):
+        raise InputError(shown, f"benchmark {i}: GuideLLM schema not supported (no "
+                                "request_totals)")
+    ok = count(totals.get("successful"), shown, f"benchmark {i} request_totals.successful")
+    bad = count(totals.get("errored", 0), shown, f"benchmark {i} request_totals.errored")
+    cut = count(totals.get("incomplete", 0), shown, f"benchmark {i} request_totals.incomplete")
+    return ok, bad, cut
+
+
+def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: int
+               ) -> ClientRun:
+    metrics = bench["metrics"]
+    ok, errored, incomplete = _totals(bench, shown, i)
+    start, end = number(bench.get("start_time")), number(bench.get("end_time"))
+    duration = number(bench.get("duration"))
+    if not duration > 0:
+        duration = end - start
+    record: dict[str, Any] = {"completed": ok, "failed": errored + incomplete,
+                              "num_prompts": ok + errored + incomplete}
+    kind = _axis(_strategy(bench), record)
+    settings = {"strategy": (kind, f"{shown}: benchmarks[{i}] strategy.type_")}
+    if not duration > 0:
+        return ClientRun(record, line, CLIENT, settings=settings,
+                         not_a_run=f"GuideLLM benchmark {i} ({kind}) has no measured time")
+    record["duration"] = duration
+    units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
+             "duration": "end_time - start_time of the benchmark (s)",
+             "output_throughput": "output_token_count.successful.total_sum / duration"}
+    for name, key in (("prompt_token_count", "total_input_tokens"),
+                      ("output_token_count", "total_output_tokens")):
+        part = _successful(metrics, name)
+        if part is not None:
+            record[key] = round(number(part.get("total_sum")))
+    if "total_output_tokens" in record:
+        record["output_throughput"] = record["total_output_tokens"] / duration
+    if "total_input_tokens" in record and "total_output_tokens" in record:
+        record["total_token_throughput"] = (
+            record["total_input_tokens"] + record["total_output_tokens"]) / duration
+    record["request_throughput"] = ok / duration
+    old = "args" in bench and "config" not in bench  # 0.3
+    for name, (metric, to_ms) in METRICS.items():
+        part = _successful(metrics, name)
+        if part is not None and not (old and metric == "ntpot"):
+            _stats(part, to_ms, metric, record)
+    if "mean_tpot_ms" in record:
+        record["mean_itl_ms"] = record["mean_tpot_ms"]
+    if start > 0:
+        record["date"] = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y%m%d-%H%M%S")
+    model = _model(bench)
+    if model:
+        record["model_id"] = model
+    for key, value in _lengths(bench).items():
+        record[key] = value
+        settings[key] = (str(value), f"{shown}: benchmarks[{i}] data spec")
+    _requests(bench, ok, record)
+    if version:
+        settings["client_version"] = (version, f"{shown}: metadata.guidellm_version")
+    definitions = {k: v for k, v in DEFINITIONS.items() if not (old and k == "ntpot")}
+    return ClientRun(record, line, CLIENT, units=units, settings=settings,
+                     definitions=definitions)
+
+
+def _model(bench: dict[str, Any]) -> str:
+    worker = bench.get("worker")
+    if isinstance(worker, dict) and isinstance(worker.get("backend_model"), str):
+        return worker["backend_model"]  # 0.3
+    config = bench.get("config")
+    backend = config.get("backend") if isinstance(config, dict) else None
+    if isinstance(backend, dict):
+        for key in ("model", "backend_model"):
+            if isinstance(backend.get(key), str):
+                return backend[key]
+    return ""
+
+
+def _lengths(bench: dict[str, Any]) -> dict[str, int]:
+    """input_len/output_len from a synthetic data spec (``prompt_tokens=256,output_tokens=128``)
+    when it fixes them (no ``*_stdev``/``*_min``/``*_max`` that would spread them)."""
+    spec: Any = None
+    loader = bench.get("request_loader")
+    if isinstance(loader, dict):
+        spec = loader.get("data")  # 0.3
+    config = bench.get("config")
+    if spec is None and isinstance(config, dict) and isinstance(config.get("requests"), dict):
+        spec = config["requests"].get("data")
+    text = str(spec) if spec is not None else ""
+    if re.search(r"(prompt|output)_tokens_(stdev|min|max)\s*[=:]\s*[1-9]", text):
+        return {}
+    names = {"prompt_tokens": "input_len", "output_tokens": "output_len"}
+    return {names[k]: int(v) for k, v in DATA_LENGTHS.findall(text)}
+
+
+def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
+    """Per-request arrays of the successful requests, when the file keeps all of them
+    (GuideLLM samples requests when asked: a sample is not the run's distribution)."""
+    reqs = bench.get("requests")
+    good = reqs.get("successful") if isinstance(reqs, dict) else None
+    if not isinstance(good, list) or len(good) != ok or not good:
+        return
+    ttfts, lats, ins, outs = [], [], [], []
+    for r in good:
+        if not isinstance(r, dict):
+            return
+        ttft, lat = number(r.get("time_to_first_token_ms")), number(r.get("request_latency"))
+        n_in, n_out = number(r.get("prompt_tokens")), number(r.get("output_tokens"))
+        if not all(math.isfinite(v) and v >= 0 for v in (ttft, lat, n_in, n_out)):
+            return
+        ttfts.append(ttft / 1000.0)
+        lats.append(lat)
+        ins.append(int(n_in))
+        outs.append(int(n_out))
+    record.update(ttfts=ttfts, latencies=lats, input_lens=ins, output_lens=outs,
+                  errors=[""] * len(good))
