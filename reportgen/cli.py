@@ -16,7 +16,7 @@ import click
 
 from reportgen import __version__
 from reportgen.errors import InputError
-from reportgen.safe_read import printable
+from reportgen.terminal_text import terminal_safe
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1
@@ -30,7 +30,7 @@ def _input_errors() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        text = str(exc)
+        text = terminal_safe(str(exc))  # one line, whatever a file name carries
         if len(text) > MAX_MESSAGE:
             text = f"{text[:MAX_MESSAGE]}… ({len(text) - MAX_MESSAGE:,} more characters)"
         click.echo(f"Error: {text}", err=True)
@@ -111,9 +111,9 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
             report(f"print {pdf}")
             printed = print_pdf(out, Path(pdf), lang, browser)
     if out is not None:
-        click.echo(f"wrote {printable(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
+        click.echo(f"wrote {terminal_safe(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
     if pdf is not None:
-        click.echo(f"wrote {printable(str(printed))} ({printed.stat().st_size / 1e6:.2f} MB)")
+        click.echo(f"wrote {terminal_safe(str(printed))} ({printed.stat().st_size / 1e6:.2f} MB)")
 
 
 @main.command()
@@ -158,7 +158,8 @@ def check(round_dir: str | None) -> None:
     for part in ra.parts:
         workload = part.round.get("workload")
         if len(ra.parts) > 1 and workload:
-            click.echo(f"\nworkload {workload['id']}: {workload['label']['en']}")
+            click.echo(f"\nworkload {terminal_safe(str(workload['id']))}: "
+                       f"{terminal_safe(str(workload['label']['en']))}")
         click.echo(tiers_text(part))
     if loaded.findings:
         click.echo("\ninput warnings:")
@@ -187,11 +188,12 @@ def init(round_dir: str, force: bool) -> None:
 
     with _input_errors():
         result, path, backup = write_round_toml(_round_arg(round_dir), force)
-    click.echo(f"wrote {path}" + (f" (the previous one is {backup})" if backup else ""))
+    click.echo(f"wrote {terminal_safe(str(path))}"
+               + (f" (the previous one is {terminal_safe(str(backup))})" if backup else ""))
     if result.open_keys:
         click.echo("left open (fill these in to enable more of the report):")
         for key in result.open_keys:
-            click.echo(f"  {key}")
+            click.echo(f"  {terminal_safe(key)}")
     else:
         click.echo("nothing left open")
 
@@ -292,7 +294,7 @@ def serve(round_dir: str | None, port: int, lang: str | None) -> None:
     with _input_errors():
         root = _round_arg(round_dir)
         server = Server(root, port, lang, say=lambda m: click.echo(m, err=True)).start()
-    click.echo(f"serving {root} at {server.url} (Ctrl+C to stop)", err=True)
+    click.echo(f"serving {terminal_safe(str(root))} at {server.url} (Ctrl+C to stop)", err=True)
     try:
         while True:
             time.sleep(3600)

@@ -685,6 +685,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         *segment_rows,
         *chk.temperature_check(temps),
         *chk.plausibility_checks(tiers, engines_frame, order, axis),
+        *chk.absurd_values(tiers, order), *chk.duplicate_labels(labels),
     ]
     for spec in manifest.engines:
         preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
