@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,9 +231,11 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     from reportgen.write import output_target
 
     say = progress or _quiet
-    output_target(out, round_dir)   # refused before anything is loaded
+    # refused before anything is loaded: no input of the round, nor --previous / --baseline
+    avoid = [previous, baseline if baseline is not None and Path(baseline).is_file() else None]
+    output_target(out, round_dir, avoid=avoid)
     html = assemble_report(round_dir, lang, say, previous, baseline).html()
-    return write_page(out, html, say, Path(round_dir))
+    return write_page(out, html, say, Path(round_dir), avoid)
 
 
 def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
@@ -263,12 +265,18 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
 
 
 def write_page(out: Path | str, html: str, say: Progress = _quiet,
-               round_dir: Path | None = None) -> Path | None:
+               round_dir: Path | None = None,
+               avoid: Iterable[Path | str | None] = ()) -> Path | None:
     """Write one page under the output-path policy (``-`` is stdout: None is returned)."""
+    from reportgen.safe_read import printable
     from reportgen.write import write_output
 
     say(f"write {out}")
-    return write_output(out, html.encode("utf-8"), round_dir)
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:  # an undecodable file-name byte that reached the page: \xNN
+        data = printable(html).encode("utf-8", "backslashreplace")
+    return write_output(out, data, round_dir, avoid=avoid)
 
 
 def resolve_baseline(manifest: Manifest, given: Path | None,

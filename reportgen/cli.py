@@ -104,12 +104,17 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
             kwargs["baseline"] = Path(baseline)
         if pdf is not None and output == "-":
             raise InputError("--pdf", "prints the page from a file: give -o FILE, not -o -")
-        out = build_report(_round_arg(round_dir), output, lang, **kwargs)
+        root = _round_arg(round_dir)
+        if pdf is not None:  # both outputs checked before anything is built
+            from reportgen.write import output_target
+
+            output_target(pdf, root, kind="pdf", avoid=[output, previous, baseline])
+        out = build_report(root, output, lang, **kwargs)
         if pdf is not None and out is not None:
             from reportgen.pdf import print_pdf
 
             report(f"print {pdf}")
-            printed = print_pdf(out, Path(pdf), lang, browser)
+            printed = print_pdf(out, Path(pdf), lang, browser, root, [previous, baseline])
     if out is not None:
         click.echo(f"wrote {terminal_safe(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
     if pdf is not None:
@@ -215,7 +220,7 @@ def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
         if output is not None:
             from reportgen.write import output_target
 
-            output_target(output, root)  # refused before anything is loaded
+            output_target(output, root, kind="tables")  # refused before anything is loaded
         analysis = analyze_dir(root).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None or output == "-":
@@ -224,7 +229,7 @@ def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
         from reportgen.write import write_output
 
         with _input_errors():
-            write_output(output, text.encode("utf-8"), root)
+            write_output(output, text.encode("utf-8"), root, kind="tables")
 
 
 @main.command()
