@@ -24,13 +24,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen import diff
+from reportgen import diff, embedded
 from reportgen.errors import InputError
 from reportgen.i18n import Bi
 from reportgen.manifest import locate
 from reportgen.safe_read import read_input
 
 BASELINE_TOML = "baseline.toml"
+FLOAT_MAX = 1.7976931348623157e308
 
 Scalar = float | int | str | bool | None
 Value = Scalar | dict[str, str]   # {zh, en} for bilingual text
@@ -188,8 +189,9 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     values = dict(values) if isinstance(values, Mapping) else {}
     tiers = pd.DataFrame(tables.get("tiers") or [])
     workloads = info.get("workloads")
-    if isinstance(workloads, list) and workloads:   # several workloads: this one, else the first
-        ids = [str(w.get("id")) for w in workloads if isinstance(w, Mapping)]
+    ids = [w["id"] for w in workloads if isinstance(w, Mapping) and isinstance(w.get("id"), str)] \
+        if isinstance(workloads, list) else []
+    if ids:   # several workloads: this one, else the first
         chosen = workload if workload in ids else ids[0]
         values = {k[len(chosen) + 1:]: v for k, v in values.items()
                   if k.startswith(f"{chosen}/")}
@@ -235,6 +237,12 @@ def from_published(path: Path) -> Baseline:
         raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(shown, f"invalid TOML: {exc}") from None
+    except RecursionError:  # the same guard round.toml has
+        raise InputError(shown, "invalid TOML: arrays or tables nested too deeply") from None
+    except ValueError:  # an integer longer than Python's 4,300-digit limit
+        raise InputError(shown, "invalid TOML: an integer of more than 4,300 digits") from None
+    if embedded.too_deep(data):
+        raise InputError(shown, f"nested more than {embedded.MAX_DEPTH} levels deep")
 
     def fail(where: str, message: str) -> InputError:
         quoted = next((i + 1 for i, line in enumerate(text.splitlines())
@@ -284,6 +292,8 @@ def from_published(path: Path) -> Baseline:
         if isinstance(raw, bool) or not isinstance(raw, int | float | str) or \
                 (isinstance(raw, float) and not math.isfinite(raw)):
             raise fail(name, f"[values] '{name}': expected a number or text")
+        if isinstance(raw, int) and abs(raw) > FLOAT_MAX:
+            raise fail(name, f"[values] '{name}': an integer beyond float range")
         values[name] = raw
     for eid in engines:
         labels.setdefault(eid, Bi.plain(eid))

@@ -292,11 +292,24 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
     if not manifest.baseline:
         return None
     path = manifest.path.parent / manifest.baseline
+    if not within_parent_tree(path, manifest.path.parent):
+        raise InputError(manifest.path, f"[baseline] round = {manifest.baseline!r} lies outside "
+                                        "the folder that holds this round; round.toml alone "
+                                        "cannot point there (give it with --baseline)",
+                         manifest.line_of("baseline.round"))
     if not path.exists():
         say(f"baseline {manifest.baseline} not found")
         return Missing(manifest.baseline)
     say(f"baseline {path}")
     return open_baseline(path)
+
+
+def within_parent_tree(path: Path, round_dir: Path) -> bool:
+    """Whether ``path`` (links resolved) lies in the folder that holds ``round_dir`` (the
+    round's siblings: ``../round1``), so round.toml cannot make a build walk the whole disk."""
+    parent = Path(os.path.realpath(round_dir)).parent
+    target = Path(os.path.realpath(path))
+    return target == parent or parent in target.parents
 
 
 def _revisions(analysis: RoundAnalysis, previous: Path, old: dict[str, Any]) -> Revisions:
