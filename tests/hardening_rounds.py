@@ -47,3 +47,34 @@ def sweep(root: Path, config: str = "vllm", tiers: tuple[int, ...] = (1, 4, 16),
     for conc, rate in zip(tiers, tok_s, strict=True):
         write_result(root / config / f"c{conc}.json", payload(conc, rate))
     return root
+
+
+def console(data: dict[str, Any]) -> str:
+    """``vllm bench serve``'s printed result block for ``data`` (its own format strings:
+    counts as they are, every float with two decimals)."""
+    def row(label: str, value: object) -> str:
+        return "{:<40} {:<10}".format(label, value)  # noqa: UP032 - vLLM's own string
+
+    def row2(label: str, value: float) -> str:
+        return "{:<40} {:<10.2f}".format(label, value)  # noqa: UP032 - vLLM's own string
+
+    lines = ["{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="="),
+             row("Successful requests:", data["completed"]),
+             row("Failed requests:", data.get("failed", 0)),
+             row("Maximum request concurrency:", data["max_concurrency"]),
+             row2("Benchmark duration (s):", data["duration"]),
+             row("Total input tokens:", data["total_input_tokens"]),
+             row("Total generated tokens:", data["total_output_tokens"]),
+             row2("Request throughput (req/s):", data["request_throughput"]),
+             row2("Output token throughput (tok/s):", data["output_throughput"]),
+             row2("Total token throughput (tok/s):", data["total_token_throughput"])]
+    for key, title, name in (("ttft", "Time to First Token", "TTFT"),
+                             ("tpot", "Time per Output Token (excl. 1st token)", "TPOT"),
+                             ("itl", "Inter-token Latency", "ITL"),
+                             ("e2el", "End-to-end Latency", "E2EL")):
+        lines += ["{s:{c}^{n}}".format(s=title, n=50, c="-"),
+                  row2(f"Mean {name} (ms):", data[f"mean_{key}_ms"]),
+                  row2(f"Median {name} (ms):", data[f"median_{key}_ms"]),
+                  row2(f"P99 {name} (ms):", data[f"p99_{key}_ms"])]
+    lines.append("=" * 50)
+    return "\n".join(lines) + "\n"

@@ -81,6 +81,7 @@ class Workload:
 
 
 # what a console prints of a run (two decimals): two repeats never agree on all of it
+EXACT_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens")  # counts
 DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "duration_s",
                   "output_throughput_tok_s", "ttft_median_ms", "itl_median_ms",
                   "ttft_mean_ms", "e2el_median_ms")
@@ -108,26 +109,39 @@ def _fmt(value: float) -> str:
 def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     """Drop the second copy of a run saved twice (a result JSON and its console log, a sweep's
     run file and its summary). Two records are the same run when requests, tokens, duration,
-    throughput and latency agree at the precision a console prints (two decimals); the copy kept
+    throughput and latency agree within the precision a console prints (half a unit of two
+    decimals, ``copies.same_run``; a figure only one of them states is not compared); the copy kept
     is the one with the most detail: a one-run file, then a record of a many-run file, then
     console output."""
     if summary.empty:
         return summary, []
-    columns = [c for c in DEDUPE_COLUMNS if c in summary.columns]
-    key = pd.Series([tuple(_fmt(v) for v in row) for row in summary[columns].itertuples(
-        index=False, name=None)], index=summary.index)
-    order = summary.assign(_key=key).sort_values(["copy", "source", "record"], kind="stable")
-    kept_rows: dict[tuple[str, ...], list[tuple[object, str, str, str]]] = {}
+    from reportgen.load.copies import same_run
+
+    exact = [c for c in EXACT_COLUMNS if c in summary.columns]
+    columns = [c for c in DEDUPE_COLUMNS if c in summary.columns and c not in exact]
+    order = summary.sort_values(["copy", "source", "record"], kind="stable")
+    figures = order[exact + columns].to_dict("index")
+    # candidates share the request count and a 0.1 s slot of the duration (a printed
+    # duration is within 0.005 s of the saved one, so a neighbouring slot is looked at too)
+    kept_rows: dict[tuple[str, int], list[tuple[object, str, str, str]]] = {}
     keep: list[object] = []
     dups: list[Duplicate] = []
-    for idx, k, source, line, many, date, model, record in zip(
-            order.index, order["_key"], order["rel"], order["line"], order["many"],
+    for idx, source, line, many, date, model, record in zip(
+            order.index, order["rel"], order["line"], order["many"],
             order["date"], order["model_id"], order["record"], strict=True):
+        fig = figures[idx]
+        done = fig.get("completed")
+        dur = fig.get("duration_s")
+        slot = math.floor(dur * 10) if isinstance(dur, float) and math.isfinite(dur) \
+            else -1
+        key = _fmt(float(done)) if isinstance(done, int | float) else "nan"
         # two copies of one run never disagree on a date or model both of them state
-        same = next((kept for kept in kept_rows.get(k, ())
-                     if _compatible(kept[2], date) and _compatible(kept[3], model)), None)
+        same = next((kept for near in (slot - 1, slot, slot + 1)
+                     for kept in kept_rows.get((key, near), ())
+                     if _compatible(kept[2], date) and _compatible(kept[3], model)
+                     and same_run(figures[kept[0]], fig, columns, exact)), None)
         if same is None:
-            kept_rows.setdefault(k, []).append((idx, str(source), date, model))
+            kept_rows.setdefault((key, slot), []).append((idx, str(source), date, model))
             keep.append(idx)
         else:
             dups.append(Duplicate(run_name(source, line, many, record), same[1]))

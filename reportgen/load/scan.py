@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.load.copies import skip_copies
 from reportgen.safe_read import check_head, leads_out, open_regular, printable
 
 SNIFF = 1 << 20  # enough for a console log's header and the first record of a result file
@@ -138,4 +139,4 @@ def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
                 continue
             kind, reason = classify(path, *_head(path, shown))
             out.append(ScannedFile(path, shown, rel, kind, reason))
-    return out
+    return skip_copies(out)  # a backup or "(1)" copy is never a run of its own
