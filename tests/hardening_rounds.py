@@ -43,9 +43,11 @@ def write_result(path: Path, data: dict[str, Any], *, bom: bool = False,
 
 def sweep(root: Path, config: str = "vllm", tiers: tuple[int, ...] = (1, 4, 16),
           tok_s: tuple[float, ...] = (100.0, 300.0, 600.0)) -> Path:
-    """``root/config/c{C}.json`` for each tier."""
+    """``root/config/c{C}.json`` for each tier (each configuration started at its own hour)."""
+    hour = 10 + sum(map(ord, config)) % 10
     for conc, rate in zip(tiers, tok_s, strict=True):
-        write_result(root / config / f"c{conc}.json", payload(conc, rate))
+        write_result(root / config / f"c{conc}.json",
+                     payload(conc, rate, date=f"20250301-{hour}15{conc:02d}"))
     return root
 
 

@@ -404,7 +404,8 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
 
 
 def _no_results(root: str, files: list[ScannedFile]) -> InputError:
-    shown = "; ".join(f"{f.rel}: {f.reason}" for f in files[:6] if f.kind == "skipped")
+    shown = "; ".join(f"{f.rel}: {f.reason}" for f in files[:6]
+                      if f.kind in ("skipped", "unreadable"))
     more = f" (+{len(files) - 6} more)" if len(files) > 6 else ""
     return InputError(root, "no benchmark result found in this folder or below it (expected "
                             "vllm bench serve / benchmark_serving.py JSON, SGLang bench_serving "
@@ -415,6 +416,7 @@ def _no_results(root: str, files: list[ScannedFile]) -> InputError:
 def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     """Load a round folder in any layout (see the module docstring)."""
     from reportgen.load import round as legacy
+    from reportgen.load.copies import conflicting_runs
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.nvidia_smi import load_gpu_csv
     from reportgen.load.placement import configurations, dedupe, place, workloads
@@ -422,7 +424,8 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
 
     files = scan_round(root, show)
     results = read_results(files)
-    skipped = [(f.rel, f.reason) for f in files if f.kind == "skipped"] + results.skipped
+    skipped = [(f.rel, f.reason) for f in files if f.kind in ("skipped", "unreadable")] \
+        + results.skipped
     summary = results.summary
     if summary.empty:
         raise _no_results(show(root), files)
@@ -444,8 +447,10 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     if placed.empty:
         reasons = "; ".join(f"{u.source}: {u.reason}" for u in unplaced[:8])
         raise InputError(show(root), f"no run could be placed on the {axis} axis: {reasons}")
-    findings = list(results.findings)
+    findings = list(results.findings) + conflicting_runs(summary)
     for f in files:
+        if f.kind == "unreadable":  # a configuration must not vanish with a clean check
+            findings.append(Finding(f.shown, f.reason))
         if f.kind == "failure":
             findings.append(Finding(f.shown, "a failed run (the client saved a failure record); "
                                              "it has no results and is not plotted"))

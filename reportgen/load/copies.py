@@ -23,7 +23,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 if TYPE_CHECKING:
+    from reportgen.errors import Finding
     from reportgen.load.scan import ScannedFile
 
 ALWAYS_COPIES = frozenset({"__macosx", "backup", "backups", "bak"})
@@ -110,3 +113,32 @@ def same_run(a: Mapping[str, object], b: Mapping[str, object], columns: Sequence
     if not all(_finite(r.get(c)) for r in (a, b) for c in ("completed", "duration_s")):
         return False
     return all(agree(a.get(c), b.get(c)) for c in columns)
+
+
+# a start time to the second (vLLM's "%Y%m%d-%H%M%S"): two runs cannot share one
+_STARTED = re.compile(r"\d{8}-\d{6}|\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}")
+
+
+def conflicting_runs(summary: pd.DataFrame) -> list[Finding]:
+    """A warning for every pair of results that state the same start time, model and tier
+    but different figures (after ``dedupe``, so they are not one run saved twice): one of
+    them was edited or mislabelled, and the report cannot tell which."""
+    from reportgen.errors import Finding
+
+    needed = ("date", "model_id", "concurrency", "request_rate", "source")
+    if summary.empty or any(c not in summary.columns for c in needed):
+        return []
+    first: dict[tuple[str, ...], str] = {}
+    out: list[Finding] = []
+    for date, model, conc, rate, source in zip(*(summary[c] for c in needed), strict=True):
+        if not (isinstance(date, str) and _STARTED.search(date)):
+            continue
+        key = (date, str(model), f"{conc!r}", f"{rate!r}")
+        if key not in first:
+            first[key] = str(source)
+        elif first[key] != str(source):
+            out.append(Finding(str(source), f"states the same start time ({date}), model and "
+                                            f"tier as {first[key]} but different results; "
+                                            "one of the two files is not what it claims "
+                                            "(both are used)"))
+    return out
