@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,6 +65,9 @@ def _progress(quiet: bool) -> Callable[[str], None]:
 @click.version_option(__version__, prog_name="reportgen")
 def main() -> None:
     """Turn a benchmark round directory into one offline, bilingual HTML report."""
+    # Missing values are NaN by design, so an empty or all-NaN slice is a normal case the
+    # analysis handles; numpy's RuntimeWarnings about it must never reach the terminal.
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
 
 
 @main.command()

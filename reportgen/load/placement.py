@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -349,7 +349,11 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         rows.append((i, dataset, fixed_in if settings else float(mean_in.iloc[i]),
                      fixed_out if settings else float(mean_out.iloc[i]), settings))
     groups: list[list[tuple[int, str | None, float, float, bool]]] = []
-    for row in sorted(rows, key=lambda x: (x[1] or "", _sortable(x[2]), _sortable(x[3]), x[0])):
+    # a run whose requests all failed states no lengths: it joins its folder's workload
+    # below instead of becoming a workload of its own
+    unknown = [r for r in rows if not r[4] and math.isnan(r[2]) and math.isnan(r[3])]
+    for row in sorted((r for r in rows if r not in unknown),
+                      key=lambda x: (x[1] or "", _sortable(x[2]), _sortable(x[3]), x[0])):
         for group in groups:
             if _same_workload(group[0], row):
                 group.append(row)
@@ -357,6 +361,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         else:
             groups.append([row])
     groups.sort(key=lambda g: (-len(g), min(x[0] for x in g)))  # the main workload first
+    _place_unknown(unknown, groups, [_run_dir(str(x)) for x in summary["rel"]]
+                   if "rel" in summary.columns else [""] * len(rows))
     out = [""] * len(rows)
     specs: list[Workload] = []
     ids: set[str] = set()
@@ -364,8 +370,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         with_settings = [g for g in group if g[4]]
         pick = with_settings or group
         dataset = next((g[1] for g in group if g[1]), None)
-        inp = float(np.median([g[2] for g in pick])) if pick else math.nan
-        outp = float(np.median([g[3] for g in pick])) if pick else math.nan
+        inp = _finite_median([g[2] for g in pick])
+        outp = _finite_median([g[3] for g in pick])
         from_settings = bool(with_settings)
         if not from_settings and math.isfinite(inp) and math.isfinite(outp):
             inp, outp = round(inp), round(outp)
@@ -377,13 +383,30 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         members = [g[0] for g in group]
         vary = any(not exact[m] for m in members)
         specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
-                              float(np.nanmedian(mean_in.iloc[members])) if len(members) else
-                              math.nan,
-                              float(np.nanmedian(mean_out.iloc[members])) if len(members) else
-                              math.nan))
+                              _finite_median(mean_in.iloc[members]),
+                              _finite_median(mean_out.iloc[members])))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
+
+
+def _finite_median(values: Iterable[float]) -> float:
+    """The median of the finite values; NaN (and no numpy warning) when there are none."""
+    finite = [float(v) for v in values if math.isfinite(float(v))]
+    return float(np.median(finite)) if finite else math.nan
+
+
+def _place_unknown(unknown: list[tuple[int, str | None, float, float, bool]],
+                   groups: list[list[tuple[int, str | None, float, float, bool]]],
+                   folders: list[str]) -> None:
+    """Each run of unknown lengths joins the largest workload holding a run of its folder,
+    else the main workload; only a round of nothing but such runs makes a group of them."""
+    for row in unknown:
+        home = next((g for g in groups if any(folders[m[0]] == folders[row[0]] for m in g)),
+                    groups[0] if groups else None)
+        if home is None:
+            groups.append(home := [])
+        home.append(row)
 
 
 def _exact_lengths(client: object, ratio: float) -> bool:
