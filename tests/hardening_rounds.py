@@ -60,7 +60,9 @@ def console(data: dict[str, Any]) -> str:
     def row2(label: str, value: float) -> str:
         return "{:<40} {:<10.2f}".format(label, value)  # noqa: UP032 - vLLM's own string
 
-    lines = ["{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="="),
+    lines = [f"Traffic request rate: {data['request_rate']}",
+             f"Maximum request concurrency: {data['max_concurrency']}",
+             "{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="="),
              row("Successful requests:", data["completed"]),
              row("Failed requests:", data.get("failed", 0)),
              row("Maximum request concurrency:", data["max_concurrency"]),

@@ -238,6 +238,17 @@ def _partition(keys: Sequence[tuple[object, ...]]) -> list[int]:
     return [seen.setdefault(k, len(seen)) for k in keys]
 
 
+def _fill_unstated(values: list[str | None], folder: list[str]) -> list[str | None]:
+    """A run that does not state a value (a console log prints no model id) takes the one
+    value its folder's other runs state, so an unstated field never splits a configuration."""
+    stated: dict[str, set[str]] = {}
+    for value, home in zip(values, folder, strict=True):
+        if value is not None:
+            stated.setdefault(home, set()).add(value)
+    return [v if v is not None or len(stated.get(home, ())) != 1 else next(iter(stated[home]))
+            for v, home in zip(values, folder, strict=True)]
+
+
 def configurations(summary: pd.DataFrame, workload: pd.Series
                    ) -> tuple[pd.Series, list[Configuration]]:
     """Assign each run a configuration from whatever separates the runs: the explicit
@@ -252,7 +263,8 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     folder = [_run_dir(r) for r in rels]
     many_file = [PurePosixPath(r).name.split(".")[0] if m else None
                  for r, m in zip(rels, summary["many"], strict=True)]
-    model = [x if isinstance(x, str) and x else None for x in summary["model_id"]]
+    model = _fill_unstated([x if isinstance(x, str) and x else None
+                            for x in summary["model_id"]], folder)
     tokens = [_name_tokens(r) for r in rels]
     common = set.intersection(*(set(t) for t in tokens)) if tokens else set()
     words = [tuple(t for t in ts if t not in common) for ts in tokens]
