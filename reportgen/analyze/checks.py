@@ -479,3 +479,8 @@ def duplicate_labels(labels: Mapping[str, Bi]) -> list[Check]:
         else:
             seen[key] = engine
     return rows
+
+
+def unmatched_provenance(globs: Sequence[str]) -> list[Check]:
+    """A warning per round.toml provenance glob that matches no input (its marks are lost)."""
+    return [check("provenance.unmatched", "warn", "glob", {"glob": g}) for g in globs]
