@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 MAX_LISTED = 100
 TOP_REASONS = 3
@@ -26,3 +27,13 @@ def shorten(entries: list[tuple[str, str]], limit: int = MAX_LISTED) -> Shortene
     rest = entries[limit:]
     reasons = Counter(why for _, why in rest).most_common(TOP_REASONS)
     return Shortened(entries[:limit], len(rest), reasons)
+
+
+def shorten_data(data: dict[str, Any], limit: int = MAX_LISTED) -> dict[str, Any]:
+    """A tables dict for a page's data block: its ``skipped`` list cut to ``limit`` rows with
+    ``skipped_not_listed`` counting the rest (``reportgen tables`` keeps every row; no reader
+    of a page's block compares that list)."""
+    rows = data.get("skipped")
+    if not isinstance(rows, list) or len(rows) <= limit:
+        return data
+    return {**data, "skipped": rows[:limit], "skipped_not_listed": len(rows) - limit}
