@@ -44,6 +44,7 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "checks": ("id", "engine", "concurrency"),
 }
 NUMERIC_KEYS = frozenset({"concurrency", "lower_tier"})
+TEXT_CELLS = frozenset({"label", "message", "provenance"})  # {zh, en} texts in rows
 TEXT_ROUND = ("title", "subtitle", "series", "date", "axis", "gpu", "model", "client", "driver",
               "cuda", "default_language", "bandwidth_source", "exclude_reason")
 
@@ -142,6 +143,9 @@ def _row_problem(table: str, i: int, row: Any) -> str | None:
                 return f"{table} row {i}: {key} is too large"
         elif key in ROW_KEYS.get(table, ()) or key in ("engine", "workload", "source", "name"):
             if value is not None and not isinstance(value, str):
+                return f"{table} row {i}: {key} is {_shown(value)}, expected text"
+        elif key in TEXT_CELLS:
+            if value is not None and not _is_text(value):
                 return f"{table} row {i}: {key} is {_shown(value)}, expected text"
         elif (problem := _cell_problem(f"{table} row {i}: {key}", value)) is not None:
             return problem
