@@ -302,7 +302,8 @@ def serve(round_dir: str | None, port: int, lang: str | None) -> None:
 
     with _input_errors():
         root = _round_arg(round_dir)
-        server = Server(root, port, lang, say=lambda m: click.echo(m, err=True)).start()
+        server = Server(root, port, lang,
+                        say=lambda m: click.echo(terminal_safe(m), err=True)).start()
     click.echo(f"serving {terminal_safe(str(root))} at {server.url} (Ctrl+C to stop)", err=True)
     try:
         while True:
