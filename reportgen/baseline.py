@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen import diff
+from reportgen import diff, embedded
 from reportgen.analyze.compare import (
     CURVE_COLUMNS,
     FIGURES,
@@ -52,6 +52,7 @@ from reportgen.manifest import locate
 from reportgen.safe_read import read_input
 
 BASELINE_TOML = "baseline.toml"
+FLOAT_MAX = 1.7976931348623157e308
 __all__ = ["BASELINE_TOML", "CURVE_COLUMNS", "FIGURES", "SETUP", "Baseline", "Comparison",
            "Missing", "Row", "Scalar", "Source", "Value", "compare", "delta", "empty_values",
            "from_published", "from_tables", "load_baseline", "narrative_values", "open_baseline",
@@ -110,6 +111,12 @@ def from_published(path: Path) -> Baseline:
         raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(shown, f"invalid TOML: {exc}") from None
+    except RecursionError:  # the same guard round.toml has
+        raise InputError(shown, "invalid TOML: arrays or tables nested too deeply") from None
+    except ValueError:  # an integer longer than Python's 4,300-digit limit
+        raise InputError(shown, "invalid TOML: an integer of more than 4,300 digits") from None
+    if embedded.too_deep(data):
+        raise InputError(shown, f"nested more than {embedded.MAX_DEPTH} levels deep")
 
     def fail(where: str, message: str) -> InputError:
         quoted = next((i + 1 for i, line in enumerate(text.splitlines())
@@ -159,6 +166,8 @@ def from_published(path: Path) -> Baseline:
         if isinstance(raw, bool) or not isinstance(raw, int | float | str) or \
                 (isinstance(raw, float) and not math.isfinite(raw)):
             raise fail(name, f"[values] '{name}': expected a number or text")
+        if isinstance(raw, int) and abs(raw) > FLOAT_MAX:
+            raise fail(name, f"[values] '{name}': an integer beyond float range")
         values[name] = raw
     for eid in engines:
         labels.setdefault(eid, Bi.plain(eid))

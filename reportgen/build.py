@@ -6,10 +6,13 @@ names (``render_analysis``, ``assemble_page``, ``Assembled`` …) are re-exporte
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reportgen.diff import load_tables
+from reportgen.errors import InputError
 from reportgen.pipeline import (
     Assembled,
     Progress,
@@ -55,9 +58,11 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     from reportgen.write import output_target
 
     say = progress or _quiet
-    output_target(out, round_dir)   # refused before anything is loaded
+    # refused before anything is loaded: no input of the round, nor --previous / --baseline
+    avoid = [previous, baseline if baseline is not None and Path(baseline).is_file() else None]
+    output_target(out, round_dir, avoid=avoid)
     html = assemble_report(round_dir, lang, say, previous, baseline).html()
-    return write_page(out, html, say, Path(round_dir))
+    return write_page(out, html, say, Path(round_dir), avoid)
 
 
 def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
@@ -80,12 +85,18 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
 
 
 def write_page(out: Path | str, html: str, say: Progress = _quiet,
-               round_dir: Path | None = None) -> Path | None:
+               round_dir: Path | None = None,
+               avoid: Iterable[Path | str | None] = ()) -> Path | None:
     """Write one page under the output-path policy (``-`` is stdout: None is returned)."""
+    from reportgen.safe_read import printable
     from reportgen.write import write_output
 
     say(f"write {out}")
-    return write_output(out, html.encode("utf-8"), round_dir)
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:  # an undecodable file-name byte that reached the page: \xNN
+        data = printable(html).encode("utf-8", "backslashreplace")
+    return write_output(out, data, round_dir, avoid=avoid)
 
 
 def resolve_baseline(manifest: Manifest, given: Path | None,
@@ -101,11 +112,24 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
     if not manifest.baseline:
         return None
     path = manifest.path.parent / manifest.baseline
+    if not within_parent_tree(path, manifest.path.parent):
+        raise InputError(manifest.path, f"[baseline] round = {manifest.baseline!r} lies outside "
+                                        "the folder that holds this round; round.toml alone "
+                                        "cannot point there (give it with --baseline)",
+                         manifest.line_of("baseline.round"))
     if not path.exists():
         say(f"baseline {manifest.baseline} not found")
         return Missing(manifest.baseline)
     say(f"baseline {path}")
     return open_baseline(path)
+
+
+def within_parent_tree(path: Path, round_dir: Path) -> bool:
+    """Whether ``path`` (links resolved) lies in the folder that holds ``round_dir`` (the
+    round's siblings: ``../round1``), so round.toml cannot make a build walk the whole disk."""
+    parent = Path(os.path.realpath(round_dir)).parent
+    target = Path(os.path.realpath(path))
+    return target == parent or parent in target.parents
 
 
 def _revisions(analysis: RoundAnalysis, previous: Path, old: dict[str, Any]) -> Revisions:

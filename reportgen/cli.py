@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +20,7 @@ import click
 
 from reportgen import __version__
 from reportgen.errors import InputError
-from reportgen.safe_read import printable
+from reportgen.terminal_text import terminal_safe
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1
@@ -36,7 +37,7 @@ class BadInput(click.ClickException):
     exit_code = EXIT_INPUT
 
     def __init__(self, error: InputError) -> None:
-        text = str(error)
+        text = terminal_safe(str(error))  # one line, whatever a file name carries
         if len(text) > MAX_MESSAGE:
             text = f"{text[:MAX_MESSAGE]}… ({len(text) - MAX_MESSAGE:,} more characters)"
         super().__init__(text)
@@ -105,6 +106,9 @@ def _progress(quiet: bool) -> Callable[[str], None]:
 @click.version_option(__version__, prog_name="reportgen")
 def main() -> None:
     """Turn a benchmark round directory into one offline, bilingual HTML report."""
+    # Missing values are NaN by design, so an empty or all-NaN slice is a normal case the
+    # analysis handles; numpy's RuntimeWarnings about it must never reach the terminal.
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
 
 
 @main.command()
@@ -147,16 +151,20 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
             kwargs["baseline"] = Path(baseline)
         if pdf is not None and output == "-":
             raise InputError("--pdf", "prints the page from a file: give -o FILE, not -o -")
+        if pdf is not None:  # both outputs checked before anything is built
+            from reportgen.write import output_target
+
+            output_target(pdf, round_dir, kind="pdf", avoid=[output, previous, baseline])
         out = build_report(round_dir, output, lang, **kwargs)
         if pdf is not None and out is not None:
             from reportgen.pdf import print_pdf
 
             report(f"print {pdf}")
-            printed = print_pdf(out, Path(pdf), lang, browser)
+            printed = print_pdf(out, Path(pdf), lang, browser, round_dir, [previous, baseline])
     if out is not None:
-        click.echo(f"wrote {printable(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
+        click.echo(f"wrote {terminal_safe(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
     if pdf is not None:
-        click.echo(f"wrote {printable(str(printed))} ({printed.stat().st_size / 1e6:.2f} MB)")
+        click.echo(f"wrote {terminal_safe(str(printed))} ({printed.stat().st_size / 1e6:.2f} MB)")
 
 
 @main.command()
@@ -223,15 +231,17 @@ def init(round_dir: str, force: bool, example_csv: bool) -> None:
 
         with _input_errors():
             path = write_example_csv(Path(round_dir))
-        click.echo(f"wrote {path} (example values: replace its rows with your runs)")
+        click.echo(f"wrote {terminal_safe(str(path))} (example values: replace its rows with "
+                   "your runs)")
         return
     with _input_errors():
         result, path, backup = write_round_toml(_round_path(round_dir), force)
-    click.echo(f"wrote {path}" + (f" (the previous one is {backup})" if backup else ""))
+    click.echo(f"wrote {terminal_safe(str(path))}"
+               + (f" (the previous one is {terminal_safe(str(backup))})" if backup else ""))
     if result.open_keys:
         click.echo("left open (fill these in to enable more of the report):")
         for key in result.open_keys:
-            click.echo(f"  {key}")
+            click.echo(f"  {terminal_safe(key)}")
     else:
         click.echo("nothing left open")
 
@@ -257,7 +267,7 @@ def tables(round_dir: Path, fmt: str, output: str | None) -> None:
         if output is not None:
             from reportgen.write import output_target
 
-            output_target(output, root)  # refused before anything is loaded
+            output_target(output, root, kind="tables")  # refused before anything is loaded
         analysis = analyze_dir(root).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None or output == "-":
@@ -266,7 +276,7 @@ def tables(round_dir: Path, fmt: str, output: str | None) -> None:
         from reportgen.write import write_output
 
         with _input_errors():
-            write_output(output, text.encode("utf-8"), root)
+            write_output(output, text.encode("utf-8"), root, kind="tables")
 
 
 @main.command()
@@ -346,8 +356,9 @@ def serve(round_dir: Path, port: int, lang: str | None) -> None:
 
     with _input_errors():
         root = round_dir
-        server = Server(root, port, lang, say=lambda m: click.echo(m, err=True)).start()
-    click.echo(f"serving {root} at {server.url} (Ctrl+C to stop)", err=True)
+        server = Server(root, port, lang,
+                        say=lambda m: click.echo(terminal_safe(m), err=True)).start()
+    click.echo(f"serving {terminal_safe(str(root))} at {server.url} (Ctrl+C to stop)", err=True)
     try:
         while True:
             time.sleep(3600)

@@ -1,7 +1,9 @@
 """Plain-text views for the terminal (`reportgen check`, `values`, `diff`).
 
 Every view fits WIDTH columns: long texts wrap in their own column, rules are as wide as their
-column. Numbers come from reportgen.formatting, so they read as on the page.
+column. Numbers come from reportgen.formatting, so they read as on the page. Every cell and
+wrapped text passes ``terminal_safe`` (control, bidi and newline characters from input shown
+escaped), and a long list of skipped files is summarised past ``MAX_LISTED`` rows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import pandas as pd
 
 from reportgen.analyze.changes import Diff
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
+from reportgen.listing import shorten
+from reportgen.terminal_text import terminal_safe
 
 WIDTH = 100
 GAP = "  "
@@ -54,6 +58,8 @@ def table_text(rows: list[list[str]], header: list[str], right: set[int] | None 
     the others leave and wraps there, so the table fits ``width`` characters; when the others
     leave less than MIN_WRAP, each row's ``wrap`` text goes on indented lines below it."""
     right = right or set()
+    rows = [[terminal_safe(c) for c in r] for r in rows]
+    header = [terminal_safe(c) for c in header]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     if wrap is not None:
         others = sum(w for i, w in enumerate(widths) if i != wrap) + len(GAP) * (len(widths) - 1)
@@ -102,6 +108,7 @@ def _records(rows: list[list[str]], header: list[str], right: set[int], wrap: in
 
 def wrapped(text: str, first: str, width: int = WIDTH) -> str:
     """``first`` then ``text``, wrapped under itself."""
+    text = terminal_safe(text)
     return textwrap.fill(text, width, initial_indent=first, subsequent_indent=" " * len(first),
                          break_on_hyphens=False)
 
@@ -167,7 +174,8 @@ def check_report(findings: Sequence[object],
     for part in analysis.parts:
         workload = part.round.get("workload")
         if len(analysis.parts) > 1 and workload:
-            blocks.append(f"\nworkload {workload['id']}: {workload['label']['en']}")
+            blocks.append(f"\nworkload {terminal_safe(str(workload['id']))}: "
+                          f"{terminal_safe(str(workload['label']['en']))}")
         blocks.append(tiers_text(part))
     if findings:
         blocks += ["\ninput warnings:", findings_text(findings)]
@@ -197,9 +205,13 @@ def inputs_text(inferred: list[Any], skipped: list[tuple[str, str]]) -> str:
         parts.append("inferred settings (round.toml can confirm or override each):\n"
                      + table_text(rows, ["key", "value", "read from", "status"], wrap=2))
     if skipped:
-        rows = [[f, why] for f, why in skipped]
-        parts.append(f"files not read ({len(rows)}):\n"
-                     + table_text(rows, ["file", "why"], wrap=1))
+        short = shorten(skipped)
+        rows = [[f, why] for f, why in short.shown]
+        text = f"files not read ({len(skipped):,}):\n" + table_text(rows, ["file", "why"], wrap=1)
+        if short.more:
+            text += "\n" + wrapped(f"{short.more:,} more not listed ({short.reasons_text()})",
+                                   "  … ")
+        parts.append(text)
     return "\n\n".join(parts)
 
 
@@ -257,7 +269,7 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
     the summary line last. A text that does not fit its cell follows the row in full."""
     if not diff.groups:
         return "no changes"
-    cells = _diff_cells(diff)
+    cells = [[[terminal_safe(c) for c in row] for row in group] for group in _diff_cells(diff)]
     every = [DIFF_HEADER, *(row for group in cells for row in group)]
     widths = [min(max(len(r[i]) for r in every), CELL_LIMITS[i] or width)
               for i in range(len(DIFF_HEADER))]
@@ -272,9 +284,9 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
 
     out: list[str] = []
     for group, rows in zip(diff.groups, cells, strict=True):
-        title = diff.input_label(group.input)
+        title = terminal_safe(diff.input_label(group.input))
         if group.input.source:
-            title += f"  ({group.input.source})"
+            title += f"  ({terminal_safe(group.input.source)})"
         out += [*([""] if out else []), _clip(title, width), line(DIFF_HEADER),
                 INDENT + GAP.join("-" * w for w in widths)]
         for row in rows:
@@ -293,6 +305,6 @@ def diff_markdown(diff: Diff) -> str:
     for group, rows in zip(diff.groups, _diff_cells(diff), strict=True):
         label = diff.input_label(group.input)
         for row in rows:
-            lines.append("| " + " | ".join(" ".join(c.split()).replace("|", "\\|")
+            lines.append("| " + " | ".join(terminal_safe(" ".join(c.split())).replace("|", "\\|")
                                            for c in [label, *row]) + " |")
     return "\n".join([*lines, "", diff_summary(diff)])

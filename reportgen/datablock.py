@@ -30,12 +30,24 @@ def pack(json_text: str) -> tuple[str, str]:
     return PACKED_TYPE, base64.b64encode(packed).decode("ascii")
 
 
-def unpack(body: bytes, limit: int = 1 << 30) -> bytes:
+MAX_UNPACKED = 256 << 20  # absolute cap on a packed block's JSON
+MAX_RATIO = 100           # JSON ÷ packed bytes; real blocks pack ~8×, a bomb thousands ×
+MIN_ALLOWED = 4 << 20     # a small block may always unpack to this much
+
+
+def unpack_limit(packed_len: int, limit: int = MAX_UNPACKED) -> int:
+    """How many bytes a packed block of ``packed_len`` base64 characters may unpack to."""
+    return min(limit, MAX_UNPACKED, max(MIN_ALLOWED, packed_len * MAX_RATIO))
+
+
+def unpack(body: bytes, limit: int = MAX_UNPACKED) -> bytes:
     """The JSON bytes of a block read back from a page, packed or not. Raises ValueError for
-    a packed block that does not decode or unpacks to more than ``limit`` bytes."""
+    a packed block that does not decode or unpacks to more than its cap (``unpack_limit``:
+    ``limit``, 256 MiB, and 100× its packed size), so memory stays bounded."""
     text = body.strip()
     if not text.startswith(_XZ_B64):
         return body
+    limit = unpack_limit(len(text), limit)
     try:
         unxz = lzma.LZMADecompressor(format=lzma.FORMAT_XZ, memlimit=_MEMLIMIT)
         out = unxz.decompress(base64.b64decode(text, validate=True), max_length=limit)

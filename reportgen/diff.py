@@ -11,13 +11,11 @@ page, in reportgen.analyze.changes (re-exported here); this module reads the fil
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from reportgen import datablock
+from reportgen import datablock, embedded
 from reportgen.analyze.changes import (
-    _NUMERIC_KEYS,
     ROW_KEYS,
     Change,
     Diff,
@@ -35,7 +33,7 @@ from reportgen.errors import InputError
 from reportgen.safe_read import CAPS, printable, read_bytes
 from reportgen.schema import READABLE, RENAMED, SCHEMA
 
-MAX_DEPTH = 32                # the tables dict nests 4 deep; deeper is crafted
+MAX_DEPTH = embedded.MAX_DEPTH   # the tables dict nests 4 deep; deeper is crafted
 _DATA_ID = b'id="report-data"'
 __all__ = ["ROW_KEYS", "Change", "Diff", "Figure", "Group", "Input", "Scalar", "as_json",
            "change_kind", "checked", "diff_sources", "diff_tables", "find_data_block",
@@ -67,75 +65,23 @@ def find_data_block(raw: bytes) -> bytes | None:
     return None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _parse(path: Path, text: bytes, what: str) -> Any:
-    try:
-        return json.loads(text.decode("utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"{what} is not UTF-8 (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"{what} is damaged: {exc}") from None
-    except RecursionError:
-        raise InputError(path, f"{what} is nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise InputError(path, f"{what}: {exc}") from None
-
-
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        if isinstance(item, dict):
-            stack += [(v, depth + 1) for v in item.values()]
-        elif isinstance(item, list):
-            stack += [(v, depth + 1) for v in item]
-    return False
-
-
-def _key_problem(table: str, rows: list[Any]) -> str | None:
-    """Why the table's rows cannot be matched (a key that is neither text nor a number)."""
-    for i, row in enumerate(rows, 1):
-        if not isinstance(row, dict):
-            return f"{table} row {i} is not an object"
-        for key in ROW_KEYS[table] + ("workload",):
-            value = row.get(key)
-            if value is None:
-                continue
-            if key in _NUMERIC_KEYS:
-                if isinstance(value, bool) or not isinstance(value, int | float):
-                    return f"{table} row {i}: {key} is {json.dumps(value)[:40]}, expected a number"
-                try:
-                    float(value)
-                except OverflowError:
-                    return f"{table} row {i}: {key} is too large"
-            elif not isinstance(value, str | int | float):
-                return f"{table} row {i}: {key} is not text"
-    return None
+    return embedded.read_tables(path, text, what)
 
 
 def checked(path: Path, data: Any, what: str) -> dict[str, Any]:
     """``data`` as a tables dict of a known schema (schema 1 renamed to 2), or InputError."""
     if not isinstance(data, dict):
         raise InputError(path, f"{what} is not a JSON object")
-    if _too_deep(data):
+    if embedded.too_deep(data):
         raise InputError(path, f"{what} is nested more than {MAX_DEPTH} levels deep")
     tables = data.get("tables", data)
     if not isinstance(tables, dict) or tables.get("schema") not in READABLE:
         raise InputError(path, f"{what} is not schema {SCHEMA}")
-    for table in ROW_KEYS:
-        rows = tables.get(table, [])
-        if not isinstance(rows, list):
-            raise InputError(path, f"{what}: {table} is not a list of rows")
-        problem = _key_problem(table, rows)
-        if problem:
-            raise InputError(path, f"{what}: {problem}")
-    if not isinstance(tables.get("values", {}), dict):
-        raise InputError(path, f"{what}: values is not an object")
+    tables = embedded.usable(tables)
+    problem = embedded.schema_problem(tables)   # every type checked before any use
+    if problem:
+        raise InputError(path, f"{what}: {problem}")
     if tables["schema"] != SCHEMA:  # version 1: the names version 2 gave its columns
         tables = dict(tables)
         for table, names in RENAMED.items():

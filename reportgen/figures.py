@@ -35,6 +35,7 @@ import pandas as pd
 
 from reportgen.analyze.compare import Baseline
 from reportgen.analyze.result import Analysis
+from reportgen.bidi import isolate
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
 from reportgen.text import LANGS
@@ -187,14 +188,18 @@ class FigureSpec:
 # <a href>, <span style>, <b>, <br> … into SVG elements, and decodes entities (&lt; &gt; &amp;
 # &#NN;) in the text between tags into plain text nodes. So an entity always shows as its
 # character and never becomes markup. `$…$` would be typeset as TeX if MathJax were loaded.
-_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
+# `%` too: a label pasted into a hovertemplate must not become a `%{y}` field that shows
+# another value; plotly.js fills the fields first, then decodes `&#37;` to a plain `%`.
+_PLOTLY_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;",
+                                 "%": "&#37;"})
 
 
 def plotly_text(text: str) -> str:
     """An input string (engine label, file name, round.toml text) made literal for Plotly.
     Every figure builder passes every string that comes from the input through here; the UI
-    strings (which hold intended markup such as <br>) are not input."""
-    return str(text).translate(_PLOTLY_ESCAPES)
+    strings (which hold intended markup such as <br>) are not input. A text with bidi controls
+    is isolated (``bidi.isolate``) so it cannot reorder the words around it."""
+    return isolate(str(text)).translate(_PLOTLY_ESCAPES)
 
 
 def engine_labels(analysis: Analysis) -> dict[str, dict[str, str]]:
@@ -704,7 +709,7 @@ def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     note = ui.raw("fig.excluded_hover", lang)
 
     def custom(rows: pd.DataFrame) -> list[list[Any]]:
-        return [[labels.get(e, {}).get(lang, e), f"{c:g}", gpus, note if excl else ""]
+        return [[labels.get(e, {}).get(lang, plotly_text(e)), f"{c:g}", gpus, note if excl else ""]
                 for e, c, gpus, excl in zip(rows["engine"], rows["concurrency"], rows["gpus"],
                                             rows["excluded"], strict=True)]
 

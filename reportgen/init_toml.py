@@ -12,8 +12,10 @@ from pathlib import Path, PurePosixPath
 from reportgen.errors import InputError
 from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.records import LoadedRound
-from reportgen.manifest import Inferred
+from reportgen.manifest import Inferred, folder_name
 from reportgen.model_bytes import model_bytes
+from reportgen.safe_read import printable
+from reportgen.terminal_text import terminal_safe
 
 
 @dataclass(frozen=True)
@@ -23,8 +25,17 @@ class InitResult:
 
 
 def _q(value: str) -> str:
-    """A TOML basic string (JSON's escapes are valid TOML)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A TOML basic string that reads back as ``value``: JSON's escapes are valid TOML, DEL
+    (which JSON leaves raw and TOML forbids) is escaped, and a lone surrogate (an undecodable
+    byte of a folder name, which no TOML string can hold) is written as ``\\xNN``, the form
+    every message shows and ``manifest`` maps back for a ``dir``."""
+    return json.dumps(printable(value), ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _c(text: str) -> str:
+    """Text for a ``#`` comment: on one line, with no control character (TOML allows none in
+    a comment but tab) and no bidi override."""
+    return terminal_safe(" ".join(str(text).split()))
 
 
 def _num(value: float) -> str:
@@ -32,7 +43,7 @@ def _num(value: float) -> str:
 
 
 def _line(key: str, value: str, source: str) -> str:
-    source = " ".join(source.split())  # a file name with a line break must not end the comment
+    source = _c(source)  # a file name with a line break must not end the comment
     return f"{key} = {value}  # from {source}" if source else f"{key} = {value}"
 
 
@@ -62,7 +73,7 @@ def init_text(loaded: LoadedRound) -> InitResult:
         spec = lookup_gpu_spec(gpu.value)
         if spec is not None:
             out.append(f"# bandwidth_gb_s = {_num(spec.bandwidth_gb_s)}  # built-in GPU table "
-                       f"({spec.name}: {spec.source}); uncomment to override")
+                       f"({_c(spec.name)}: {_c(spec.source)}); uncomment to override")
         else:
             out.append("# TODO bandwidth_gb_s = ?  # the GPU table does not know this GPU; "
                        "enables the roofline floor, MBU and batching efficiency")
@@ -96,7 +107,8 @@ def init_text(loaded: LoadedRound) -> InitResult:
         label = found.get(f"engines.{spec.id}.label")
         out.append(_line("label", _q(spec.label.en), label.source if label else ""))
         home = PurePosixPath(spec.dir)
-        if home.name == "bench" and (m.path.parent / home).is_dir():  # the <dir>/bench layout
+        if home.name == "bench" and (m.path.parent / folder_name(m.path.parent, str(home))
+                                     ).is_dir():  # the <dir>/bench layout
             out.append(f"dir = {_q(str(home.parent))}")
         for key in ("kind", "version", "model"):
             value = getattr(spec, key)
@@ -123,7 +135,7 @@ def init_text(loaded: LoadedRound) -> InitResult:
                        "time")
         elif known is not None and math.isfinite(known.weight_bytes_per_step):
             out.append(f"weight_bytes_per_step = {_num(known.weight_bytes_per_step)}  # "
-                       f"{' '.join(known.weight_source.split())}")
+                       f"{_c(known.weight_source)}")
         else:
             out.append("# TODO weight_bytes_per_step = ?  # weight bytes read per decode step "
                        "(active parameters × bytes per parameter)")
@@ -139,7 +151,7 @@ def _kv_line(loaded: LoadedRound) -> str:
             math.isfinite(d.kv_bytes_per_token) for d in loaded.engines.values()):
         data = next(iter(loaded.engines.values()))
         return (f"kv_bytes_per_token = {_num(values.pop())}  # "
-                f"{data.kv_bytes_per_token_source}")
+                f"{_c(data.kv_bytes_per_token_source)}")
     if values:
         return ("# kv_bytes_per_token differs by configuration; each is read from its own "
                 "log or the model table at build time")
@@ -153,9 +165,14 @@ def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path,
     round.toml.bak (round.toml.bak.2 … when that exists too)."""
     from reportgen.discover import display_path
     from reportgen.load.auto import load_auto
-    from reportgen.write import write_atomic
+    from reportgen.safe_read import leads_out
+    from reportgen.write import output_target, write_output
 
     path = root / "round.toml"
+    if path.is_symlink() and leads_out(path, root):
+        raise InputError(display_path(path, root), "is a link that leads out of the round "
+                                                   "folder; refused (init writes inside it)")
+    output_target(path, kind="round.toml")  # a FIFO, device or folder: refused before work
     if (path.exists() or path.is_symlink()) and not force:
         raise InputError(display_path(path, root), "already exists; `reportgen init` never "
                                                    "overwrites it (use --force to replace it "
@@ -172,11 +189,10 @@ def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path,
         except OSError as exc:
             raise InputError(display_path(path, root),
                              f"cannot keep a backup: {exc.strerror or exc}") from None
-    try:
-        write_atomic(path, result.text.encode("utf-8"))
-    except OSError as exc:
-        raise InputError(display_path(path, root), f"cannot write: {exc.strerror or exc}"
-                         ) from None
+    data = result.text.encode("utf-8")
+    check_builds(data, root)
+    # written through a link (inside the round), atomic, mode from the umask
+    write_output(path, data, kind="round.toml")
     return result, path, backup
 
 
@@ -199,3 +215,23 @@ def write_example_csv(folder: Path) -> Path:
     except OSError as exc:
         raise InputError(str(path), f"cannot write: {exc.strerror or exc}") from None
     return path
+
+
+def check_builds(data: bytes, root: Path) -> None:
+    """InputError unless ``data`` is a round.toml the manifest reader accepts for ``root``
+    (checked on a private copy, before round.toml is touched)."""
+    import tempfile
+
+    from reportgen.gpu_table import lookup_gpu
+    from reportgen.manifest import parse_manifest
+    from reportgen.write import check_content
+
+    check_content(root / "round.toml", data, "round.toml")
+    with tempfile.TemporaryDirectory(prefix="reportgen-init-") as scratch:
+        probe = Path(scratch) / "round.toml"
+        probe.write_bytes(data)
+        try:
+            parse_manifest(probe, lookup_gpu, name="round.toml")
+        except InputError as exc:
+            raise InputError(root / "round.toml", f"the text init made does not read back "
+                                                  f"({exc}); nothing was written") from None

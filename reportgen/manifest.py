@@ -410,6 +410,21 @@ def _segments(r: _Reader, value: Any, where: str) -> LogSegments:
     return LogSegments(warmup, tuple(tiers))
 
 
+_BYTE_ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+
+
+def folder_name(root: Path, directory: str) -> str:
+    """``directory``, or the folder it names in the ``\\xNN`` form messages and ``init`` use
+    for bytes that are not UTF-8 (no TOML string can hold them) when only that one exists."""
+    if "\\x" not in directory or (root / directory).exists():
+        return directory
+    raw = _BYTE_ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), directory)
+    try:
+        return raw if (root / raw).exists() else directory
+    except (OSError, ValueError):
+        return directory
+
+
 def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
     where = f"engines[{index}]"
     if not isinstance(raw, dict):
@@ -418,7 +433,7 @@ def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
     engine_id = r.string(raw, "id", where)
     if not ENGINE_ID.match(engine_id):
         raise r.fail(f"{where}.id", "an id made of [a-z0-9_-]", engine_id)
-    directory = r.string(raw, "dir", where, default=engine_id)
+    directory = folder_name(root, r.string(raw, "dir", where, default=engine_id))
     resolved = (root / directory).resolve()
     if root.resolve() not in resolved.parents:
         raise r.fail(f"{where}.dir", "a folder inside the round directory", directory)

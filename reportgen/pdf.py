@@ -2,23 +2,57 @@
 
 The page draws its figures with plotly.js after loading, then renders a static SVG image of
 each one for print (templates/static/app.js); ``--virtual-time-budget`` lets that finish before
-Chromium prints. The PDF is written to a temporary file beside the target and moved into
-place, so a failed print never leaves a half-written file.
+Chromium prints.
+
+- **No network.** The browser runs in its own empty network namespace (``unshare -n``, or
+  ``unshare -rn`` for a user allowed user namespaces) when the system allows one; in any case
+  its flags turn off background services (component and model updates, network time, spell
+  dictionaries, DNS prefetch) and send anything left to a proxy on a closed local port with
+  every host name mapped to "not found", so nothing reaches the network either way.
+- **The output policy of every write** (``write.py``, kind ``pdf``): refused over an input, the
+  HTML of the same run, a FIFO or device; a symlink is written through; the PDF's first bytes
+  must be ``%PDF-`` before it replaces anything; mode from the umask; atomic.
+- **Cleanup on every signal.** The browser runs in its own process group, killed as a whole
+  on any error, timeout, Ctrl-C or terminating signal; its profile folder and the printed
+  file live in one private temporary folder, removed in every case.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.safe_read import printable
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 BUDGET_MS = 60_000   # virtual time for unpacking plotly.js, drawing and the print images
 TIMEOUT_S = 300
+CLOSED_PORT = 9      # discard: nothing listens there, so a proxied request fails at once
+# Chromium features that fetch on their own: network time, component and on-device model
+# manifests, spelling dictionaries, translation, optimisation hints, media routing.
+QUIET_FEATURES = ("NetworkTimeServiceQuerying", "SpellcheckService", "Translate",
+                  "OptimizationHints", "OptimizationHintsFetching",
+                  "OptimizationGuideModelDownloading", "OptimizationTargetPrediction",
+                  "OptimizationGuideOnDeviceModel", "OnDeviceModelService", "MediaRouter",
+                  "DialMediaRouteProvider", "AutofillServerCommunication",
+                  "CertificateTransparencyComponentUpdater")
+OFFLINE_FLAGS = (
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+    "--disable-default-apps", "--disable-extensions", "--disable-breakpad", "--no-pings",
+    "--dns-prefetch-disable", "--metrics-recording-only", "--no-first-run",
+    "--no-default-browser-check", f"--disable-features={','.join(QUIET_FEATURES)}",
+    f"--proxy-server=http://127.0.0.1:{CLOSED_PORT}", "--proxy-bypass-list=<-loopback>",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+)
 
 
 def find_browser() -> Path:
@@ -37,36 +71,75 @@ def find_browser() -> Path:
                               "chromium`, or set REPORTGEN_CHROMIUM to its path)")
 
 
-def print_pdf(html: Path, out: Path, lang: str | None = None,
-              browser: Path | None = None) -> Path:
-    """Print ``html`` to ``out`` (A4 from the page's print CSS) and return ``out``."""
+@functools.cache
+def network_isolation() -> tuple[str, ...]:
+    """The command prefix that gives a child its own empty network namespace, or () when this
+    system allows none (the offline flags then stand alone)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return ()
+    for prefix in ((unshare, "-n", "--"), (unshare, "-rn", "--")):
+        try:
+            done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10,
+                                  check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return prefix
+    return ()
+
+
+def browser_command(browser: Path, url: str, pdf: Path, profile: Path) -> list[str]:
+    """The whole command line: isolation prefix, offline flags, then the print."""
+    return [*network_isolation(), str(browser), "--headless", "--no-sandbox", "--disable-gpu",
+            *OFFLINE_FLAGS, f"--user-data-dir={profile}",
+            "--run-all-compositor-stages-before-draw", f"--virtual-time-budget={BUDGET_MS}",
+            "--no-pdf-header-footer", f"--print-to-pdf={pdf}", url]
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the browser and every process it started (its own session), then reap it."""
+    try:  # the group outlives its leader while a helper is left: always end it
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        if proc.poll() is None:
+            proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=30)
+
+
+def print_pdf(html: Path, out: Path, lang: str | None = None, browser: Path | None = None,
+              round_dir: Path | None = None,
+              avoid: Iterable[Path | str | None] = ()) -> Path:
+    """Print ``html`` to ``out`` (A4 from the page's print CSS) and return the file written
+    (``out``, or the file a symlink ``out`` points to)."""
+    from reportgen.write import cleanup_on_signals, output_target, write_output
+
+    avoid = [html, *avoid]
+    output_target(out, round_dir, kind="pdf", avoid=avoid)  # refused before the browser runs
     browser = browser or find_browser()
-    out = Path(out)
     url = Path(html).resolve().as_uri() + (f"?lang={lang}" if lang else "")
-    target_dir = out.resolve().parent
-    if not target_dir.is_dir():
-        raise InputError(out, "cannot write: the folder does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=target_dir)
-    os.close(fd)
-    try:
-        with tempfile.TemporaryDirectory(prefix="reportgen-chromium-") as profile:
-            cmd = [str(browser), "--headless", "--no-sandbox", "--disable-gpu",
-                   "--disable-background-networking", "--disable-component-update",
-                   "--disable-sync", "--no-first-run", "--no-default-browser-check",
-                   f"--user-data-dir={profile}", "--run-all-compositor-stages-before-draw",
-                   f"--virtual-time-budget={BUDGET_MS}", "--no-pdf-header-footer",
-                   f"--print-to-pdf={tmp}", url]
-            try:
-                done = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT_S, check=False)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise InputError("--pdf", f"{browser} failed: {exc}") from None
-        size = Path(tmp).stat().st_size
-        if done.returncode != 0 or size == 0:
-            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-            raise InputError("--pdf", f"{browser} exited with status {done.returncode} and "
-                                      f"wrote {size} bytes: {tail[0][:200]}")
-        os.replace(tmp, out)
-        return out
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="reportgen-pdf-") as work:
+        printed = Path(work) / "print.pdf"
+        cmd = browser_command(browser, url, printed, Path(work) / "profile")
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            raise InputError("--pdf", f"{printable(str(browser))} failed: {exc}") from None
+        try:
+            _, err = proc.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise InputError("--pdf", f"{printable(str(browser))} did not finish within "
+                                      f"{TIMEOUT_S} s") from None
+        finally:
+            _end_group(proc)  # also any helper it left behind
+        data = printed.read_bytes() if printed.is_file() else b""
+        if proc.returncode != 0 or not data:
+            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+            raise InputError("--pdf", f"{printable(str(browser))} exited with status "
+                                      f"{proc.returncode} and wrote {len(data)} bytes: "
+                                      f"{printable(tail[0][:200])}")
+        written = write_output(out, data, round_dir, kind="pdf", avoid=avoid)
+    assert written is not None
+    return written

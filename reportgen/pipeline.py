@@ -217,7 +217,9 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     if reuse is not None and "report_data" in reuse:
         report_data = reuse["report_data"]  # read only by render_page
     else:
-        report_data = to_json_dict(ra)
+        from reportgen.listing import shorten_data
+
+        report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
         if reuse is not None:
             reuse["report_data"] = report_data
     return Assembled(page, report_data,

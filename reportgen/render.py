@@ -26,6 +26,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import datablock
+from reportgen.bidi import has_bidi
 from reportgen.page.model import Page, Row
 from reportgen.text import Bi
 
@@ -89,13 +90,19 @@ def _escaped(text: str) -> str:
     return text
 
 
+def _text(text: str) -> str:
+    """Escaped element text; a text with bidi controls is an isolated ``<bdi>`` run."""
+    escaped = _escaped(text)
+    return f"<bdi>{escaped}</bdi>" if has_bidi(escaped) else escaped
+
+
 def bi_html(text: Bi) -> str:
     """One escaped text, or both languages as data-l spans (what the templates' ``bi()``
     prints; table cells call it directly)."""
     if text.same:
-        return _escaped(text.zh)
-    return (f'<span data-l="zh" lang="zh-CN">{_escaped(text.zh)}</span>'
-            f'<span data-l="en" lang="en">{_escaped(text.en)}</span>')
+        return _text(text.zh)
+    return (f'<span data-l="zh" lang="zh-CN">{_text(text.zh)}</span>'
+            f'<span data-l="en" lang="en">{_text(text.en)}</span>')
 
 
 def bi(text: Bi) -> Markup:

@@ -431,3 +431,56 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                         engine, cur["concurrency"], grow))
                     break
     return rows
+
+
+# Beyond these a figure is not a measurement: a 5e-324 s duration gives an infinite rate.
+ABSURD_TOK_S = 1e9          # output tokens per second of one configuration
+MIN_DURATION_S = 1e-3       # no benchmark of at least one request runs this fast
+FINITE_COLUMNS = ("duration_s", "output_tok_s", "total_tok_s")
+
+
+def absurd_values(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
+    """A fail per configuration whose tiers hold a non-finite or impossible rate or duration
+    (each figure after it would be meaningless)."""
+    rows: list[Check] = []
+    by_engine = ByEngine(tiers)
+    for engine in engine_order:
+        own = by_engine[engine]
+        bad = np.zeros(len(own), dtype=bool)
+        for col in FINITE_COLUMNS:
+            if col in own:
+                values = pd.to_numeric(own[col], errors="coerce").to_numpy(dtype=float)
+                with np.errstate(invalid="ignore"):
+                    bad |= np.isinf(values) | (values < 0)
+                    if col == "duration_s":
+                        bad |= (values > 0) & (values < MIN_DURATION_S)
+                    else:
+                        bad |= values > ABSURD_TOK_S
+        if bad.any():
+            r = own.iloc[int(bad.argmax())]
+            rows.append(check("plausibility.absurd", "fail", "value",
+                              {"tier": r["concurrency"],
+                               "duration": float(r.get("duration_s", np.nan))},
+                              engine, r["concurrency"]))
+    return rows
+
+
+def duplicate_labels(labels: Mapping[str, Bi]) -> list[Check]:
+    """A warning when two configurations share a label: the page and figures could not tell
+    them apart."""
+    seen: dict[str, str] = {}
+    rows: list[Check] = []
+    for engine, label in labels.items():
+        key = " ".join(label.en.split()).casefold()
+        if key in seen:
+            rows.append(check("labels.duplicate", "warn", "same",
+                              {"label": label.en, "first": seen[key], "second": engine},
+                              engine))
+        else:
+            seen[key] = engine
+    return rows
+
+
+def unmatched_provenance(globs: Sequence[str]) -> list[Check]:
+    """A warning per round.toml provenance glob that matches no input (its marks are lost)."""
+    return [check("provenance.unmatched", "warn", "glob", {"glob": g}) for g in globs]

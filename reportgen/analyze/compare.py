@@ -142,8 +142,9 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     rows = tables.get("tiers")
     tiers = pd.DataFrame(rows if isinstance(rows, list) else [])
     workloads = info.get("workloads")
-    if isinstance(workloads, list) and workloads:   # several workloads: this one, else the first
-        ids = [str(w.get("id")) for w in workloads if isinstance(w, Mapping)]
+    ids = [w["id"] for w in workloads if isinstance(w, Mapping) and isinstance(w.get("id"), str)] \
+        if isinstance(workloads, list) else []
+    if ids:   # several workloads: this one, else the first
         chosen = workload if workload in ids else ids[0]
         values = {k[len(chosen) + 1:]: v for k, v in values.items()
                   if k.startswith(f"{chosen}/")}

@@ -294,3 +294,22 @@ def _derived(names: set[str], tiers: pd.DataFrame, values: Mapping[str, Any]) ->
     if any(n.startswith("memory.") and n.endswith(".kv_pool_tokens") for n in names):
         out.add("memory.kv_capacity_ratio")
     return out
+
+
+def unmatched_globs(declared: Declared, root: Path, summary: pd.DataFrame,
+                    engine_files: Mapping[str, EngineFiles]) -> list[str]:
+    """The ``[[provenance.files]]`` globs that match no input the round reads: a typo there
+    would silently drop the marks the author asked for."""
+    if not declared.files:
+        return []
+    root_name = Path(root).resolve().name
+    inputs: set[str] = set()
+    if len(summary) and "source" in summary.columns:
+        inputs |= {_relative(str(src), root_name) for src in summary["source"]}
+    for files in engine_files.values():
+        for p in (*files.bench, files.server_log, files.fingerprint, files.gpu_csv,
+                  *(q for pair in files.metrics.values() for q in pair)):
+            if (shown := _path(p, root)) is not None:
+                inputs.add(shown)
+    globs = dict.fromkeys(g for e in declared.files for g in e.files)
+    return [g for g in globs if not any(fnmatch.fnmatchcase(path, g) for path in inputs)]

@@ -41,7 +41,7 @@ from reportgen.analyze.prefill import (
     relative_gap,
     vllm_prefill,
 )
-from reportgen.analyze.provenance import synthetic_values
+from reportgen.analyze.provenance import synthetic_values, unmatched_globs
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
 from reportgen.analyze.result import Analysis, Constant, RoundAnalysis
 from reportgen.analyze.roofline import (
@@ -685,6 +685,10 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         *segment_rows,
         *chk.temperature_check(temps),
         *chk.plausibility_checks(tiers, engines_frame, order, axis),
+        *chk.absurd_values(tiers, order), *chk.duplicate_labels(labels),
+        *chk.unmatched_provenance(unmatched_globs(
+            manifest.declared, manifest.path.parent, loaded.summary,
+            {k: v.files for k, v in engines.items()})),
     ]
     for spec in manifest.engines:
         preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)

@@ -445,6 +445,7 @@ def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFi
 def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     """Load a round folder in any layout (see the module docstring)."""
     from reportgen.load import engine_data as legacy
+    from reportgen.load.copies import conflicting_runs
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.nvidia_smi import load_gpu_csv
     from reportgen.load.placement import configurations, dedupe, place, workloads
@@ -452,7 +453,8 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
 
     files = scan_round(root, show)
     results = read_results(files)
-    skipped = [(f.rel, f.reason) for f in files if f.kind == "skipped"] + results.skipped
+    skipped = [(f.rel, f.reason) for f in files if f.kind in ("skipped", "unreadable")] \
+        + results.skipped
     summary = results.summary
     if summary.empty:
         raise _no_results(show(root), skipped, files)
@@ -474,8 +476,10 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     if placed.empty:
         reasons = "; ".join(f"{u.source}: {u.reason}" for u in unplaced[:8])
         raise InputError(show(root), f"no run could be placed on the {axis} axis: {reasons}")
-    findings = list(results.findings)
+    findings = list(results.findings) + conflicting_runs(summary)
     for f in files:
+        if f.kind == "unreadable":  # a configuration must not vanish with a clean check
+            findings.append(Finding(f.shown, f.reason))
         if f.kind == "failure":
             findings.append(Finding(f.shown, "a failed run (the client saved a failure record); "
                                              "it has no results and is not plotted"))

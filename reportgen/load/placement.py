@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -87,6 +87,7 @@ class Workload:
 
 
 # what a console prints of a run (two decimals): two repeats never agree on all of it
+EXACT_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens")  # counts
 DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "duration_s",
                   "output_throughput_tok_s", "ttft_median_ms", "itl_median_ms",
                   "ttft_mean_ms", "e2el_median_ms")
@@ -114,26 +115,39 @@ def _fmt(value: float) -> str:
 def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     """Drop the second copy of a run saved twice (a result JSON and its console log, a sweep's
     run file and its summary). Two records are the same run when requests, tokens, duration,
-    throughput and latency agree at the precision a console prints (two decimals); the copy kept
+    throughput and latency agree within the precision a console prints (half a unit of two
+    decimals, ``copies.same_run``; a figure only one of them states is not compared); the copy kept
     is the one with the most detail: a one-run file, then a record of a many-run file, then
     console output."""
     if summary.empty:
         return summary, []
-    columns = [c for c in DEDUPE_COLUMNS if c in summary.columns]
-    key = pd.Series([tuple(_fmt(v) for v in row) for row in summary[columns].itertuples(
-        index=False, name=None)], index=summary.index)
-    order = summary.assign(_key=key).sort_values(["copy", "source", "record"], kind="stable")
-    kept_rows: dict[tuple[str, ...], list[tuple[object, str, str, str]]] = {}
+    from reportgen.load.copies import same_run
+
+    exact = [c for c in EXACT_COLUMNS if c in summary.columns]
+    columns = [c for c in DEDUPE_COLUMNS if c in summary.columns and c not in exact]
+    order = summary.sort_values(["copy", "source", "record"], kind="stable")
+    figures = order[exact + columns].to_dict("index")
+    # candidates share the request count and a 0.1 s slot of the duration (a printed
+    # duration is within 0.005 s of the saved one, so a neighbouring slot is looked at too)
+    kept_rows: dict[tuple[str, int], list[tuple[object, str, str, str]]] = {}
     keep: list[object] = []
     dups: list[Duplicate] = []
-    for idx, k, source, line, many, date, model, record in zip(
-            order.index, order["_key"], order["rel"], order["line"], order["many"],
+    for idx, source, line, many, date, model, record in zip(
+            order.index, order["rel"], order["line"], order["many"],
             order["date"], order["model_id"], order["record"], strict=True):
+        fig = figures[idx]
+        done = fig.get("completed")
+        dur = fig.get("duration_s")
+        slot = math.floor(dur * 10) if isinstance(dur, float) and math.isfinite(dur) \
+            else -1
+        key = _fmt(float(done)) if isinstance(done, int | float) else "nan"
         # two copies of one run never disagree on a date or model both of them state
-        same = next((kept for kept in kept_rows.get(k, ())
-                     if _compatible(kept[2], date) and _compatible(kept[3], model)), None)
+        same = next((kept for near in (slot - 1, slot, slot + 1)
+                     for kept in kept_rows.get((key, near), ())
+                     if _compatible(kept[2], date) and _compatible(kept[3], model)
+                     and same_run(figures[kept[0]], fig, columns, exact)), None)
         if same is None:
-            kept_rows.setdefault(k, []).append((idx, str(source), date, model))
+            kept_rows.setdefault((key, slot), []).append((idx, str(source), date, model))
             keep.append(idx)
         else:
             dups.append(Duplicate(run_name(source, line, many, record), same[1]))
@@ -247,6 +261,17 @@ def _partition(keys: Sequence[tuple[object, ...]]) -> list[int]:
     return [seen.setdefault(k, len(seen)) for k in keys]
 
 
+def _fill_unstated(values: list[str | None], folder: list[str]) -> list[str | None]:
+    """A run that does not state a value (a console log prints no model id) takes the one
+    value its folder's other runs state, so an unstated field never splits a configuration."""
+    stated: dict[str, set[str]] = {}
+    for value, home in zip(values, folder, strict=True):
+        if value is not None:
+            stated.setdefault(home, set()).add(value)
+    return [v if v is not None or len(stated.get(home, ())) != 1 else next(iter(stated[home]))
+            for v, home in zip(values, folder, strict=True)]
+
+
 def configurations(summary: pd.DataFrame, workload: pd.Series
                    ) -> tuple[pd.Series, list[Configuration]]:
     """Assign each run a configuration from whatever separates the runs: the explicit
@@ -261,7 +286,8 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     folder = [_run_dir(r) for r in rels]
     many_file = [PurePosixPath(r).name.split(".")[0] if m else None
                  for r, m in zip(rels, summary["many"], strict=True)]
-    model = [x if isinstance(x, str) and x else None for x in summary["model_id"]]
+    model = _fill_unstated([x if isinstance(x, str) and x else None
+                            for x in summary["model_id"]], folder)
     tokens = [_name_tokens(r) for r in rels]
     common = set.intersection(*(set(t) for t in tokens)) if tokens else set()
     words = [tuple(t for t in ts if t not in common) for ts in tokens]
@@ -371,7 +397,11 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         rows.append((i, dataset, fixed_in if settings else float(mean_in.iloc[i]),
                      fixed_out if settings else float(mean_out.iloc[i]), settings))
     groups: list[list[tuple[int, str | None, float, float, bool]]] = []
-    for row in sorted(rows, key=lambda x: (x[1] or "", _sortable(x[2]), _sortable(x[3]), x[0])):
+    # a run whose requests all failed states no lengths: it joins its folder's workload
+    # below instead of becoming a workload of its own
+    unknown = [r for r in rows if not r[4] and math.isnan(r[2]) and math.isnan(r[3])]
+    for row in sorted((r for r in rows if r not in unknown),
+                      key=lambda x: (x[1] or "", _sortable(x[2]), _sortable(x[3]), x[0])):
         for group in groups:
             if _same_workload(group[0], row):
                 group.append(row)
@@ -379,6 +409,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         else:
             groups.append([row])
     groups.sort(key=lambda g: (-len(g), min(x[0] for x in g)))  # the main workload first
+    _place_unknown(unknown, groups, [_run_dir(str(x)) for x in summary["rel"]]
+                   if "rel" in summary.columns else [""] * len(rows))
     out = [""] * len(rows)
     specs: list[Workload] = []
     ids: set[str] = set()
@@ -398,10 +430,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         members = [g[0] for g in group]
         vary = any(not exact[m] for m in members)
         specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
-                              float(mean_in.iloc[members].median()) if len(members) else
-                              math.nan,
-                              float(mean_out.iloc[members].median()) if len(members) else
-                              math.nan))
+                              _finite_median(mean_in.iloc[members]),
+                              _finite_median(mean_out.iloc[members])))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
@@ -417,6 +447,25 @@ def _middle_run(group: list[tuple[int, str | None, float, float, bool]]) -> tupl
         return math.nan, math.nan
     mid = known[(len(known) - 1) // 2]
     return mid[2], mid[3]
+
+
+def _finite_median(values: Iterable[float]) -> float:
+    """The median of the finite values; NaN (and no numpy warning) when there are none."""
+    finite = [float(v) for v in values if math.isfinite(float(v))]
+    return float(np.median(finite)) if finite else math.nan
+
+
+def _place_unknown(unknown: list[tuple[int, str | None, float, float, bool]],
+                   groups: list[list[tuple[int, str | None, float, float, bool]]],
+                   folders: list[str]) -> None:
+    """Each run of unknown lengths joins the largest workload holding a run of its folder,
+    else the main workload; only a round of nothing but such runs makes a group of them."""
+    for row in unknown:
+        home = next((g for g in groups if any(folders[m[0]] == folders[row[0]] for m in g)),
+                    groups[0] if groups else None)
+        if home is None:
+            groups.append(home := [])
+        home.append(row)
 
 
 def _exact_lengths(client: object, ratio: float) -> bool:

@@ -173,8 +173,9 @@ def load_round(round_dir: Path) -> LoadedRound:
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
     """The `runs` table of the fixed layout: one result per (engine, tier), one workload."""
     from reportgen.load.auto import build_runs
+    from reportgen.safe_read import printable
 
-    rel = {files.show(p): p.relative_to(files.root).as_posix()
+    rel = {files.show(p): printable(p.relative_to(files.root).as_posix())
            for ef in files.engines.values() for p in ef.bench}
     counts = summary.groupby("source")["record"].transform("size")
     placed = summary[np.isfinite(summary["concurrency"])].assign(

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.load.copies import skip_copies
+from reportgen.load.walk import walk
 from reportgen.safe_read import check_head, leads_out, open_regular, printable
 
 SNIFF = 1 << 20  # enough for a console log's header and the first record of a result file
@@ -34,6 +36,7 @@ VLLM_MARKERS = (b"vLLM API server version", b"Initializing a V1 LLM engine", b"v
 LLAMA_MARKERS = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"llama_context:",
                  b"load_tensors:", b"load_model:", b"llama_server:", b"server is listening",
                  b"slot launch_slot_", b"llama_kv_cache")
+UTF8_BOM = b"\xef\xbb\xbf"
 NOT_SCANNED = {"narrative", "__pycache__", "node_modules", ".git"}
 
 
@@ -45,7 +48,7 @@ class ScannedFile:
     shown: str        # path relative to the round folder's parent (how messages name it)
     rel: str          # path relative to the round folder (POSIX), the `source` in tables
     kind: str         # json | client | console | vllm_log | llama_log | fingerprint | gpu_csv |
-    #                   metrics | script | failure | skipped
+    #                   metrics | script | failure | skipped | unreadable (a folder)
     reason: str = ""  # why a file was skipped (or what a failure file says, what a client
     #                   file is)
     client: str = ""  # kind client: the reader (reportgen.load.formats) that claimed it
@@ -92,6 +95,7 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     encoding = check_head(head)
     if encoding is not None:
         return "skipped", encoding
+    head = head.removeprefix(UTF8_BOM)  # accepted everywhere, as by every reader
     if b"\x00" in head[:4096]:
         return "skipped", "binary file"
     claimed = sniff(path.name, head)
@@ -128,7 +132,14 @@ def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
     """Every file under ``root`` with its kind, in a stable (sorted) order. Links that lead
     out of the round are refused: a round must not pull in files from elsewhere."""
     out: list[ScannedFile] = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
+
+    def unreadable(folder: Path, exc: OSError) -> None:
+        rel = printable(folder.relative_to(root).as_posix())
+        out.append(ScannedFile(folder, show(folder), rel, "unreadable",
+                               f"a folder that cannot be read ({exc.strerror or exc}); its "
+                               "files are not in the report"))
+
+    for folder, dirs, files in walk(root, unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")
                          and not (Path(folder) == root and d in NOT_SCANNED))
         for name in sorted(files):
@@ -147,4 +158,4 @@ def scan_round(root: Path, show: Callable[[Path], str]) -> list[ScannedFile]:
             kind, reason = classify(path, *_head(path, shown))
             kind, _, client = kind.partition(":")
             out.append(ScannedFile(path, shown, rel, kind, reason, client))
-    return out
+    return skip_copies(out)  # a backup or "(1)" copy is never a run of its own

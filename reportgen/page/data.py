@@ -11,6 +11,7 @@ import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.result import Analysis
+from reportgen.bidi import has_bidi, isolate
 from reportgen.frames import rows_by_engine
 from reportgen.text import Bi
 
@@ -50,7 +51,10 @@ class Data:
         self._concs: list[float] | None = None
 
     def label(self, engine: Any) -> Bi:
-        return self.labels.get(str(engine), Bi.plain(str(engine)))
+        label = self.labels.get(str(engine), Bi.plain(str(engine)))
+        # a label inside a sentence must not reorder the rest of it
+        return Bi(isolate(label.zh), isolate(label.en)) if has_bidi(label.zh + label.en) \
+            else label
 
     def engine(self, engine: str) -> Mapping[str, Any]:
         if self._engine_rows is None:

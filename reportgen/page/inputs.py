@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from reportgen.formatting import fmt_g
+from reportgen.listing import shorten
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, same, tcell
 from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
@@ -51,9 +52,13 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
         if (runs["concurrency_note"] == "num_prompts").any():
             out.append(Para(b.t("inputs.effective_concurrency"), "note"))
     if b.inputs.skipped:
-        rows = [Row([tcell(f), tcell(why)]) for f, why in b.inputs.skipped]
+        short = shorten(b.inputs.skipped)
+        rows = [Row([tcell(f), tcell(why)]) for f, why in short.shown]
         cols = [Column(b.t("inputs.col_file")), Column(b.t("inputs.col_reason"))]
         out += [Heading(b.t("inputs.skipped_title")),
-                Para(b.t("inputs.skipped_lead", n=fmt_g(len(rows)))),
+                Para(b.t("inputs.skipped_lead", n=fmt_g(len(b.inputs.skipped)))),
                 Table(cols, rows, None)]
+        if short.more:
+            out.append(Para(b.t("inputs.skipped_more", n=fmt_g(short.more),
+                                reasons=short.reasons_text()), "note"))
     return out
