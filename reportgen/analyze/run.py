@@ -51,7 +51,9 @@ from reportgen.analyze.roofline import (
     kv_tokens_per_slot,
     step_ratio,
 )
+from reportgen.analyze.summary_keys import key_checks, prefer_arrays
 from reportgen.analyze.tiers import (
+    FILE_KEY_COLUMNS,
     REPEAT_COLUMNS,
     aggregate_repeats,
     latency_shape,
@@ -80,7 +82,7 @@ TIER_COLUMNS = (
     "tpot_p50_ms", "tpot_mean_ms", "e2el_p50_ms", "e2el_mean_ms", "mean_output_tokens",
     "wait_ratio", "tpot_implied_ms", "wait_ratio_implied", "itl_mean_over_p50", "per_slot_tok_s",
     "floor_ms", "roofline_attainment",
-    "waves", "duration_per_wave_s", "wave_gap", "excluded",
+    "waves", "duration_per_wave_s", "wave_gap", "excluded", *FILE_KEY_COLUMNS.values(),
 )
 ENGINE_COLUMNS = (
     "id", "label_zh", "label_en", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
@@ -639,7 +641,8 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                 output=manifest.output_tokens)))
 
     recomputed = recompute_stats(loaded.requests, loaded.itls)
-    summary = aggregate_repeats(fill_missing_stats(loaded.summary, recomputed))
+    summary = aggregate_repeats(prefer_arrays(fill_missing_stats(loaded.summary, recomputed),
+                                              recomputed))
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
@@ -681,6 +684,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
             tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
         *chk.tpot_skew_checks(tiers, order),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
+        *key_checks(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason),
         *segment_rows,
         *chk.temperature_check(temps),

@@ -21,10 +21,18 @@ STAT_COLUMNS: dict[str, str] = {
     "e2el_mean_ms": "e2el_mean_ms",
 }
 
+# the file's own throughput keys, as written (the page computes its own from the counts; these
+# are kept so that `diff` shows an edit of a key even when the value used did not move)
+FILE_KEY_COLUMNS: dict[str, str] = {
+    "output_throughput_tok_s": "file_output_tok_s",
+    "request_throughput_req_s": "file_request_req_s",
+    "total_token_throughput_tok_s": "file_total_tok_s",
+}
+
 BASE_COLUMNS: tuple[str, ...] = (
     "engine", "concurrency", "requests", "completed", "failed", "duration_s",
     "total_input_tokens", "total_output_tokens", "output_tok_s", "total_tok_s",
-    *STAT_COLUMNS.values(), "mean_output_tokens",
+    *STAT_COLUMNS.values(), "mean_output_tokens", *FILE_KEY_COLUMNS.values(),
 )
 
 
@@ -152,6 +160,8 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
         out[target] = _column(rows, source)
     out["mean_output_tokens"] = (out["total_output_tokens"] / out["completed"]).where(
         out["completed"] > 0)
+    for source, target in FILE_KEY_COLUMNS.items():
+        out[target] = _column(rows, source)
     if "output_tok_s_median" in rows.columns:
         out["output_tok_s"] = _column(rows, "output_tok_s_median")
         out["total_tok_s"] = _column(rows, "total_tok_s_median")
