@@ -88,7 +88,7 @@ ENGINE_COLUMNS = (
     "id", "label_zh", "label_en", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
     "step_bytes_c1", "effective_gb_s_c1", "mbu_c1", "ms_per_slot", "floor_ms_per_slot",
     "slope_vs_floor", "tokens_per_slot", "c1", "cmax", "itl_p50_c1_ms", "itl_p50_cmax_ms",
-    "floor_ms_cmax", "efficiency_cmax",
+    "floor_ms_cmax", "efficiency_cmax", "bandwidth_gpus", "gpu_bandwidth_gb_s",
 )
 # what needs the number of requests in flight, so is left out of a request-rate sweep
 CONCURRENCY_ONLY = ("floor_ms", "roofline_attainment", "waves", "duration_per_wave_s",
@@ -198,10 +198,10 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
                 f"{spec.id}.gpu_bandwidth_gb_s", bandwidth, "GB/s",
                 _source("gpu_table_row", name=own_gpu.name, source=own_gpu.source)))
         tp = spec.tensor_parallel or 1
+        per_gpu = bandwidth
         if tp > 1 and math.isfinite(bandwidth):
             # tensor-parallel ranks each read their shard of every weight in the same step,
             # so a step sees their bandwidth together; pipeline stages take turns instead
-            per_gpu = bandwidth
             bandwidth = bandwidth * tp
             constants.append(Constant(
                 f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
@@ -209,8 +209,9 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
         constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
                                   weight_from))
         rows.append({"id": spec.id, "bandwidth_gb_s": bandwidth,
-                     "kv_bytes_per_token": kv, "weight_bytes_per_step": weight,
-                     "tokens_per_slot": tokens})
+                     "bandwidth_gpus": float(tp if math.isfinite(bandwidth) else 1),
+                     "gpu_bandwidth_gb_s": per_gpu, "kv_bytes_per_token": kv,
+                     "weight_bytes_per_step": weight, "tokens_per_slot": tokens})
     return pd.DataFrame(rows).set_index("id")
 
 

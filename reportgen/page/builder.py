@@ -74,14 +74,34 @@ class Builder:
         parts = [(self.d.label(e), render(e)) for e in self.d.order if e != engine]
         return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
 
-    def kv_slots(self) -> dict[str, str]:
-        """tps / kvb / bw slots for the floor formula (first engine's constants)."""
+    def kv_slots(self) -> dict[str, str | Bi]:
+        """tps / kvb / bw slots for the floor formula (tps, kvb: first engine's constants; bw:
+        the bandwidth the numbers used, see ``bandwidth_text``)."""
         e = self.d.engine(self.d.order[0]) if self.d.order else {}
         return {
             "tps": fmt_g(self.d.round.get("kv_tokens_per_slot", e.get("tokens_per_slot"))),
             "kvb": fmt_g(e.get("kv_bytes_per_token")),
-            "bw": fmt_g(self.d.round.get("bandwidth_gb_s", e.get("bandwidth_gb_s"))),
+            "bw": self.bandwidth_text(),
         }
+
+    def bandwidth_text(self) -> str | Bi:
+        """The bandwidth the roofline numbers used, in GB/s: ``4,800``, or ``2 × 4,800 = 9,600``
+        for two tensor-parallel GPUs; per configuration when they differ."""
+        parts: dict[str, str] = {}
+        for e in self.d.order:
+            eng = self.d.engine(e)
+            bw = num(eng.get("bandwidth_gb_s"))
+            if not math.isfinite(bw):
+                continue
+            gpus, per_gpu = num(eng.get("bandwidth_gpus")), num(eng.get("gpu_bandwidth_gb_s"))
+            parts[e] = (f"{fmt_g(gpus)} × {fmt_g(per_gpu)} = {fmt_g(bw)}"
+                        if gpus > 1 and math.isfinite(per_gpu) else fmt_g(bw))
+        if not parts:
+            return fmt_g(self.d.round.get("bandwidth_gb_s"))
+        if len(set(parts.values())) == 1:
+            return next(iter(parts.values()))
+        return Bi(*(" · ".join(f"{self.d.label(e).get(lang)} {text}"
+                               for e, text in parts.items()) for lang in LANGS))
 
     # --- marked cells (the marks themselves: cells.marked)
 
