@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze import checks as chk
+from reportgen.analyze.client_info import client_summary, configuration_clients
 from reportgen.analyze.crossover import (
     comparison_pairs,
     crossings,
@@ -697,6 +698,9 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     checks = chk.checks_frame(check_rows, axis)
 
     facts = [_engine_facts(spec, engines.get(spec.id), manifest) for spec in manifest.engines]
+    clients = configuration_clients(loaded.summary, order)
+    for f in facts:
+        f["client"] = clients.get(f["id"]) or None
     concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
     round_info: dict[str, Any] = {
         "title": _bilingual(manifest.title),
@@ -713,7 +717,8 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         "output_tokens": manifest.output_tokens,
         "kv_tokens_per_slot": tokens,
         "model": manifest.model_name,
-        "client": manifest.client,
+        **client_summary(clients, manifest.client if manifest.line_of("round.client")
+                         else None),
         "concurrency": concurrency,
         "requests_total": int(tiers["requests"].sum()),
         "requests_per_engine": _same(tiers.groupby("engine")["requests"].sum()),

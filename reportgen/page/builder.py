@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
 from reportgen.formatting import fmt, fmt_g
@@ -19,6 +20,14 @@ from reportgen.page.cells import marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
 from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
 from reportgen.text import Bi
+
+# tiers columns derived from a latency metric whose name does not say so (the others start
+# with ttft_ / itl_ / tpot_)
+COLUMN_METRICS: dict[str, tuple[str, ...]] = {
+    "wait_ratio": ("tpot", "itl"), "wait_ratio_implied": ("itl",),
+    "itl_mean_over_p50": ("itl",), "per_slot_tok_s": ("itl",),
+    "roofline_attainment": ("itl",),
+}
 
 # tiers column → the client's key that fills it, per section (see Builder.gaps)
 SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -146,16 +155,45 @@ class Builder:
         if not concs or not engines:
             return None
         cols = [Column(self.t(c_key))]
-        for key, _, _ in columns:
+        for key, column, _ in columns:
             for e in engines:
-                cols.append(Column(self.t(key, engine=self.d.label(e)), num=True))
+                cols.append(Column(self.client_column(self.t(key, engine=self.d.label(e)),
+                                                      column), num=True))
         rows = []
         for c in concs:
             cells = [tier_cell(c)]
             for _, column, spec in columns:
                 cells += [self.cell("tiers", e, c, column, spec) for e in engines]
             rows.append(tier_row(cells, self.any_excluded(c, engines)))
-        return Table(cols, rows, caption)
+        return Table(cols, rows, self.client_caption(caption, [c for _, c, _ in columns]))
+
+    # --- clients that define a metric differently (reportgen/clients.py)
+
+    def client_metrics(self, column: str) -> tuple[str, ...]:
+        """The metrics (ttft, itl, tpot) a tiers column rests on that this round's clients
+        define differently; empty when the column is comparable across configurations."""
+        differ = self.d.round.get("clients_differ") or ()
+        if not differ:
+            return ()
+        rests_on = COLUMN_METRICS.get(column) or tuple(
+            m for m in ("ttft", "itl", "tpot") if column.startswith(f"{m}_"))
+        return tuple(m for m in rests_on if m in differ)
+
+    def client_column(self, label: Bi, column: str) -> Bi:
+        """A column heading, with § when its metric is not comparable across clients."""
+        if not self.client_metrics(column):
+            return label
+        return Bi(*(label.get(lang) + " §" for lang in LANGS))  # Markup + str: escaped
+
+    def client_caption(self, caption: Bi | None, columns: Iterable[str]) -> Bi | None:
+        """The caption, followed by the § note when a column is marked."""
+        metrics = list(dict.fromkeys(m for c in columns for m in self.client_metrics(c)))
+        if not metrics:
+            return caption
+        note = self.t("clients.mark_note", metrics=" / ".join(m.upper() for m in metrics))
+        if caption is None:
+            return note
+        return Bi(*(Markup(" ").join((caption.get(lang), note.get(lang))) for lang in LANGS))
 
     def any_excluded(self, c: float, engines: Iterable[str] | None = None) -> bool:
         return any(self.d.excluded(e, c) for e in (self.d.order if engines is None else engines))
