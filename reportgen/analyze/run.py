@@ -317,8 +317,16 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
         "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
         "gpu_name": pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
                          (fp.gpu_name, _where(fp, "gpu_name"))),
+        # how much the server logged (llama-server -lv): "the log gave no reason at level N"
+        "log_verbosity": _int_or_none(pick("log_verbosity", (
+            _arg(args, "verbosity"), _where(facts, "args.verbosity")))),
         "sources": sources,
     }
+
+
+def _int_or_none(value: Any) -> int | None:
+    number = _num(value)
+    return int(number) if math.isfinite(number) else None
 
 
 def _bytes_per_param(dtype: str | None) -> int | None:
