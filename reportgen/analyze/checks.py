@@ -427,14 +427,19 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                                       int(over.argmax())]},
                                   engine, r["concurrency"], sent.iloc[int(over.argmax())]))
         if axis == "concurrency":
-            pts = own[["concurrency", "output_tok_s"]]  # to_dict of every column was the cost
+            keep = ["concurrency", "output_tok_s", *(["excluded"] if "excluded" in own else [])]
+            pts = own[keep]  # to_dict of every column was the cost
             pts = pts[np.isfinite(pts["output_tok_s"]) & (pts["concurrency"] > 0)]
             for prev, cur in itertools.pairwise(pts.to_dict("records")):
                 grow = cur["output_tok_s"] / prev["output_tok_s"] if prev["output_tok_s"] else 0
                 limit = cur["concurrency"] / prev["concurrency"]
                 if grow > limit * SUPERLINEAR:
+                    # a tier round.toml already excludes as an anomaly is a known exception:
+                    # the jump says that tier was disturbed, not that the files are mixed up
+                    known = bool(prev.get("excluded")) or bool(cur.get("excluded"))
                     rows.append(check(
-                        "plausibility.superlinear", "warn", "grows",
+                        "plausibility.superlinear", "warn",
+                        "grows_excluded" if known else "grows",
                         {"previous": prev["concurrency"], "tier": cur["concurrency"],
                          "grow": grow, "limit": limit},
                         engine, cur["concurrency"], grow))

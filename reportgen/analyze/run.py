@@ -581,9 +581,12 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
         v[f"{base}.floor_gb_per_slot"] = float(e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
 
     v |= flatten_rows(tiers, "tiers", "engine", numeric_columns(tiers, skip=("concurrency",)))
-    waves = tiers.assign(gap=tiers["wave_gap"], e2el_p50_s=tiers["e2el_p50_ms"] / 1000.0)
+    # handover_frac: the hand-over between waves (a new request's TTFT p50) per wave
+    waves = tiers.assign(gap=tiers["wave_gap"], e2el_p50_s=tiers["e2el_p50_ms"] / 1000.0,
+                         handover_frac=tiers["ttft_p50_ms"] / 1000.0
+                         / tiers["duration_per_wave_s"])
     v |= flatten_rows(waves, "waves", "engine", ("waves", "duration_per_wave_s", "e2el_p50_s",
-                                                 "gap"))
+                                                 "gap", "handover_frac"))
     v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
     v |= _first_drop_values(tiers, list(engines["id"]))
 

@@ -16,7 +16,7 @@ from reportgen.analyze.result import Analysis
 from reportgen.formatting import fmt, fmt_g
 from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
-from reportgen.page.cells import marked, tier_cell, tier_row
+from reportgen.page.cells import EXCLUDED_MARK, marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
 from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
 from reportgen.text import Bi
@@ -214,11 +214,23 @@ class Builder:
         return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
 
     def with_legend(self, block: PageBlock) -> PageBlock:
-        """A table holding †-marked cells gets the legend under it."""
-        if isinstance(block, Table) and any(
-                "synthetic" in cell.cls for row in block.rows for cell in row.cells):
-            return dataclasses.replace(block, note=self.t("provenance.table_legend"))
-        return block
+        """A table holding †-marked cells gets the † legend under it, and one holding ‡ (an
+        excluded tier) the ‡ legend: every table explains the marks it uses."""
+        if not isinstance(block, Table):
+            return block
+        cells = [cell for row in block.rows for cell in row.cells]
+        notes = []
+        if any("synthetic" in cell.cls for cell in cells):
+            notes.append(self.t("provenance.table_legend"))
+        if any(EXCLUDED_MARK in cell.text.en for cell in cells):
+            notes.append(self.t("marks.excluded_legend"))
+        if not notes:
+            return block
+        if block.note is not None:
+            notes.insert(0, block.note)
+        note = notes[0] if len(notes) == 1 else Bi(*(
+            Markup(" ").join(n.get(lang) for n in notes) for lang in LANGS))
+        return dataclasses.replace(block, note=note)
 
     def gaps(self, sid: str) -> list[PageBlock]:
         """One sentence per missing input that leaves a section's cells empty, naming the key
