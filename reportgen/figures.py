@@ -351,10 +351,40 @@ class _Marks:
             _synthetic_legend(fig, ui, lang)
 
 
+def _cross_color(fill: str) -> str:
+    """A colour that stands out on ``fill`` (a ``#rrggbb``): white on dark fills, ink on light
+    ones. The cross of a ``-x`` symbol is drawn in the marker's line colour, so on a filled
+    marker it must not be the fill colour, or the † mark is invisible."""
+    r, g, b = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    return "#ffffff" if 0.299 * r + 0.587 * g + 0.114 * b < 160 else INK
+
+
+def _marker_line(color: str, excluded: np.ndarray,
+                 synth: np.ndarray | None) -> dict[str, Any]:
+    """The markers' outline: the curve's colour, except on filled synthetic points, whose
+    cross (and rim) take a contrasting colour; open (excluded) markers keep the curve's
+    colour, their cross is drawn on the background."""
+    crossed = np.zeros(len(excluded), dtype=bool) if synth is None else \
+        np.asarray(synth, dtype=bool) & ~np.asarray(excluded, dtype=bool)
+    if not crossed.any():
+        return dict(width=2, color=color)
+    return dict(width=[1.5 if c else 2 for c in crossed],
+                color=[_cross_color(color) if c else color for c in crossed])
+
+
+def _marker_size(size: int, excluded: np.ndarray, synth: np.ndarray | None) -> int | list[int]:
+    """Filled synthetic points are drawn larger, so the fill shows around their cross."""
+    if synth is None or not (np.asarray(synth, dtype=bool) & ~np.asarray(excluded,
+                                                                          dtype=bool)).any():
+        return size
+    return [size + 4 if s and not x else size for x, s in zip(excluded, synth, strict=True)]
+
+
 def _tier_marker(color: str, excluded: np.ndarray, synth: np.ndarray) -> dict[str, Any]:
     """A curve's markers: open for excluded tiers, crossed for synthetic ones."""
-    return dict(size=9, color=color, symbol=_symbols(excluded, synthetic=synth),
-                line=dict(width=2, color=color))
+    return dict(size=_marker_size(9, excluded, synth), color=color,
+                symbol=_symbols(excluded, synthetic=synth),
+                line=_marker_line(color, excluded, synth))
 
 
 def _base_layout(fig: Fig, ui: UI, kind: str, lang: str, height: int = 460) -> None:
@@ -580,9 +610,9 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                 x=x, y=implied, mode="lines+markers",
                 name=ui.raw("fig.wait.implied", lang, engine=labels[engine][lang]),
                 line=dict(color=color[engine], width=2, dash="dash"),
-                marker=dict(size=7, color=color[engine], symbol=_symbols(excluded,
-                                                                          synthetic=synth),
-                            line=dict(width=2, color=color[engine])),
+                marker=dict(size=_marker_size(7, excluded, synth), color=color[engine],
+                            symbol=_symbols(excluded, synthetic=synth),
+                            line=_marker_line(color[engine], excluded, synth)),
                 customdata=_notes(excluded, ui, lang, synth),
                 hovertemplate=ui.raw("fig.wait.hover_implied", lang),
             ))
@@ -604,6 +634,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     seen = _Marks()
+    apart = False
     for engine in engine_order(analysis):
         rows = _rows(reuse, engine)
         if rows.empty:
@@ -622,13 +653,17 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             if column not in rows.columns or not np.isfinite(_col(rows, column)).any():
                 continue
             synth = seen.synthetic_points(analysis, "graph_reuse", engine, conc, column)
+            # the batch-aware basis counts steps, not requests, and may rest on reconstructed
+            # token counts: its own panel, so it never reads as the published measure
+            panel = dict(xaxis="x2", yaxis="y2") if column == "reuse_batched" else {}
+            apart = apart or bool(panel)
             fig.add_trace(Scatter(
-                x=conc, y=_col(rows, column), mode="lines+markers",
+                **panel, x=conc, y=_col(rows, column), mode="lines+markers",
                 name=ui.raw(f"fig.reuse.{key}", lang, engine=label),
                 line=dict(color=color[engine], width=2, dash=dash),
-                marker=dict(size=8, color=color[engine],
+                marker=dict(size=_marker_size(8, excluded, synth), color=color[engine],
                             symbol=_symbols(excluded, symbol, synth),
-                            line=dict(width=2, color=color[engine])),
+                            line=_marker_line(color[engine], excluded, synth)),
                 customdata=_notes(excluded, ui, lang, synth),
                 hovertemplate=ui.raw("fig.reuse.hover", lang),
             ))
@@ -639,20 +674,33 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             x=conc, y=np.asarray(attainment, dtype=float), mode="lines+markers",
             name=ui.raw("fig.reuse.attainment", lang, engine=label),
             line=dict(color=INK, width=2), yaxis="y",
-            marker=dict(size=8, color=INK, symbol=_symbols(excluded, "diamond", synth),
-                        line=dict(width=2, color=INK)),
+            marker=dict(size=_marker_size(8, excluded, synth), color=INK,
+                        symbol=_symbols(excluded, "diamond", synth),
+                        line=_marker_line(INK, excluded, synth)),
             customdata=_notes(excluded, ui, lang, synth),
             hovertemplate=ui.raw("fig.reuse.hover_attainment", lang),
         ))
     if not fig.data:
         return None
     seen.legends(fig, ui, lang)
-    _base_layout(fig, ui, "reuse", lang)
+    x_axis = _tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
+                         analysis.round.get("inf_at"))
+    if not apart:
+        _base_layout(fig, ui, "reuse", lang)
+        fig.update_layout(
+            xaxis=x_axis,
+            yaxis=dict(title=dict(text=ui.raw("fig.reuse.y", lang)), tickformat=".0%",
+                       rangemode="tozero"),
+        )
+        return fig
+    _base_layout(fig, ui, "reuse", lang, height=620)
     fig.update_layout(
-        xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
-                         analysis.round.get("inf_at")),
-        yaxis=dict(title=dict(text=ui.raw("fig.reuse.y", lang)), tickformat=".0%",
-                   rangemode="tozero"),
+        xaxis={**x_axis, "anchor": "y", "title": dict(text="")},
+        yaxis=dict(title=dict(text=ui.raw("fig.reuse.y_published", lang)), tickformat=".0%",
+                   rangemode="tozero", domain=[0.45, 1.0]),
+        xaxis2={**x_axis, "anchor": "y2", "matches": "x"},
+        yaxis2=dict(title=dict(text=ui.raw("fig.reuse.y_batched", lang)), tickformat=".0%",
+                    rangemode="tozero", domain=[0.0, 0.33], anchor="x2"),
     )
     return fig
 

@@ -40,7 +40,7 @@ INT_COLUMNS = frozenset({
     "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
-    "repeats",
+    "repeats", "requests_per_run", "failed_min", "failed_max",
 })
 
 

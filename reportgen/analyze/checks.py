@@ -152,6 +152,13 @@ def failed_requests(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Ch
                 "requests.failed", "warn", "some",
                 {"tier": t["concurrency"], "failed": t["failed"], "requests": t["requests"]},
                 engine, t["concurrency"], t["failed"]))
+            low, high = t.get("failed_min", np.nan), t.get("failed_max", np.nan)
+            if np.isfinite(low) and np.isfinite(high) and low != high:
+                rows.append(check(
+                    "requests.failed_repeats", "warn", "disagree",
+                    {"tier": t["concurrency"], "repeats": t["repeats"], "low": low,
+                     "high": high, "failed": t["failed"]},
+                    engine, t["concurrency"], high - low))
         # a client that does not count failures (SGLang) proves nothing either way
         if bad.empty and len(own) and own["failed"].notna().all():
             rows.append(check("requests.failed", "pass", "pass", engine=engine))
@@ -411,21 +418,28 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                               {"tier": r["concurrency"], "below": -r["wait_ratio"]},
                               engine, r["concurrency"], r["wait_ratio"]))
         if axis == "concurrency" and "requests" in own:
-            over = (own["requests"] < own["concurrency"]).to_numpy()
+            sent = own["requests_per_run"] if "requests_per_run" in own else own["requests"]
+            over = (sent < own["concurrency"]).to_numpy()
             if over.any():
                 r = own.iloc[int(over.argmax())]
                 rows.append(check("plausibility.concurrency_above_prompts", "warn", "few",
-                                  {"tier": r["concurrency"], "requests": r["requests"]},
-                                  engine, r["concurrency"], r["requests"]))
+                                  {"tier": r["concurrency"], "requests": sent.iloc[
+                                      int(over.argmax())]},
+                                  engine, r["concurrency"], sent.iloc[int(over.argmax())]))
         if axis == "concurrency":
-            pts = own[["concurrency", "output_tok_s"]]  # to_dict of every column was the cost
+            keep = ["concurrency", "output_tok_s", *(["excluded"] if "excluded" in own else [])]
+            pts = own[keep]  # to_dict of every column was the cost
             pts = pts[np.isfinite(pts["output_tok_s"]) & (pts["concurrency"] > 0)]
             for prev, cur in itertools.pairwise(pts.to_dict("records")):
                 grow = cur["output_tok_s"] / prev["output_tok_s"] if prev["output_tok_s"] else 0
                 limit = cur["concurrency"] / prev["concurrency"]
                 if grow > limit * SUPERLINEAR:
+                    # a tier round.toml already excludes as an anomaly is a known exception:
+                    # the jump says that tier was disturbed, not that the files are mixed up
+                    known = bool(prev.get("excluded")) or bool(cur.get("excluded"))
                     rows.append(check(
-                        "plausibility.superlinear", "warn", "grows",
+                        "plausibility.superlinear", "warn",
+                        "grows_excluded" if known else "grows",
                         {"previous": prev["concurrency"], "tier": cur["concurrency"],
                          "grow": grow, "limit": limit},
                         engine, cur["concurrency"], grow))

@@ -102,6 +102,9 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame) -> pd.DataFrame:
             "slope_vs_floor": slot_ms / floor_slot,
             "floor_ms_cmax": float(high["floor_ms"]) if high is not None else np.nan,
             "efficiency_cmax": float(high["roofline_attainment"]) if high is not None else np.nan,
+            # what bandwidth_gb_s is made of: GPUs (tensor-parallel ranks) × one GPU's GB/s
+            "bandwidth_gpus": float(p.get("bandwidth_gpus", 1.0)),
+            "gpu_bandwidth_gb_s": float(p.get("gpu_bandwidth_gb_s", bw)),
         })
     return pd.DataFrame(rows)
 

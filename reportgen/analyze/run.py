@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze import checks as chk
+from reportgen.analyze.client_info import client_summary, configuration_clients
 from reportgen.analyze.crossover import (
     comparison_pairs,
     crossings,
@@ -51,7 +52,9 @@ from reportgen.analyze.roofline import (
     kv_tokens_per_slot,
     step_ratio,
 )
+from reportgen.analyze.summary_keys import key_checks, prefer_arrays
 from reportgen.analyze.tiers import (
+    FILE_KEY_COLUMNS,
     REPEAT_COLUMNS,
     aggregate_repeats,
     latency_shape,
@@ -80,13 +83,13 @@ TIER_COLUMNS = (
     "tpot_p50_ms", "tpot_mean_ms", "e2el_p50_ms", "e2el_mean_ms", "mean_output_tokens",
     "wait_ratio", "tpot_implied_ms", "wait_ratio_implied", "itl_mean_over_p50", "per_slot_tok_s",
     "floor_ms", "roofline_attainment",
-    "waves", "duration_per_wave_s", "wave_gap", "excluded",
+    "waves", "duration_per_wave_s", "wave_gap", "excluded", *FILE_KEY_COLUMNS.values(),
 )
 ENGINE_COLUMNS = (
     "id", "label_zh", "label_en", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
     "step_bytes_c1", "effective_gb_s_c1", "mbu_c1", "ms_per_slot", "floor_ms_per_slot",
     "slope_vs_floor", "tokens_per_slot", "c1", "cmax", "itl_p50_c1_ms", "itl_p50_cmax_ms",
-    "floor_ms_cmax", "efficiency_cmax",
+    "floor_ms_cmax", "efficiency_cmax", "bandwidth_gpus", "gpu_bandwidth_gb_s",
 )
 # what needs the number of requests in flight, so is left out of a request-rate sweep
 CONCURRENCY_ONLY = ("floor_ms", "roofline_attainment", "waves", "duration_per_wave_s",
@@ -196,10 +199,10 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
                 f"{spec.id}.gpu_bandwidth_gb_s", bandwidth, "GB/s",
                 _source("gpu_table_row", name=own_gpu.name, source=own_gpu.source)))
         tp = spec.tensor_parallel or 1
+        per_gpu = bandwidth
         if tp > 1 and math.isfinite(bandwidth):
             # tensor-parallel ranks each read their shard of every weight in the same step,
             # so a step sees their bandwidth together; pipeline stages take turns instead
-            per_gpu = bandwidth
             bandwidth = bandwidth * tp
             constants.append(Constant(
                 f"{spec.id}.bandwidth_gb_s", scalar(bandwidth), "GB/s",
@@ -207,8 +210,9 @@ def _engine_params(manifest: Manifest, engines: Mapping[str, EngineData],
         constants.append(Constant(f"{spec.id}.weight_bytes_per_step", scalar(weight), "B",
                                   weight_from))
         rows.append({"id": spec.id, "bandwidth_gb_s": bandwidth,
-                     "kv_bytes_per_token": kv, "weight_bytes_per_step": weight,
-                     "tokens_per_slot": tokens})
+                     "bandwidth_gpus": float(tp if math.isfinite(bandwidth) else 1),
+                     "gpu_bandwidth_gb_s": per_gpu, "kv_bytes_per_token": kv,
+                     "weight_bytes_per_step": weight, "tokens_per_slot": tokens})
     return pd.DataFrame(rows).set_index("id")
 
 
@@ -313,8 +317,16 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
         "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
         "gpu_name": pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
                          (fp.gpu_name, _where(fp, "gpu_name"))),
+        # how much the server logged (llama-server -lv): "the log gave no reason at level N"
+        "log_verbosity": _int_or_none(pick("log_verbosity", (
+            _arg(args, "verbosity"), _where(facts, "args.verbosity")))),
         "sources": sources,
     }
+
+
+def _int_or_none(value: Any) -> int | None:
+    number = _num(value)
+    return int(number) if math.isfinite(number) else None
 
 
 def _bytes_per_param(dtype: str | None) -> int | None:
@@ -569,9 +581,12 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
         v[f"{base}.floor_gb_per_slot"] = float(e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
 
     v |= flatten_rows(tiers, "tiers", "engine", numeric_columns(tiers, skip=("concurrency",)))
-    waves = tiers.assign(gap=tiers["wave_gap"], e2el_p50_s=tiers["e2el_p50_ms"] / 1000.0)
+    # handover_frac: the hand-over between waves (a new request's TTFT p50) per wave
+    waves = tiers.assign(gap=tiers["wave_gap"], e2el_p50_s=tiers["e2el_p50_ms"] / 1000.0,
+                         handover_frac=tiers["ttft_p50_ms"] / 1000.0
+                         / tiers["duration_per_wave_s"])
     v |= flatten_rows(waves, "waves", "engine", ("waves", "duration_per_wave_s", "e2el_p50_s",
-                                                 "gap"))
+                                                 "gap", "handover_frac"))
     v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
     v |= _first_drop_values(tiers, list(engines["id"]))
 
@@ -639,7 +654,8 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                 output=manifest.output_tokens)))
 
     recomputed = recompute_stats(loaded.requests, loaded.itls)
-    summary = aggregate_repeats(fill_missing_stats(loaded.summary, recomputed))
+    summary = aggregate_repeats(prefer_arrays(fill_missing_stats(loaded.summary, recomputed),
+                                              recomputed))
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
@@ -681,6 +697,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
             tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
         *chk.tpot_skew_checks(tiers, order),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
+        *key_checks(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason),
         *segment_rows,
         *chk.temperature_check(temps),
@@ -696,6 +713,9 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     checks = chk.checks_frame(check_rows, axis)
 
     facts = [_engine_facts(spec, engines.get(spec.id), manifest) for spec in manifest.engines]
+    clients = configuration_clients(loaded.summary, order)
+    for f in facts:
+        f["client"] = clients.get(f["id"]) or None
     concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
     round_info: dict[str, Any] = {
         "title": _bilingual(manifest.title),
@@ -712,7 +732,8 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         "output_tokens": manifest.output_tokens,
         "kv_tokens_per_slot": tokens,
         "model": manifest.model_name,
-        "client": manifest.client,
+        **client_summary(clients, manifest.client if manifest.line_of("round.client")
+                         else None),
         "concurrency": concurrency,
         "requests_total": int(tiers["requests"].sum()),
         "requests_per_engine": _same(tiers.groupby("engine")["requests"].sum()),

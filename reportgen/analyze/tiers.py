@@ -21,14 +21,29 @@ STAT_COLUMNS: dict[str, str] = {
     "e2el_mean_ms": "e2el_mean_ms",
 }
 
+# the file's own throughput keys, as written (the page computes its own from the counts; these
+# are kept so that `diff` shows an edit of a key even when the value used did not move)
+FILE_KEY_COLUMNS: dict[str, str] = {
+    "output_throughput_tok_s": "file_output_tok_s",
+    "request_throughput_req_s": "file_request_req_s",
+    "total_token_throughput_tok_s": "file_total_tok_s",
+}
+
 BASE_COLUMNS: tuple[str, ...] = (
     "engine", "concurrency", "requests", "completed", "failed", "duration_s",
     "total_input_tokens", "total_output_tokens", "output_tok_s", "total_tok_s",
-    *STAT_COLUMNS.values(), "mean_output_tokens",
+    *STAT_COLUMNS.values(), "mean_output_tokens", *FILE_KEY_COLUMNS.values(),
 )
 
 
-REPEAT_COLUMNS = ("repeats", "output_tok_s_min", "output_tok_s_max")
+REPEAT_COLUMNS = ("repeats", "output_tok_s_min", "output_tok_s_max", "requests_per_run",
+                  "failed_min", "failed_max")
+
+# Counts are summed over a tier's repeats, never a median: one repeat with 2 failed requests
+# out of three must leave 2 failed on the page, and the setup totals count every request sent.
+# Tokens are summed with them so that tokens per completed request stays a true ratio.
+SUMMED_COLUMNS = ("num_prompts", "completed", "failed", "total_input_tokens",
+                  "total_output_tokens")
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -63,11 +78,18 @@ REPEAT_KEYS = ("engine", "concurrency")
 
 
 def aggregate_repeats(summary: pd.DataFrame) -> pd.DataFrame:
-    """One row per (configuration, tier) from several runs of it: every numeric column is the
-    median across repeats (robust to one disturbed run); ``repeats`` counts them and
-    ``output_tok_s_min``/``_max`` keep the spread, from each run's tokens ÷ duration."""
+    """One row per (configuration, tier) from several runs of it: the counts of
+    ``SUMMED_COLUMNS`` are summed over every repeat, every other numeric column is the median
+    across repeats (robust to one disturbed run); ``repeats`` counts them,
+    ``output_tok_s_min``/``_max`` keep the spread, from each run's tokens ÷ duration,
+    ``requests_per_run`` (median) is what one run sent (waves count one run) and
+    ``failed_min``/``_max`` show repeats that disagree on failures."""
     if summary.empty or "repeat" not in summary.columns:
         return summary
+    if "failed" in summary.columns and "num_prompts" in summary.columns:
+        # a run that does not state its failures: sent − completed, as for a single run
+        summary = summary.assign(failed=summary["failed"].fillna(
+            summary["num_prompts"] - summary["completed"]))
     ok = summary["duration_s"] > 0
     per_run = (summary["total_output_tokens"] / summary["duration_s"]).where(ok).fillna(
         summary["output_throughput_tok_s"])
@@ -81,7 +103,15 @@ def aggregate_repeats(summary: pd.DataFrame) -> pd.DataFrame:
     med = groups[numeric].median()
     out = first.copy()
     out[numeric] = med
+    for column in SUMMED_COLUMNS:
+        if column in numeric:
+            out[column] = groups[column].sum(min_count=1)
     out["repeats"] = groups.size()
+    if "num_prompts" in numeric:
+        out["requests_per_run"] = med["num_prompts"]
+    if "failed" in numeric:
+        out["failed_min"] = groups["failed"].min()
+        out["failed_max"] = groups["failed"].max()
     out["output_tok_s_min"] = groups["_tok_s"].min()
     out["output_tok_s_max"] = groups["_tok_s"].max()
     # the tier's throughput is the median of the runs' throughputs, not a ratio of medians
@@ -130,6 +160,8 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
         out[target] = _column(rows, source)
     out["mean_output_tokens"] = (out["total_output_tokens"] / out["completed"]).where(
         out["completed"] > 0)
+    for source, target in FILE_KEY_COLUMNS.items():
+        out[target] = _column(rows, source)
     if "output_tok_s_median" in rows.columns:
         out["output_tok_s"] = _column(rows, "output_tok_s_median")
         out["total_tok_s"] = _column(rows, "total_tok_s_median")

@@ -19,7 +19,9 @@ def add_waves(tiers: pd.DataFrame) -> pd.DataFrame:
     request)."""
     out = tiers.copy()
     conc = out["concurrency"].astype(float)
-    waves = np.ceil(out["requests"].astype(float) / conc.where(conc > 0))
+    # repeats: ``requests`` counts every run's requests, a wave belongs to one run
+    sent = out["requests_per_run"] if "requests_per_run" in out.columns else out["requests"]
+    waves = np.ceil(sent.astype(float) / conc.where(conc > 0))
     out["waves"] = waves.where(waves > 0)  # type: ignore[attr-defined]  # a Series: np.ceil keeps it
     out["duration_per_wave_s"] = out["duration_s"] / out["waves"]
     e2el_s = out["e2el_p50_ms"].where(out["e2el_p50_ms"] > 0) / 1000.0

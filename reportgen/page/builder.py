@@ -10,15 +10,24 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
+from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
 from reportgen.formatting import fmt, fmt_g
 from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
-from reportgen.page.cells import marked, tier_cell, tier_row
+from reportgen.page.cells import EXCLUDED_MARK, marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
 from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
 from reportgen.text import Bi
+
+# tiers columns derived from a latency metric whose name does not say so (the others start
+# with ttft_ / itl_ / tpot_)
+COLUMN_METRICS: dict[str, tuple[str, ...]] = {
+    "wait_ratio": ("tpot", "itl"), "wait_ratio_implied": ("itl",),
+    "itl_mean_over_p50": ("itl",), "per_slot_tok_s": ("itl",),
+    "roofline_attainment": ("itl",),
+}
 
 # tiers column → the client's key that fills it, per section (see Builder.gaps)
 SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -74,14 +83,34 @@ class Builder:
         parts = [(self.d.label(e), render(e)) for e in self.d.order if e != engine]
         return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
 
-    def kv_slots(self) -> dict[str, str]:
-        """tps / kvb / bw slots for the floor formula (first engine's constants)."""
+    def kv_slots(self) -> dict[str, str | Bi]:
+        """tps / kvb / bw slots for the floor formula (tps, kvb: first engine's constants; bw:
+        the bandwidth the numbers used, see ``bandwidth_text``)."""
         e = self.d.engine(self.d.order[0]) if self.d.order else {}
         return {
             "tps": fmt_g(self.d.round.get("kv_tokens_per_slot", e.get("tokens_per_slot"))),
             "kvb": fmt_g(e.get("kv_bytes_per_token")),
-            "bw": fmt_g(self.d.round.get("bandwidth_gb_s", e.get("bandwidth_gb_s"))),
+            "bw": self.bandwidth_text(),
         }
+
+    def bandwidth_text(self) -> str | Bi:
+        """The bandwidth the roofline numbers used, in GB/s: ``4,800``, or ``2 × 4,800 = 9,600``
+        for two tensor-parallel GPUs; per configuration when they differ."""
+        parts: dict[str, str] = {}
+        for e in self.d.order:
+            eng = self.d.engine(e)
+            bw = num(eng.get("bandwidth_gb_s"))
+            if not math.isfinite(bw):
+                continue
+            gpus, per_gpu = num(eng.get("bandwidth_gpus")), num(eng.get("gpu_bandwidth_gb_s"))
+            parts[e] = (f"{fmt_g(gpus)} × {fmt_g(per_gpu)} = {fmt_g(bw)}"
+                        if gpus > 1 and math.isfinite(per_gpu) else fmt_g(bw))
+        if not parts:
+            return fmt_g(self.d.round.get("bandwidth_gb_s"))
+        if len(set(parts.values())) == 1:
+            return next(iter(parts.values()))
+        return Bi(*(" · ".join(f"{self.d.label(e).get(lang)} {text}"
+                               for e, text in parts.items()) for lang in LANGS))
 
     # --- marked cells (the marks themselves: cells.marked)
 
@@ -126,16 +155,45 @@ class Builder:
         if not concs or not engines:
             return None
         cols = [Column(self.t(c_key))]
-        for key, _, _ in columns:
+        for key, column, _ in columns:
             for e in engines:
-                cols.append(Column(self.t(key, engine=self.d.label(e)), num=True))
+                cols.append(Column(self.client_column(self.t(key, engine=self.d.label(e)),
+                                                      column), num=True))
         rows = []
         for c in concs:
             cells = [tier_cell(c)]
             for _, column, spec in columns:
                 cells += [self.cell("tiers", e, c, column, spec) for e in engines]
             rows.append(tier_row(cells, self.any_excluded(c, engines)))
-        return Table(cols, rows, caption)
+        return Table(cols, rows, self.client_caption(caption, [c for _, c, _ in columns]))
+
+    # --- clients that define a metric differently (reportgen/clients.py)
+
+    def client_metrics(self, column: str) -> tuple[str, ...]:
+        """The metrics (ttft, itl, tpot) a tiers column rests on that this round's clients
+        define differently; empty when the column is comparable across configurations."""
+        differ = self.d.round.get("clients_differ") or ()
+        if not differ:
+            return ()
+        rests_on = COLUMN_METRICS.get(column) or tuple(
+            m for m in ("ttft", "itl", "tpot") if column.startswith(f"{m}_"))
+        return tuple(m for m in rests_on if m in differ)
+
+    def client_column(self, label: Bi, column: str) -> Bi:
+        """A column heading, with § when its metric is not comparable across clients."""
+        if not self.client_metrics(column):
+            return label
+        return Bi(*(label.get(lang) + " §" for lang in LANGS))  # Markup + str: escaped
+
+    def client_caption(self, caption: Bi | None, columns: Iterable[str]) -> Bi | None:
+        """The caption, followed by the § note when a column is marked."""
+        metrics = list(dict.fromkeys(m for c in columns for m in self.client_metrics(c)))
+        if not metrics:
+            return caption
+        note = self.t("clients.mark_note", metrics=" / ".join(m.upper() for m in metrics))
+        if caption is None:
+            return note
+        return Bi(*(Markup(" ").join((caption.get(lang), note.get(lang))) for lang in LANGS))
 
     def any_excluded(self, c: float, engines: Iterable[str] | None = None) -> bool:
         return any(self.d.excluded(e, c) for e in (self.d.order if engines is None else engines))
@@ -156,11 +214,23 @@ class Builder:
         return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
 
     def with_legend(self, block: PageBlock) -> PageBlock:
-        """A table holding †-marked cells gets the legend under it."""
-        if isinstance(block, Table) and any(
-                "synthetic" in cell.cls for row in block.rows for cell in row.cells):
-            return dataclasses.replace(block, note=self.t("provenance.table_legend"))
-        return block
+        """A table holding †-marked cells gets the † legend under it, and one holding ‡ (an
+        excluded tier) the ‡ legend: every table explains the marks it uses."""
+        if not isinstance(block, Table):
+            return block
+        cells = [cell for row in block.rows for cell in row.cells]
+        notes = []
+        if any("synthetic" in cell.cls for cell in cells):
+            notes.append(self.t("provenance.table_legend"))
+        if any(EXCLUDED_MARK in cell.text.en for cell in cells):
+            notes.append(self.t("marks.excluded_legend"))
+        if not notes:
+            return block
+        if block.note is not None:
+            notes.insert(0, block.note)
+        note = notes[0] if len(notes) == 1 else Bi(*(
+            Markup(" ").join(n.get(lang) for n in notes) for lang in LANGS))
+        return dataclasses.replace(block, note=note)
 
     def gaps(self, sid: str) -> list[PageBlock]:
         """One sentence per missing input that leaves a section's cells empty, naming the key

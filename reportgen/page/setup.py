@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 
+from markupsafe import Markup
+
+from reportgen.clients import METRICS, client
 from reportgen.formatting import MISSING, fmt, fmt_g, is_missing
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
@@ -63,7 +66,12 @@ def setup(b: Builder) -> list[PageBlock]:
     concs = r.get("concurrency") or b.d.concurrencies()
     if concs:
         items.append((b.t("setup.tiers"), same(" · ".join(fmt_g(c) for c in concs))))
-    if r.get("client"):
+    names = {e: n for e, n in (r.get("client_names") or {}).items() if e in b.d.order}
+    if len(set(names.values())) > 1:  # each configuration's client, named
+        items.append((b.t("setup.client"), Bi(*(Markup("；" if lang == "zh" else "; ").join(
+            b.t("clients.value", engine=b.d.label(e), client=names[e]).get(lang)
+            for e in b.d.order if e in names) for lang in LANGS))))
+    elif r.get("client"):
         items.append((b.t("setup.client"), same(str(r["client"]))))
     if r.get("requests_total") is not None:
         per, n = r.get("requests_per_engine"), len(b.d.order)
@@ -85,7 +93,15 @@ def setup(b: Builder) -> list[PageBlock]:
 
 def glossary(b: Builder) -> list[PageBlock]:
     r = b.d.round
-    out: list[PageBlock] = [Para(b.t("glossary.lead", client=str(r.get("client") or MISSING)))]
+    names = {e: n for e, n in (r.get("client_names") or {}).items() if e in b.d.order}
+    mixed = len(set(names.values())) > 1
+    if mixed:
+        lead = b.t("clients.lead", clients=str(r.get("client")))
+    elif r.get("client"):
+        lead = b.t("glossary.lead", client=str(r["client"]))
+    else:
+        lead = b.t("clients.lead_unknown")
+    out: list[PageBlock] = [Para(lead)]
     out.append(Heading(b.t("glossary.pipeline_title")))
     out_tokens = num(r.get("output_tokens"))
     gaps = fmt_g(out_tokens - 1) if math.isfinite(out_tokens) else "n − 1"
@@ -109,16 +125,42 @@ def glossary(b: Builder) -> list[PageBlock]:
         measured = Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in ranges)
                         for lang in LANGS))
         rows.append(Row([
-            tcell(b.t(f"glossary.{key}.metric"), "metric"),
+            tcell(b.client_column(b.t(f"glossary.{key}.metric"), column), "metric"),
             tcell(b.t(f"glossary.{key}.name")),
             tcell(b.t(f"glossary.{key}.what"), "prose"),
             tcell(measured, "range"),
         ]))
     cols = [Column(b.t(f"glossary.col_{k}")) for k in ("metric", "name", "what", "range")]
-    out.append(Table(cols, rows, b.t("glossary.table_caption"), variant="glossary"))
+    out.append(Table(cols, rows, b.client_caption(b.t("glossary.table_caption"),
+                                                  [m[1] for m in metrics]), variant="glossary"))
+    if mixed:
+        out += client_definitions(b, names)
     out.append(Heading(b.t("glossary.confusions_title")))
     out.append(Block(b.ui.block("glossary.confusions")))
     return out
+
+
+def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
+    """Configurations measured by different clients: each client's definitions, and which
+    metrics differ between them."""
+    ids = {e: str(b.d.engine_facts(e).get("client") or "") for e in names}
+    rows = []
+    for cid in dict.fromkeys(i for i in ids.values() if i):
+        c = client(cid)
+        configs = [b.d.label(e) for e, i in ids.items() if i == cid]
+        unknown = b.t("clients.unknown")
+        rows.append(Row([
+            tcell(same(c.name)),
+            tcell(Bi(*(", ".join(lab.get(lang) for lab in configs) for lang in LANGS))),
+            *(tcell(c.definitions.get(m, unknown), "prose") for m in METRICS),
+            tcell(same(c.source or MISSING)),
+        ]))
+    cols = [Column(b.t(f"clients.col_{k}"))
+            for k in ("client", "configs", "ttft", "itl", "tpot", "source")]
+    differ = b.d.round.get("clients_differ") or []
+    note = b.t("clients.differ", metrics=" / ".join(m.upper() for m in differ)) if differ \
+        else b.t("clients.same")
+    return [Heading(b.t("clients.title")), Table(cols, rows, note, variant="glossary")]
 
 
 def headline(b: Builder) -> list[PageBlock]:

@@ -36,10 +36,12 @@ def data(b: Builder) -> list[PageBlock]:
             rows.append(tier_row(cells, excl))
     if rows:
         cols = [Column(b.t("data.col_engine")), Column(b.t("data.col_c"), True)]
-        cols += [Column(b.t(f"data.{k}"), True) for k, _, _ in spec]
+        cols += [Column(b.client_column(b.t(f"data.{k}"), column), True)
+                 for k, column, _ in spec]
         if repeats:
             cols.append(Column(b.t("inputs.repeats_col"), True))
-        out.append(Table(cols, rows, None, variant="wide"))
+        out.append(Table(cols, rows, b.client_caption(None, [c for _, c, _ in spec]),
+                         variant="wide"))
     out += b.figure("tradeoff", b.t("batching.tradeoff_caption"))
     out.append(Para(b.t("data.download"), "note"))
     return out + inputs_tables(b)

@@ -1,0 +1,52 @@
+"""Benchmark clients: the name the page gives each and how it defines TTFT, ITL and TPOT
+(rows of ``reportgen/data/clients.toml``), and which metrics two clients measure differently."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+from reportgen.resources import data_tables
+from reportgen.text import Bi
+
+METRICS = ("ttft", "itl", "tpot")
+KEYS = frozenset({"id", "name", "source", *METRICS, *(f"{m}_basis" for m in METRICS)})
+
+
+@dataclass(frozen=True)
+class Client:
+    """One client's row; a client the table does not know has only its id as name and no
+    definitions (so none of its metrics is assumed comparable with another client's)."""
+
+    id: str
+    name: str
+    definitions: dict[str, Bi] = field(default_factory=dict)   # metric → definition
+    basis: dict[str, str] = field(default_factory=dict)        # metric → basis word
+    source: str = ""
+
+
+@cache
+def _table() -> dict[str, Client]:
+    rows = data_tables("clients.toml", {"client": KEYS})["client"]
+    return {str(r["id"]): Client(
+        id=str(r["id"]), name=str(r["name"]),
+        definitions={m: Bi(r[m]["zh"], r[m]["en"]) for m in METRICS if m in r},
+        basis={m: str(r[f"{m}_basis"]) for m in METRICS if f"{m}_basis" in r},
+        source=str(r.get("source", ""))) for r in rows}
+
+
+def client(client_id: str) -> Client:
+    """The table's row for ``client_id``, else a bare record named by the id."""
+    return _table().get(client_id) or Client(id=client_id, name=client_id)
+
+
+def differing_metrics(client_ids: Iterable[str]) -> tuple[str, ...]:
+    """The metrics (of METRICS) the given clients do not define the same way; none when they
+    are one client. A basis the table does not know counts as different."""
+    ids = list(dict.fromkeys(i for i in client_ids if i))
+    if len(ids) < 2:
+        return ()
+    rows = [client(i) for i in ids]
+    return tuple(m for m in METRICS
+                 if any(m not in r.basis for r in rows) or len({r.basis[m] for r in rows}) > 1)
