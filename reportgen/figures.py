@@ -764,6 +764,31 @@ def _with_inf_drawn(analysis: Analysis) -> Analysis:
     return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
 
 
+def _values(value: Any) -> np.ndarray:
+    """A trace's x or y as floats (bdata decoded; a category counts as a value)."""
+    if isinstance(value, Mapping) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])
+                             ).astype(float)
+    if isinstance(value, list | tuple | np.ndarray):
+        return np.array([0.0 if isinstance(v, str) else np.nan if v is None else float(v)
+                         for v in value], dtype=float)
+    return np.array([], dtype=float)
+
+
+def _has_points(trace: Mapping[str, Any]) -> bool:
+    x, y = _values(trace.get("x")), _values(trace.get("y"))
+    n = min(len(x), len(y))
+    return bool(np.any(np.isfinite(x[:n]) & np.isfinite(y[:n])))
+
+
+def _drawn(trace: Mapping[str, Any]) -> bool:
+    """Whether a trace stays: it has a point, or it is a marker key of the legend (x=[None])
+    or no legend entry at all."""
+    if _has_points(trace) or trace.get("showlegend") is False:
+        return True
+    return trace.get("hoverinfo") == "skip" and trace.get("x") == [None]
+
+
 def build_figures(analysis: Analysis, ui: UI, lang: str,
                   baseline: Baseline | None = None) -> list[FigureSpec]:
     """All figures the data supports, in one language; with a baseline, its curves dashed."""
@@ -772,6 +797,9 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
     for fig_id, kind, builder in BUILDERS:
         fig = builder(analysis, ui, lang)
         if fig is not None:
+            fig.data = [t for t in fig.data if _drawn(t)]
+            if not any(_has_points(t) for t in fig.data):
+                continue   # no series has data: no empty axes, no legend of nothing
             if baseline is not None:
                 add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
             out.append(FigureSpec(fig_id, kind, fig))

@@ -564,7 +564,8 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
         per_param = v.get(f"{base}.bytes_per_param")
         v[f"{base}.matmul_params"] = (float(e["weight_bytes_per_step"] / per_param)
                                       if per_param else math.nan)
-        v[f"{base}.kv_gb_c1"] = float(e["c1"] * e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
+        one = 1.0 if math.isfinite(float(e["c1"])) else math.nan   # one sequence's KV
+        v[f"{base}.kv_gb_c1"] = float(one * e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
         v[f"{base}.step_gb_c1"] = float(e["step_bytes_c1"] / GB)
         v[f"{base}.floor_gb_per_slot"] = float(e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
 
@@ -653,7 +654,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         tiers[list(CONCURRENCY_ONLY)] = math.nan
     tiers = tiers[[*TIER_COLUMNS, *(c for c in REPEAT_COLUMNS if c in tiers.columns)]]
 
-    roof = engine_roofline(params, tiers)
+    roof = engine_roofline(params, tiers, axis)
     if on_rate_axis:
         roof[list(ENGINE_CONCURRENCY_ONLY)] = math.nan
     labels = {e.id: e.label for e in manifest.engines}

@@ -25,8 +25,17 @@ from reportgen.page import (
     waves,
 )
 from reportgen.page.builder import Builder
-from reportgen.page.cells import bi_text, prose_bi, same
-from reportgen.page.model import Inputs, Page, PageBlock, Revisions, Section, Series, View
+from reportgen.page.cells import all_missing, bi_text, prose_bi, same
+from reportgen.page.model import (
+    Inputs,
+    Page,
+    PageBlock,
+    Revisions,
+    Section,
+    Series,
+    Table,
+    View,
+)
 from reportgen.page.provenance import provenance_notice
 from reportgen.text import Bi
 
@@ -51,7 +60,9 @@ def sections(b: Builder) -> list[Section]:
         order.insert(order.index("headline") + 1, "revisions")
     for sid in order:
         b.section_id = sid
-        blocks = [b.with_legend(block) for block in MAKERS[sid](b)]
+        # a table with no value in any cell says nothing: the gap notes say what would fill it
+        blocks = [b.with_legend(block) for block in MAKERS[sid](b)
+                  if not (isinstance(block, Table) and all_missing(block))]
         if blocks:
             blocks += b.gaps(sid)
         prose = b.narrative.get(sid)

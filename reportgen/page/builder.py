@@ -175,7 +175,7 @@ class Builder:
             if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
                 out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—"),
                                 "note"))
-        if sid in ("bytes", "batching") and not self.rate_axis and len(d.tiers) \
+        if (sid == "bytes" or (sid == "batching" and not self.rate_axis)) and len(d.tiers) \
                 and d.tiers["floor_ms"].isna().all():
             keys = []
             if not math.isfinite(num(d.round.get("bandwidth_gb_s"))):

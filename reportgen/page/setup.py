@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from reportgen.analyze.single_stream import lowest_in_flight
 from reportgen.formatting import MISSING, fmt, fmt_g, is_missing
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
@@ -45,7 +46,8 @@ def setup(b: Builder) -> list[PageBlock]:
             parts.append(str(facts["gpu_name"]))
         if facts.get("commit") and str(facts["commit"]) not in parts:
             parts.insert(1 if parts else 0, str(facts["commit"]))
-        items.append((b.d.label(engine), same(" · ".join(dict.fromkeys(parts)) or MISSING)))
+        if parts:   # nothing known about the configuration: no line of dashes
+            items.append((b.d.label(engine), same(" · ".join(dict.fromkeys(parts)))))
         settings: list[Bi] = []
         if facts.get("slots") is not None:
             settings.append(b.t("setup.slots", n=fmt_g(facts["slots"])))
@@ -85,7 +87,8 @@ def setup(b: Builder) -> list[PageBlock]:
 
 def glossary(b: Builder) -> list[PageBlock]:
     r = b.d.round
-    out: list[PageBlock] = [Para(b.t("glossary.lead", client=str(r.get("client") or MISSING)))]
+    out: list[PageBlock] = [Para(b.t("glossary.lead", client=str(r["client"])) if r.get("client")
+                                 else b.t("every.glossary_lead"))]
     out.append(Heading(b.t("glossary.pipeline_title")))
     out_tokens = num(r.get("output_tokens"))
     gaps = fmt_g(out_tokens - 1) if math.isfinite(out_tokens) else "n − 1"
@@ -104,7 +107,10 @@ def glossary(b: Builder) -> list[PageBlock]:
             own = b.d.rows(e)
             if own.empty or column not in own:
                 continue
-            first, last = own.iloc[0][column], own.iloc[-1][column]
+            known = own[column][own[column].map(lambda x: math.isfinite(num(x)))]
+            if known.empty:   # not in this configuration's files: no "—→—"
+                continue
+            first, last = known.iloc[0], known.iloc[-1]
             ranges.append((b.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
         measured = Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in ranges)
                         for lang in LANGS))
@@ -119,6 +125,21 @@ def glossary(b: Builder) -> list[PageBlock]:
     out.append(Heading(b.t("glossary.confusions_title")))
     out.append(Block(b.ui.block("glossary.confusions")))
     return out
+
+
+def step_absent(b: Builder) -> Card:
+    """The single-stream card of a round without a single-stream tier: why it is absent."""
+    d = b.d
+    if "itl_p50_ms" not in d.tiers or not d.tiers["itl_p50_ms"].map(
+            lambda x: math.isfinite(num(x))).any():
+        sub = b.t("every.step_absent_none")
+    else:
+        low, flight = lowest_in_flight(d.rows(d.order[0]), str(d.round.get("axis")))
+        if b.rate_axis and not math.isfinite(flight):
+            sub = b.t("every.step_absent_unknown", c=fmt_g(low))
+        else:
+            sub = b.t("every.step_absent_sub", c=fmt_g(low), n=fmt(flight, ".1f"))
+    return Card(b.t("every.step_absent_label"), b.t("every.step_absent_value"), sub)
 
 
 def headline(b: Builder) -> list[PageBlock]:
@@ -150,7 +171,8 @@ def headline(b: Builder) -> list[PageBlock]:
         focus = min(finite, key=lambda e: finite[e])
         e = d.engine(focus)
         sub_others = b.others(focus, lambda o: f"{fmt(itl_c1[o], '.2f')} ms")
-        if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))):
+        if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))) \
+                and math.isfinite(num(d.v("step_ratio.predicted"))):
             sub = b.t("headline.step_sub", others=sub_others,
                          pred=fmt(d.v("step_ratio.predicted"), ".2x"),
                          meas=fmt(d.v("step_ratio.measured"), ".2x"))
@@ -166,12 +188,14 @@ def headline(b: Builder) -> list[PageBlock]:
                 b.t("headline.eff_sub", others=b.others(
                     focus, lambda o: fmt(d.engine(o).get("efficiency_cmax"), "pct")))))
         if math.isfinite(num(e.get("ms_per_slot"))):
+            others = b.others(focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms")
             cards.append(Card(
                 b.t("headline.slot_label", engine=d.label(focus)),
                 b.t("headline.slot_value", ms=fmt(e.get("ms_per_slot"), ".2f")),
-                b.t("headline.slot_sub", others=b.others(
-                    focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms"),
-                    floor=fmt(e.get("floor_ms_per_slot")))))
+                b.t("headline.slot_sub", others=others, floor=fmt(e.get("floor_ms_per_slot")))
+                if math.isfinite(num(e.get("floor_ms_per_slot"))) else others))
+    elif d.order and len(d.tiers):
+        cards.append(step_absent(b))
     for engine in d.order:
         c = d.v(f"throughput_drop.{engine}.concurrency")
         if is_missing(c):
