@@ -290,9 +290,37 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     lo, hi = math.floor(math.log10(arr.min())), math.ceil(math.log10(arr.max()))
     ticks = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)
              if arr.min() / 1.5 <= m * 10.0 ** e <= arr.max() * 1.5]
-    if len(ticks) >= 2:
+    if sum(arr.min() <= t <= arr.max() for t in ticks) < 2:
+        # less than a 1–2–5 step of range: label the data's own span, 3 significant digits
+        ticks = sorted({float(f"{t:.3g}") for t in np.geomspace(arr.min(), arr.max(), 4)})
+    if ticks:
         axis.update(tickvals=ticks, ticktext=[f"{t:,.10g}" for t in ticks])
     return axis
+
+
+def _end_labels(analysis: Analysis, ui: UI, lang: str, tiers: np.ndarray, x: np.ndarray,
+                y: np.ndarray) -> list[str]:
+    """Point labels of a curve: its first and last tier only (labels of crowded saturated
+    points overprint; hover has every tier), the last only when it lies apart from the first
+    on the log–log plane; named as the axis names them."""
+    rate = analysis.round.get("axis") == "request_rate"
+    inf_at = analysis.round.get("inf_at")
+
+    def name(c: float) -> str:
+        if rate:
+            return ui.raw("fig.every.rate_point", lang, c="∞" if c == inf_at else f"{c:g}")
+        return f"C={c:g}"
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    idx = np.flatnonzero(ok)
+    out = [""] * len(tiers)
+    if not idx.size:
+        return out
+    first, last = int(idx[0]), int(idx[-1])
+    out[first] = name(float(tiers[first]))
+    apart = max(abs(math.log10(x[last] / x[first])), abs(math.log10(y[last] / y[first])))
+    if last != first and apart > 0.08:   # ≈ 20 %: far enough for two labels
+        out[last] = name(float(tiers[last]))
+    return out
 
 
 def _tier_rows(analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
@@ -672,7 +700,9 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         ys += list(per_user)
         fig.add_trace(Scatter(
             x=_col(rows, "output_tok_s"), y=per_user, mode="lines+markers+text",
-            name=labels[engine][lang], text=[f"C={c:g}" for c in conc],
+            name=labels[engine][lang], text=_end_labels(analysis, ui, lang, conc,
+                                                                 _col(rows, "output_tok_s"),
+                                                                 per_user),
             textposition="top right", textfont=dict(size=11, color=color[engine]),
             line=dict(color=color[engine], width=2.5),
             marker=_tier_marker(color[engine], excluded, synth),

@@ -87,3 +87,21 @@ def test_audit_reads_cards_captions_and_both_languages() -> None:
     from reportgen.page.model import Cards
     section.blocks.append(Cards([card]))
     assert any(text_faults(t.en) for _, t in _texts(section))
+
+
+def test_a_rate_sweep_speaks_of_rates(tmp_path: Path) -> None:
+    """Item 2: no per-slot "all busy" bound, point labels "1 req/s" (the ends only), checks
+    that say "rate step"."""
+    from reportgen.pipeline import analyze_dir
+
+    folder = write_round(tmp_path / "rate", "rate")
+    built = assemble_report(folder)
+    labels = [t for f in built.figs["figs"] if f["id"].endswith("fig-6")
+              for tr in f["fig"]["data"] for t in tr.get("text") or []]
+    assert "1 req/s" in labels and not any(t.startswith("C=") for t in labels)
+    assert labels.count("") >= 4   # the middle tiers are left to hover
+    text = " ".join(b.text.en for s in built.page.sections for b in s.blocks
+                    if isinstance(b, Para))
+    assert "slot" not in text
+    checks = analyze_dir(folder).analysis.parts[0].checks
+    assert "Output throughput rises with every rate step." in set(checks["message_en"])
