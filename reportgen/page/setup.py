@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from reportgen.analyze.single_stream import lowest_in_flight
-from reportgen.formatting import MISSING, fmt, fmt_g, is_missing
+from reportgen.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell
@@ -85,6 +85,11 @@ def setup(b: Builder) -> list[PageBlock]:
     return [Facts(items), *inferred_table(b)]
 
 
+def _ms(value: object, spec: str) -> str:
+    text = fmt_latency_ms(value, spec)
+    return text if text.endswith(" s") else f"{text} ms"
+
+
 def glossary(b: Builder) -> list[PageBlock]:
     r = b.d.round
     out: list[PageBlock] = [Para(b.t("glossary.lead", client=str(r["client"])) if r.get("client")
@@ -111,7 +116,12 @@ def glossary(b: Builder) -> list[PageBlock]:
             if known.empty:   # not in this configuration's files: no "—→—"
                 continue
             first, last = known.iloc[0], known.iloc[-1]
-            ranges.append((b.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
+            lo, hi = fmt_latency_ms(first, spec), fmt_latency_ms(last, spec)
+            if unit == "ms" and (lo.endswith(" s") or hi.endswith(" s")):
+                # 10 s or more reads in seconds: each end with its unit
+                ranges.append((b.d.label(e), f"{_ms(first, spec)}→{_ms(last, spec)}"))
+            else:
+                ranges.append((b.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
         measured = Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in ranges)
                         for lang in LANGS))
         rows.append(Row([
