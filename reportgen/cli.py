@@ -169,6 +169,9 @@ def check(round_dir: str | None) -> None:
     statuses = ["warn"] * len(loaded.findings)
     for part in ra.parts:
         click.echo("")
+        workload = part.round.get("workload")
+        if len(ra.parts) > 1 and workload:   # each workload's checks under its own heading
+            click.echo(f"self-checks · workload {workload['id']}: {workload['label']['en']}")
         click.echo(checks_text(part))
         statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
     counts = status_counts(statuses)

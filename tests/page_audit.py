@@ -22,6 +22,7 @@ from reportgen.page.model import (
     Cards,
     Facts,
     Figure,
+    Fold,
     Heading,
     Page,
     Para,
@@ -76,10 +77,20 @@ def text_faults(text: str) -> list[str]:
     return out
 
 
+def _blocks(blocks: list[Any]) -> Iterator[Any]:
+    """Every block, folded ones included (their summary as a sentence)."""
+    for block in blocks:
+        if isinstance(block, Fold):
+            yield Para(block.summary)
+            yield from block.blocks
+        else:
+            yield block
+
+
 def _texts(section: Section) -> Iterator[tuple[str, Bi]]:
     """(where, text) for every sentence-like piece of a section."""
     yield "title", section.title   # (the author's headline and prose are theirs to punctuate)
-    for block in section.blocks:
+    for block in _blocks(section.blocks):
         if isinstance(block, Para):
             yield "sentence", block.text
         elif isinstance(block, Block):
@@ -178,7 +189,7 @@ def audit(built: Assembled) -> list[str]:
         for kind, text in _texts(section):
             for lang in LANGS:
                 out += [f"{where} {kind} ({lang}): …{t}…" for t in text_faults(text.get(lang))]
-        for block in section.blocks:
+        for block in _blocks(section.blocks):
             if isinstance(block, Table):
                 out += [f"{where} table: {t}" for t in table_faults(block)]
     for fig in built.figs.get("figs", []):

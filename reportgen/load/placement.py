@@ -64,9 +64,16 @@ class Workload:
     # per completed request, median over the runs (derived, so not part of equality)
     mean_input_tokens: float = field(default=math.nan, compare=False)
     mean_output_tokens: float = field(default=math.nan, compare=False)
+    # the name the files give it (`result-short-rate1.json` → short), when they agree
+    name: str | None = field(default=None, compare=False)
 
     def label(self, lang: str) -> str:
-        """`random · in 1,024 / out 128`; ≈ marks lengths measured rather than set."""
+        """`short · in ≈1,024 / out ≈256`, `random · in 1,024 / out 128`; ≈ marks lengths
+        measured rather than set."""
+        plain = self._lengths_label(lang)
+        return f"{self.name} · {plain}" if self.name else plain
+
+    def _lengths_label(self, lang: str) -> str:
         if not math.isfinite(self.input_tokens):
             name = self.dataset or ("长度不定" if lang == "zh" else "lengths vary")
             if math.isfinite(self.output_tokens):
@@ -315,6 +322,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     length are one workload per dataset."""
     if summary.empty:
         return pd.Series([], dtype=object), []
+    rels = [str(r) for r in summary["rel"]] if "rel" in summary.columns else [""] * len(summary)
     mean_in = _mean_per_request(summary["total_input_tokens"], summary["completed"])
     mean_out = _mean_per_request(summary["total_output_tokens"], summary["completed"])
     exact = [_exact_lengths(c, r) for c, r in zip(
@@ -342,7 +350,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
                 break
         else:
             groups.append([row])
-    groups.sort(key=lambda g: (-len(g), min(x[0] for x in g)))  # the main workload first
+    # shortest first (input + output per request); lengths unknown (a dataset) last
+    groups.sort(key=lambda g: (_length_key(g), min(x[0] for x in g)))
     out = [""] * len(rows)
     specs: list[Workload] = []
     ids: set[str] = set()
@@ -366,10 +375,29 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
                               float(np.nanmedian(mean_in.iloc[members])) if len(members) else
                               math.nan,
                               float(np.nanmedian(mean_out.iloc[members])) if len(members) else
-                              math.nan))
+                              math.nan, _workload_name([rels[m] for m in members])))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
+
+
+# words a file name uses for a workload's size
+WORKLOAD_NAMES = ("tiny", "short", "medium", "long", "small", "large", "chat", "summarization",
+                  "summarize", "code", "rag", "reasoning")
+
+
+def _workload_name(rels: list[str]) -> str | None:
+    """The one workload word every file of the group carries (`result-short-rate1` → short)."""
+    names = {w for r in rels for w in _name_tokens(r) if w in WORKLOAD_NAMES}
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    return name if all(name in _name_tokens(r) for r in rels) else None
+
+
+def _length_key(group: list[tuple[int, str | None, float, float, bool]]) -> tuple[int, float]:
+    total = float(np.median([g[2] + g[3] for g in group]))
+    return (0, total) if math.isfinite(total) else (1, 0.0)
 
 
 def _exact_lengths(client: object, ratio: float) -> bool:

@@ -44,6 +44,10 @@ def setup(b: Builder) -> list[PageBlock]:
         parts = [str(facts[k]) for k in ("version", "dtype", "quant") if facts.get(k)]
         if facts.get("gpu_name") and not r.get("gpu"):  # GPUs differ by configuration
             parts.append(str(facts["gpu_name"]))
+        if facts.get("model") and not r.get("model"):   # models differ by configuration
+            parts.append(str(facts["model"]))
+        if num(facts.get("tensor_parallel")) > 1:
+            parts.append(f"TP{fmt_g(facts['tensor_parallel'])}")
         if facts.get("commit") and str(facts["commit"]) not in parts:
             parts.insert(1 if parts else 0, str(facts["commit"]))
         if parts:   # nothing known about the configuration: no line of dashes
