@@ -105,3 +105,20 @@ def test_a_rate_sweep_speaks_of_rates(tmp_path: Path) -> None:
     assert "slot" not in text
     checks = analyze_dir(folder).analysis.parts[0].checks
     assert "Output throughput rises with every rate step." in set(checks["message_en"])
+
+
+def test_a_mixed_sweep_becomes_two_views_each_on_its_own_axis(tmp_path: Path) -> None:
+    """Item 5: concurrency sweeps and a rate sweep of the same servers are two views, never
+    one-point series."""
+    from reportgen.pipeline import analyze_dir
+
+    done = analyze_dir(write_round(tmp_path / "mixed", "mixed"))
+    parts = done.analysis.parts
+    assert [p.round["axis"] for p in parts] == ["concurrency", "request_rate"]
+    for p in parts:
+        assert sorted(p.engines["id"]) == ["alpha", "beta"]   # not one per tier
+        points = p.tiers.groupby("engine")["concurrency"].nunique()
+        assert (points >= 2).all()
+    axis = next(i for i in done.analysis.inferred if i.key == "round.axis")
+    assert "each sweep is its own view" in axis.source
+    assert set(done.analysis.runs["axis"]) == {"concurrency", "request_rate"}

@@ -765,11 +765,12 @@ def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
     # lengths drawn from a range: the KV estimate uses what was measured, parity is off
     inp, out = ((w.mean_input_tokens, w.mean_output_tokens) if w.lengths_vary
                 else (w.input_tokens, w.output_tokens))
+    axis = w.axis or loaded.axis   # a round sweeping both axes: this view's own
     return dataclasses.replace(
-        loaded, summary=summary.reset_index(drop=True),
+        loaded, summary=summary.reset_index(drop=True), axis=axis,
         engines={k: v for k, v in loaded.engines.items() if k in present},
         manifest=dataclasses.replace(
-            manifest, engines=specs,
+            manifest, engines=specs, axis=axis,
             input_tokens=manifest.input_tokens if keep_in else _whole(inp),
             output_tokens=manifest.output_tokens if keep_in else _whole(out),
             lengths_measured=not keep_in and (not w.from_settings or w.lengths_vary)))

@@ -66,12 +66,17 @@ class Workload:
     mean_output_tokens: float = field(default=math.nan, compare=False)
     # the name the files give it (`result-short-rate1.json` → short), when they agree
     name: str | None = field(default=None, compare=False)
+    # a round that sweeps both axes: this view's own axis (see mixed_sweeps)
+    axis: str | None = field(default=None, compare=False)
 
     def label(self, lang: str) -> str:
         """`short · in ≈1,024 / out ≈256`, `random · in 1,024 / out 128`; ≈ marks lengths
         measured rather than set."""
         plain = self._lengths_label(lang)
-        return f"{self.name} · {plain}" if self.name else plain
+        plain = f"{self.name} · {plain}" if self.name else plain
+        if self.axis:
+            return f"{plain} · {SWEEP_WORDS[self.axis][lang == 'zh']}"
+        return plain
 
     def _lengths_label(self, lang: str) -> str:
         if not math.isfinite(self.input_tokens):
@@ -446,6 +451,29 @@ def effective_concurrency(summary: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     conc[old] = summary.loc[old, "num_prompts"].astype(float)
     note[old] = "num_prompts"
     return conc, note
+
+
+SWEEP_WORDS = {"concurrency": ("concurrency sweep", "并发扫描"),
+               "request_rate": ("request-rate sweep", "请求速率扫描")}
+
+
+def mixed_sweeps(concurrency: pd.Series, rate: pd.Series) -> pd.Series | None:
+    """Each run's own sweep when a round holds both a concurrency sweep (runs with a
+    max_concurrency) and a rate sweep (a finite request rate, no max_concurrency), None when
+    it holds one kind: put on one axis, the other kind's runs would each become a one-point
+    series. The two become separate views, each on its own axis."""
+    # a concurrency sweep at a fixed finite rate stays one (split_by_other_axis): a rate
+    # sweep's runs set no max_concurrency
+    by_rate = rate.notna() & np.isfinite(rate.astype(float)) & concurrency.isna()
+    by_conc = concurrency.notna()
+    if not by_rate.any() or not by_conc.any():
+        return None
+    if concurrency[by_conc].nunique() < 2 and rate[by_rate].nunique() < 2:
+        return None   # one point each: nothing is swept
+    out = pd.Series("", index=concurrency.index, dtype=object)
+    out[by_conc] = "concurrency"
+    out[by_rate] = "request_rate"
+    return out
 
 
 def choose_axis(concurrency: pd.Series, rate: pd.Series) -> str:
