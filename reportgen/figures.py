@@ -33,8 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.baseline import Baseline
+from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
 from reportgen.text import LANGS
@@ -762,6 +764,55 @@ def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    """Figure 8, for a round whose configurations each ran one tier (analyze.ranking): one
+    panel of horizontal bars per metric, configurations in the order of output throughput,
+    the best bar of each panel in full colour, its value printed beside every bar."""
+    if not is_single_point(analysis.tiers):
+        return None
+    ranked = ranking(analysis.tiers)
+    if ranked.empty:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    metrics = list(dict.fromkeys(ranked["metric"]))
+    lead = ranked[ranked["metric"] == metrics[0]]
+    order = list(lead["engine"]) + [e for e in dict.fromkeys(ranked["engine"])
+                                    if e not in set(lead["engine"])]
+    names = [labels[e][lang] for e in order]
+    fig = Fig()
+    gap = 0.04
+    width = (1.0 - gap * (len(metrics) - 1)) / len(metrics)
+    layout: dict[str, Any] = {}
+    for i, metric in enumerate(metrics):
+        own = ranked[ranked["metric"] == metric].set_index("engine")
+        values = [float(own["value"].get(e, math.nan)) for e in order]
+        best = [e in own.index and int(own.loc[e, "rank"]) == 1 for e in order]
+        spec = ".0f" if metric in ("failed", "ttft_p50_ms", "e2el_p50_ms") else \
+            ".2f" if metric == "itl_p50_ms" else ".1f"
+        suffix = "" if i == 0 else str(i + 1)
+        fig.add_trace(Bar(
+            x=np.array(values, dtype=float), y=names, orientation="h", name=ui.raw(
+                f"fig.every.rank_{metric}", lang),
+            marker=dict(color=[color[e] if b else MUTED for e, b in zip(order, best,
+                                                                         strict=True)]),
+            text=["" if not math.isfinite(v) else fmt_latency_ms(v, spec)
+                  if metric.endswith("_ms") else fmt(v, spec) for v in values],
+            textposition="outside", cliponaxis=False, showlegend=False,
+            xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+            hovertemplate="%{y}: %{text}<extra></extra>",
+        ))
+        lo = i * (width + gap)
+        layout[f"xaxis{suffix}"] = dict(domain=[lo, lo + width], anchor=f"y{suffix}",
+                                        title=dict(text=ui.raw(f"fig.every.rank_{metric}",
+                                                               lang)),
+                                        rangemode="tozero", showticklabels=False)
+        layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", autorange="reversed",
+                                        showticklabels=i == 0, type="category")
+    _base_layout(fig, ui, "every.ranking", lang, height=max(260, 60 + 34 * len(order)))
+    fig.update_layout(**layout, margin=dict(l=160, r=40), bargap=0.3)
+    return fig
+
+
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
@@ -770,7 +821,10 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-5", "reuse", reuse_figure),
     ("fig-6", "tradeoff", tradeoff_figure),
     ("fig-7", "pareto", pareto_figure),
+    ("fig-8", "ranking", ranking_figure),
 )
+# lines over a single x value say nothing: a one-tier comparison draws the ranking instead
+LINE_KINDS = ("throughput", "itl", "wait", "reuse", "tradeoff")
 
 
 def _inf_at(tiers: pd.DataFrame) -> float | None:
@@ -824,7 +878,10 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
     """All figures the data supports, in one language; with a baseline, its curves dashed."""
     analysis = _with_inf_drawn(analysis)
     out = []
+    single = is_single_point(analysis.tiers)
     for fig_id, kind, builder in BUILDERS:
+        if single and kind in LINE_KINDS:
+            continue
         fig = builder(analysis, ui, lang)
         if fig is not None:
             fig.data = [t for t in fig.data if _drawn(t)]

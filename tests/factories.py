@@ -58,10 +58,12 @@ def loaded_round(manifest: Manifest, summary: pd.DataFrame,
 
 def result_json(tok_s: float, *, concurrency: int | None = None, rate: float | None = None,
                 n: int = 64, in_tokens: int = 512, out_tokens: int = 128,
-                latency_keys: bool = True, model: str = "org/Some-8B") -> dict[str, Any]:
+                latency_keys: bool = True, model: str = "org/Some-8B", ttft_ms: float = 50.0,
+                itl_ms: float = 10.0) -> dict[str, Any]:
     """A `vllm bench serve --save-result` record with hand-checkable numbers: ``tok_s``
-    output tokens per second; TTFT 50 ms, ITL 10 ms, E2EL = TTFT + 127 × ITL (1,320 ms).
-    Without ``latency_keys`` only throughput is stated (a client that saved no latencies)."""
+    output tokens per second; TTFT 50 ms, ITL 10 ms, E2EL = TTFT + 127 × ITL (1,320 ms) by
+    default. Without ``latency_keys`` only throughput is stated (a client that saved no
+    latencies)."""
     duration = n * out_tokens / tok_s
     record: dict[str, Any] = {
         "date": "20261201-101500", "backend": "vllm", "model_id": model, "num_prompts": n,
@@ -72,8 +74,8 @@ def result_json(tok_s: float, *, concurrency: int | None = None, rate: float | N
         "total_token_throughput": (in_tokens + out_tokens) * n / duration,
     }
     if latency_keys:
-        for name, ms in (("ttft", 50.0), ("tpot", 10.0), ("itl", 10.0),
-                         ("e2el", 50.0 + (out_tokens - 1) * 10.0)):
+        for name, ms in (("ttft", ttft_ms), ("tpot", itl_ms), ("itl", itl_ms),
+                         ("e2el", ttft_ms + (out_tokens - 1) * itl_ms)):
             record |= {f"mean_{name}_ms": ms, f"median_{name}_ms": ms,
                        f"std_{name}_ms": 1.0, f"p99_{name}_ms": 2 * ms}
     return record
@@ -87,7 +89,7 @@ def _write(path: Path, record: dict[str, Any]) -> None:
 
 
 # configuration → its throughput curve: tok/s = top × x / (x + knee)
-_CURVES = {"alpha": (2000.0, 4.0), "beta": (1500.0, 1.0), "gamma": (1800.0, 2.0),
+_CURVES = {"alpha": (2000.0, 4.0), "beta": (1500.0, 1.0), "gamma": (1900.0, 2.0),
            "delta": (1200.0, 0.5), "eps": (900.0, 8.0), "zeta": (2500.0, 16.0)}
 
 
@@ -116,8 +118,9 @@ def write_round(out: Path, shape: str) -> Path:
                                    n=_n(cfg)))
     elif shape == "single_rate":
         for cfg in _CURVES:
-            _write(out / cfg / "result-rate4.json", result_json(_tok_s(cfg, 4), rate=4,
-                                                                  n=_n(cfg)))
+            i = list(_CURVES).index(cfg)   # each its own latencies: a ranking to read
+            _write(out / cfg / "result-rate4.json", result_json(
+                _tok_s(cfg, 4), rate=4, n=_n(cfg), ttft_ms=80.0 - 5 * i, itl_ms=10.0 + i))
     elif shape == "mixed":
         for cfg in ("alpha", "beta"):
             for c in (1, 4, 16):

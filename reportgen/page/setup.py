@@ -8,6 +8,7 @@ import math
 from reportgen.analyze.single_stream import lowest_in_flight
 from reportgen.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
 from reportgen.narrative import LANGS
+from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell
 from reportgen.page.data import num
@@ -175,6 +176,9 @@ def headline(b: Builder) -> list[PageBlock]:
                        hi=fmt_g(d.v("crossover.upper_tier")),
                        rlo=fmt(d.v("crossover.ratio_lower"), ".3f"),
                        rhi=fmt(d.v("crossover.ratio_upper"), ".3f")), "accent"))
+        elif ranking.applies(b):   # a one-tier comparison: who leads, not "no crossing"
+            card = ranking.leader_card(b)
+            cards += [card] if card else []
         elif not math.isnan(num(d.v("crossover.count"))):
             cards.append(Card(b.t("headline.cross_none_label"),
                               b.t("headline.cross_none_value"),
