@@ -13,6 +13,7 @@ from reportgen.page import (
     anomalies,
     constants,
     crossover,
+    findings,
     memory,
     prefill,
     related,
@@ -49,7 +50,7 @@ MAKERS: dict[str, Maker] = {
     "batching": roofline.batching, "waves": waves.waves, "stalls": stalls.stalls,
     "anomalies": anomalies.anomalies, "memory": memory.memory, "data": tiers.data,
     "checks": anomalies.checks, "constants": constants.constants, "next": related.related,
-    "baseline": since.since, "revisions": revisions.revisions,
+    "baseline": since.since, "revisions": revisions.revisions, "findings": findings.findings,
 }
 
 
