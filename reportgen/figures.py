@@ -293,8 +293,11 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     ticks = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)
              if arr.min() / 1.5 <= m * 10.0 ** e <= arr.max() * 1.5]
     if sum(arr.min() <= t <= arr.max() for t in ticks) < 2:
-        # less than a 1–2–5 step of range: label the data's own span, 3 significant digits
-        ticks = sorted({float(f"{t:.3g}") for t in np.geomspace(arr.min(), arr.max(), 4)})
+        # less than a 1–2–5 step of range: ticks on the data's own span (inside it, so the
+        # autorange shows them), labelled to 4 significant digits
+        span = sorted({float(t) for t in np.geomspace(arr.min(), arr.max(), 3)})
+        axis.update(tickvals=span, ticktext=[f"{t:,.4g}" for t in span])
+        return axis
     if ticks:
         axis.update(tickvals=ticks, ticktext=[f"{t:,.10g}" for t in ticks])
     return axis
