@@ -808,7 +808,10 @@ def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         layout[f"xaxis{suffix}"] = dict(domain=[lo, lo + width], anchor=f"y{suffix}",
                                         title=dict(text=ui.raw(f"fig.every.rank_{metric}",
                                                                lang)),
-                                        rangemode="tozero", showticklabels=False)
+                                        showticklabels=False,
+                                        # room for the value printed beside the longest bar
+                                        range=[0, 1.35 * max((v for v in values
+                                                              if math.isfinite(v)), default=1)])
         layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", autorange="reversed",
                                         showticklabels=i == 0, type="category")
     _base_layout(fig, ui, "every.ranking", lang, height=max(260, 60 + 34 * len(order)))
