@@ -737,8 +737,9 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
     # the numbers the generated Findings are written from (names findings.*)
-    values |= findings_values(tiers, order, {i: {"zh": t.zh, "en": t.en}
-                                             for i, t in labels.items()}, checks)
+    values = dict(sorted((values | findings_values(
+        tiers, order, {i: {"zh": t.zh, "en": t.en} for i, t in labels.items()},
+        checks)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
