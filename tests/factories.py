@@ -89,7 +89,7 @@ def _write(path: Path, record: dict[str, Any]) -> None:
 
 
 # configuration → its throughput curve: tok/s = top × x / (x + knee)
-_CURVES = {"alpha": (2000.0, 4.0), "beta": (1500.0, 1.0), "gamma": (1900.0, 2.0),
+_CURVES = {"alpha": (2000.0, 4.0), "beta": (1500.0, 1.2), "gamma": (1900.0, 2.0),
            "delta": (1200.0, 0.5), "eps": (900.0, 8.0), "zeta": (2500.0, 16.0)}
 
 

@@ -53,10 +53,17 @@ def _leader(tiers: pd.DataFrame, tier: float, prefix: str,
 
 
 def findings_values(tiers: pd.DataFrame, order: Sequence[str],
-                    labels: Mapping[str, Mapping[str, str]],
-                    checks: pd.DataFrame) -> dict[str, Any]:
-    """``findings.*`` values (see the module docstring); absent what the data cannot say."""
+                    labels: Mapping[str, Mapping[str, str]], checks: pd.DataFrame,
+                    crossing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``findings.*`` values (see the module docstring); absent what the data cannot say.
+    ``crossing``: the round's ``crossover.*`` values (its bracketing tiers are shown as
+    tiers: 8, not 8.00)."""
     out: dict[str, Any] = {"findings.saturation_growth": SATURATION_GROWTH}
+    for name, key in (("lower_tier", "findings.crossover_lower"),
+                      ("upper_tier", "findings.crossover_upper")):
+        value = (crossing or {}).get(f"crossover.{name}")
+        if isinstance(value, int | float) and math.isfinite(float(value)):
+            out[key] = _tier(float(value))
     rows = usable(tiers) if len(tiers) else tiers
     if not len(rows):
         return out

@@ -739,7 +739,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
         tiers, order, {i: {"zh": t.zh, "en": t.en} for i, t in labels.items()},
-        checks)).items()))
+        checks, values)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)

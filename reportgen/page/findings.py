@@ -39,7 +39,10 @@ def lines(b: Builder) -> list[str]:
     # "holds at every common tier" needs at least two common tiers
     if isinstance(count, int | float) and not math.isnan(float(count)) and \
             _known(values, "findings.high.tier"):
-        out += ["crossover", "crossover_range"] if count > 0 else ["no_crossover"]
+        out += ["crossover"] if count > 0 else ["no_crossover"]
+        low, high = values.get("crossover.range_low"), values.get("crossover.range_high")
+        if count > 0 and isinstance(low, float) and isinstance(high, float) and low != high:
+            out.append("crossover_range")
     for e in b.d.order:
         if _ID.match(e):
             out += [f"saturation:{e}", f"saturation_latency:{e}"]
@@ -63,8 +66,9 @@ def findings(b: Builder) -> list[PageBlock]:
     per_lang = {}
     for lang in LANGS:
         items = [s for s in (_source(b, i, lang) for i in lines(b)) if s]
-        # a latency line continues the saturation bullet above it
-        source = "\n".join(items).replace("\n  ", " ")
+        # a latency line continues the saturation bullet above it (zh needs no space after
+        # its full-width stop)
+        source = "\n".join(items).replace("\n  ", "" if lang == "zh" else " ")
         per_lang[lang] = source
     if not per_lang["en"].strip():
         return []
