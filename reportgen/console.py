@@ -184,7 +184,12 @@ def check_report(findings: Sequence[object],
         blocks.append("\n" + extra)
     statuses = ["warn"] * len(findings)
     for part in analysis.parts:
-        blocks += ["", checks_text(part)]
+        blocks.append("")
+        workload = part.round.get("workload")
+        if len(analysis.parts) > 1 and workload:   # each workload's checks under its own heading
+            blocks.append(f"self-checks · workload {terminal_safe(str(workload['id']))}: "
+                          f"{terminal_safe(str(workload['label']['en']))}")
+        blocks.append(checks_text(part))
         statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
     counts = status_counts(statuses)
     blocks.append("\n" + summary_line(counts))

@@ -34,8 +34,10 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.compare import Baseline
+from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.bidi import isolate
+from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
 from reportgen.text import LANGS
@@ -296,9 +298,40 @@ def _log_axis(values: Any, title: str) -> dict[str, Any]:
     lo, hi = math.floor(math.log10(arr.min())), math.ceil(math.log10(arr.max()))
     ticks = [m * 10.0 ** e for e in range(lo, hi + 1) for m in (1, 2, 5)
              if arr.min() / 1.5 <= m * 10.0 ** e <= arr.max() * 1.5]
-    if len(ticks) >= 2:
+    if sum(arr.min() <= t <= arr.max() for t in ticks) < 2:
+        # less than a 1–2–5 step of range: ticks on the data's own span (inside it, so the
+        # autorange shows them), labelled to 4 significant digits
+        span = sorted({float(t) for t in np.geomspace(arr.min(), arr.max(), 3)})
+        axis.update(tickvals=span, ticktext=[f"{t:,.4g}" for t in span])
+        return axis
+    if ticks:
         axis.update(tickvals=ticks, ticktext=[f"{t:,.10g}" for t in ticks])
     return axis
+
+
+def _end_labels(analysis: Analysis, ui: UI, lang: str, tiers: np.ndarray, x: np.ndarray,
+                y: np.ndarray) -> list[str]:
+    """Point labels of a curve: its first and last tier only (labels of crowded saturated
+    points overprint; hover has every tier), the last only when it lies apart from the first
+    on the log–log plane; named as the axis names them."""
+    rate = analysis.round.get("axis") == "request_rate"
+    inf_at = analysis.round.get("inf_at")
+
+    def name(c: float) -> str:
+        if rate:
+            return ui.raw("fig.every.rate_point", lang, c="∞" if c == inf_at else f"{c:g}")
+        return f"C={c:g}"
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    idx = np.flatnonzero(ok)
+    out = [""] * len(tiers)
+    if not idx.size:
+        return out
+    first, last = int(idx[0]), int(idx[-1])
+    out[first] = name(float(tiers[first]))
+    apart = max(abs(math.log10(x[last] / x[first])), abs(math.log10(y[last] / y[first])))
+    if last != first and apart > 0.08:   # ≈ 20 %: far enough for two labels
+        out[last] = name(float(tiers[last]))
+    return out
 
 
 def _tier_rows(analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
@@ -726,7 +759,9 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         ys += list(per_user)
         fig.add_trace(Scatter(
             x=_col(rows, "output_tok_s"), y=per_user, mode="lines+markers+text",
-            name=labels[engine][lang], text=[f"C={c:g}" for c in conc],
+            name=labels[engine][lang], text=_end_labels(analysis, ui, lang, conc,
+                                                                 _col(rows, "output_tok_s"),
+                                                                 per_user),
             textposition="top right", textfont=dict(size=11, color=color[engine]),
             line=dict(color=color[engine], width=2.5),
             marker=_tier_marker(color[engine], excluded, synth),
@@ -786,6 +821,58 @@ def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    """Figure 8, for a round whose configurations each ran one tier (analyze.ranking): one
+    panel of horizontal bars per metric, configurations in the order of output throughput,
+    the best bar of each panel in full colour, its value printed beside every bar."""
+    if not is_single_point(analysis.tiers):
+        return None
+    ranked = ranking(analysis.tiers)
+    if ranked.empty:
+        return None
+    labels, color = engine_labels(analysis), colors(analysis)
+    metrics = list(dict.fromkeys(ranked["metric"]))
+    lead = ranked[ranked["metric"] == metrics[0]]
+    order = list(lead["engine"]) + [e for e in dict.fromkeys(ranked["engine"])
+                                    if e not in set(lead["engine"])]
+    names = [labels[e][lang] for e in order]
+    fig = Fig()
+    gap = 0.04
+    width = (1.0 - gap * (len(metrics) - 1)) / len(metrics)
+    layout: dict[str, Any] = {}
+    for i, metric in enumerate(metrics):
+        own = ranked[ranked["metric"] == metric].set_index("engine")
+        values = [float(own["value"].get(e, math.nan)) for e in order]
+        best = [e in own.index and int(own.loc[e, "rank"]) == 1 for e in order]
+        spec = ".0f" if metric in ("failed", "ttft_p50_ms", "e2el_p50_ms") else \
+            ".2f" if metric == "itl_p50_ms" else ".1f"
+        suffix = "" if i == 0 else str(i + 1)
+        fig.add_trace(Bar(
+            x=np.array(values, dtype=float), y=names, orientation="h", name=ui.raw(
+                f"fig.every.rank_{metric}", lang),
+            marker=dict(color=[color[e] if b else MUTED for e, b in zip(order, best,
+                                                                         strict=True)]),
+            text=["" if not math.isfinite(v) else fmt_latency_ms(v, spec)
+                  if metric.endswith("_ms") else fmt(v, spec) for v in values],
+            textposition="outside", cliponaxis=False, showlegend=False,
+            xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+            hovertemplate="%{y}: %{text}<extra></extra>",
+        ))
+        lo = i * (width + gap)
+        layout[f"xaxis{suffix}"] = dict(domain=[lo, lo + width], anchor=f"y{suffix}",
+                                        title=dict(text=ui.raw(f"fig.every.rank_{metric}",
+                                                               lang)),
+                                        showticklabels=False,
+                                        # room for the value printed beside the longest bar
+                                        range=[0, 1.35 * max((v for v in values
+                                                              if math.isfinite(v)), default=1)])
+        layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", autorange="reversed",
+                                        showticklabels=i == 0, type="category")
+    _base_layout(fig, ui, "every.ranking", lang, height=max(260, 60 + 34 * len(order)))
+    fig.update_layout(**layout, margin=dict(l=160, r=40), bargap=0.3)
+    return fig
+
+
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
@@ -794,7 +881,10 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-5", "reuse", reuse_figure),
     ("fig-6", "tradeoff", tradeoff_figure),
     ("fig-7", "pareto", pareto_figure),
+    ("fig-8", "ranking", ranking_figure),
 )
+# lines over a single x value say nothing: a one-tier comparison draws the ranking instead
+LINE_KINDS = ("throughput", "itl", "wait", "reuse", "tradeoff")
 
 
 def _inf_at(tiers: pd.DataFrame) -> float | None:
@@ -818,14 +908,45 @@ def _with_inf_drawn(analysis: Analysis) -> Analysis:
     return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
 
 
+def _values(value: Any) -> np.ndarray:
+    """A trace's x or y as floats (bdata decoded; a category counts as a value)."""
+    if isinstance(value, Mapping) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])
+                             ).astype(float)
+    if isinstance(value, list | tuple | np.ndarray):
+        return np.array([0.0 if isinstance(v, str) else np.nan if v is None else float(v)
+                         for v in value], dtype=float)
+    return np.array([], dtype=float)
+
+
+def _has_points(trace: Mapping[str, Any]) -> bool:
+    x, y = _values(trace.get("x")), _values(trace.get("y"))
+    n = min(len(x), len(y))
+    return bool(np.any(np.isfinite(x[:n]) & np.isfinite(y[:n])))
+
+
+def _drawn(trace: Mapping[str, Any]) -> bool:
+    """Whether a trace stays: it has a point, or it is a marker key of the legend (x=[None])
+    or no legend entry at all."""
+    if _has_points(trace) or trace.get("showlegend") is False:
+        return True
+    return trace.get("hoverinfo") == "skip" and trace.get("x") == [None]
+
+
 def build_figures(analysis: Analysis, ui: UI, lang: str,
                   baseline: Baseline | None = None) -> list[FigureSpec]:
     """All figures the data supports, in one language; with a baseline, its curves dashed."""
     analysis = _with_inf_drawn(analysis)
     out = []
+    single = is_single_point(analysis.tiers)
     for fig_id, kind, builder in BUILDERS:
+        if single and kind in LINE_KINDS:
+            continue
         fig = builder(analysis, ui, lang)
         if fig is not None:
+            fig.data = [t for t in fig.data if _drawn(t)]
+            if not any(_has_points(t) for t in fig.data):
+                continue   # no series has data: no empty axes, no legend of nothing
             if baseline is not None:
                 add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
             out.append(FigureSpec(fig_id, kind, fig))

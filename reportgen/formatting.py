@@ -229,3 +229,19 @@ def signed_change(value: float) -> str:
         return MISSING
     text = format_value(abs(value), ".0pct")
     return ("±" if text == "0%" else "+" if value > 0 else "-") + text
+
+
+SECONDS_FROM_MS = 10_000.0   # a latency of 10 s or more reads in seconds
+
+
+def fmt_latency_ms(value: Any, spec: str = "") -> str:
+    """A latency given in ms: as ``fmt(value, spec)`` below 10 s; from 10 s on in seconds with
+    its unit ("773 s", "12.5 s"), since 773,158 ms is not read at a glance."""
+    try:
+        ms = float(value)
+    except (TypeError, ValueError):
+        return fmt(value, spec)
+    if not math.isfinite(ms) or abs(ms) < SECONDS_FROM_MS:
+        return fmt(value, spec)
+    s = ms / 1000.0
+    return f"{fmt(s, '.0f' if abs(s) >= 100 else '.1f')} s"

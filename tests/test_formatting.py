@@ -67,3 +67,12 @@ def test_change_texts_show_enough_decimals_to_differ() -> None:
     assert change_texts(8.25, 8.3, 0.05, 0.05 / 8.25) == ("8.25", "8.3", "+0.05", "+0.6%")
     assert change_texts("1 failed", "2 failed") == ("1 failed", "2 failed", "", "")
     assert change_texts(None, 3, None, None) == (MISSING, "3", "", "")
+
+
+def test_latencies_of_ten_seconds_or_more_read_in_seconds() -> None:
+    from reportgen.formatting import fmt_latency_ms
+
+    assert fmt_latency_ms(9_999.0, ".0f") == "9,999"
+    assert fmt_latency_ms(11_779.0, ".0f") == "11.8 s"
+    assert fmt_latency_ms(773_158.0, ".0f") == "773 s"
+    assert fmt_latency_ms(float("nan"), ".0f") == "—"

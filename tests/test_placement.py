@@ -188,9 +188,25 @@ def test_sharegpt_without_lengths_is_one_workload() -> None:
         {"dataset": "random", "input_len_setting": 1024.0, "output_len_setting": 1024.0},
     ))
     assert list(ids) == ["sharegpt", "sharegpt", "sharegpt", "random-1024-1024"]
-    assert specs[0].id == "sharegpt" and specs[0].dataset == "sharegpt"
-    assert math.isnan(specs[0].input_tokens) and math.isnan(specs[0].output_tokens)
-    assert specs[0].label("en") == "sharegpt"
+    # workloads are ordered by length: one without set lengths comes last
+    assert [w.id for w in specs] == ["random-1024-1024", "sharegpt"]
+    assert specs[1].id == "sharegpt" and specs[1].dataset == "sharegpt"
+    assert math.isnan(specs[1].input_tokens) and math.isnan(specs[1].output_tokens)
+    assert specs[1].label("en") == "sharegpt"
+
+
+def test_workloads_are_ordered_by_length_and_named_by_their_files() -> None:
+    _, specs = workloads(frame(
+        {"rel": "result-long-rate1.json", "total_input_tokens": 8000.0,
+         "total_output_tokens": 1000.0},
+        {"rel": "result-short-rate1.json", "total_input_tokens": 1000.0,
+         "total_output_tokens": 250.0},
+        {"rel": "result-short-rate2.json", "total_input_tokens": 1000.0,
+         "total_output_tokens": 250.0},
+    ))
+    assert [w.id for w in specs] == ["100-25", "800-100"]   # (10 requests each)
+    assert [w.name for w in specs] == ["short", "long"]
+    assert specs[0].label("en").startswith("short · in ≈")
 
 
 def test_sharegpt_runs_with_different_fixed_output_lengths_are_two_workloads() -> None:
@@ -218,11 +234,11 @@ def test_a_run_naming_its_dataset_joins_runs_of_unknown_dataset_with_its_lengths
     assert len(specs) == 1
 
 
-def test_the_workload_with_most_runs_comes_first() -> None:
+def test_workloads_come_shortest_first_whatever_their_run_counts() -> None:
     short = {"dataset": "random", "input_len_setting": 128.0, "output_len_setting": 128.0}
     long = {"dataset": "random", "input_len_setting": 4096.0, "output_len_setting": 1024.0}
     ids, specs = workloads(frame(short, long, long, long, short | {"input_len_setting": 256.0}))
-    assert [s.id for s in specs] == ["random-4096-1024", "random-128-128", "random-256-128"]
+    assert [s.id for s in specs] == ["random-128-128", "random-256-128", "random-4096-1024"]
     assert list(ids) == ["random-128-128", "random-4096-1024", "random-4096-1024",
                          "random-4096-1024", "random-256-128"]
 

@@ -326,7 +326,9 @@ def test_sglang_one_configuration_per_file_sharegpt_its_own_workload() -> None:
             assert row["workload"] == (
                 f"random-{o['random_input_len']}-{o['random_output_len']}")
     workloads = [w["id"] for w in data["round"]["workloads"]]
-    assert workloads[0] == "random-1024-1024"  # 11 runs: the most
+    # ordered by length (input + output), shortest first; a dataset without set lengths last
+    lengths = [sum(int(n) for n in w.split("-")[1:]) for w in workloads[:-1]]
+    assert lengths == sorted(lengths) and workloads[-1] == "sharegpt"
     assert sorted(workloads) == sorted(["random-1024-1024", "sharegpt", "random-4096-1024",
                                         "random-1-512", "random-1024-512", "random-4096-2048",
                                         "random-256-512"])

@@ -98,7 +98,9 @@ def checks_frame(rows: Sequence[Check], axis: str = "concurrency") -> pd.DataFra
     specials = {"tier": lambda v: tier_label(v, axis), "n": _n}
     records = []
     for r in rows:
-        text = table.bi(r.key, specials, **r.params)
+        # a rate sweep's own wording ("rate step", not "concurrency step") where it differs
+        key = f"{r.key}_rate" if axis == "request_rate" and f"{r.key}_rate" in table else r.key
+        text = table.bi(key, specials, **r.params)
         records.append({"id": r.id, "status": r.status, "engine": r.engine,
                         "concurrency": r.concurrency, "value": r.value,
                         "message_zh": text.zh, "message_en": text.en})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.single_stream import single_stream_row
 from reportgen.analyze.tiers import usable
 from reportgen.frames import ByEngine
 
@@ -63,9 +64,12 @@ def _endpoints(rows: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None]:
     return rows.iloc[0], rows.iloc[-1]
 
 
-def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame) -> pd.DataFrame:
-    """Per-engine byte accounting at the low tier (c1, normally C=1) and the marginal cost per
-    extra slot between the lowest and highest usable tiers (excluded tiers never used).
+def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame,
+                    axis: str = "concurrency") -> pd.DataFrame:
+    """Per-engine byte accounting at the single-stream tier (c1: C=1, or a rate that keeps at
+    most ~1 request in flight, see analyze.single_stream; NaN when there is none) and the
+    marginal cost per extra slot between the lowest and highest usable tiers (excluded tiers
+    never used).
 
     ``tiers`` must already carry floor_ms and roofline_attainment (see add_floor).
     """
@@ -73,16 +77,21 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame) -> pd.DataFrame:
     measured = usable(tiers)
     by_engine = ByEngine(measured[np.isfinite(measured["itl_p50_ms"])])
     for engine, p in params.iterrows():
-        low, high = _endpoints(by_engine[str(engine)])
+        own = by_engine[str(engine)]
+        low, high = _endpoints(own)
+        single = single_stream_row(own, axis)
         w, kv = p["weight_bytes_per_step"], p["kv_bytes_per_token"]
         tok, bw = p["tokens_per_slot"], p["bandwidth_gb_s"]
-        c1 = float(low["concurrency"]) if low is not None else np.nan
+        c_low = float(low["concurrency"]) if low is not None else np.nan
+        c1 = float(single["concurrency"]) if single is not None else np.nan
         cmax = float(high["concurrency"]) if high is not None else np.nan
-        itl_c1 = float(low["itl_p50_ms"]) if low is not None else np.nan
+        itl_low = float(low["itl_p50_ms"]) if low is not None else np.nan
+        itl_c1 = float(single["itl_p50_ms"]) if single is not None else np.nan
         itl_cmax = float(high["itl_p50_ms"]) if high is not None else np.nan
-        bytes_c1 = float(step_bytes(c1, w, kv, tok))
+        # one sequence's KV: a single-stream tier holds one request at a time
+        bytes_c1 = float(step_bytes(1.0, w, kv, tok)) if single is not None else np.nan
         effective = bytes_c1 / (itl_c1 / 1000.0) / GB if itl_c1 > 0 else np.nan
-        slot_ms = (itl_cmax - itl_c1) / (cmax - c1) if cmax > c1 else np.nan
+        slot_ms = (itl_cmax - itl_low) / (cmax - c_low) if cmax > c_low else np.nan
         floor_slot = tok * kv / (bw * GB) * 1000.0
         rows.append({
             "id": str(engine),

@@ -24,6 +24,7 @@ from reportgen.analyze.crossover import (
     pair_ratios,
     primary_pair,
 )
+from reportgen.analyze.findings import findings_values
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
     GIB,
@@ -309,7 +310,9 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
         "commit": pick("commit", (facts.commit, _where(facts, "commit"))),
         "quant": found.group(1).upper() if found else None,
         "model_file": model_file,
-        "model": pick("model", (vlog.model, _where(vlog, "model"))),
+        "model": pick("model", (vlog.model, _where(vlog, "model")),
+                      (spec.model, _read_from(manifest, f"engines.{spec.id}.model"))),
+        "tensor_parallel": spec.tensor_parallel,
         "slots": None if slots is None else int(_num(slots)),
         "context": None if context is None else int(_num(context)),
         "prompt_cache": cache,
@@ -576,7 +579,8 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
         per_param = v.get(f"{base}.bytes_per_param")
         v[f"{base}.matmul_params"] = (float(e["weight_bytes_per_step"] / per_param)
                                       if per_param else math.nan)
-        v[f"{base}.kv_gb_c1"] = float(e["c1"] * e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
+        one = 1.0 if math.isfinite(float(e["c1"])) else math.nan   # one sequence's KV
+        v[f"{base}.kv_gb_c1"] = float(one * e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
         v[f"{base}.step_gb_c1"] = float(e["step_bytes_c1"] / GB)
         v[f"{base}.floor_gb_per_slot"] = float(e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
 
@@ -669,7 +673,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         tiers[list(CONCURRENCY_ONLY)] = math.nan
     tiers = tiers[[*TIER_COLUMNS, *(c for c in REPEAT_COLUMNS if c in tiers.columns)]]
 
-    roof = engine_roofline(params, tiers)
+    roof = engine_roofline(params, tiers, axis)
     if on_rate_axis:
         roof[list(ENGINE_CONCURRENCY_ONLY)] = math.nan
     labels = {e.id: e.label for e in manifest.engines}
@@ -757,6 +761,10 @@ def _analyze(loaded: LoadedRound) -> Analysis:
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
+    # the numbers the generated Findings are written from (names findings.*)
+    values = dict(sorted((values | findings_values(
+        tiers, order, {i: {"zh": t.zh, "en": t.en} for i, t in labels.items()},
+        checks, values)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
@@ -787,11 +795,12 @@ def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
     # lengths drawn from a range: the KV estimate uses what was measured, parity is off
     inp, out = ((w.mean_input_tokens, w.mean_output_tokens) if w.lengths_vary
                 else (w.input_tokens, w.output_tokens))
+    axis = w.axis or loaded.axis   # a round sweeping both axes: this view's own
     return dataclasses.replace(
-        loaded, summary=summary.reset_index(drop=True),
+        loaded, summary=summary.reset_index(drop=True), axis=axis,
         engines={k: v for k, v in loaded.engines.items() if k in present},
         manifest=dataclasses.replace(
-            manifest, engines=specs,
+            manifest, engines=specs, axis=axis,
             input_tokens=manifest.input_tokens if keep_in else _whole(inp),
             output_tokens=manifest.output_tokens if keep_in else _whole(out),
             lengths_measured=not keep_in and (not w.from_settings or w.lengths_vary)))

@@ -21,7 +21,13 @@ import pandas as pd
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import bench_rows, decode_records, empty_requests, summary_frame
-from reportgen.load.placement import Configuration, run_name
+from reportgen.load.placement import (
+    Configuration,
+    Unplaced,
+    Workload,
+    natural_key,
+    run_name,
+)
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
 from reportgen.manifest import (
@@ -276,11 +282,13 @@ def _date(summary: pd.DataFrame) -> tuple[str, str]:
     return best
 
 
-def build_runs(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
+def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
     """The `runs` table: one row per run used, in file order."""
     # file order (path, then line): how a reader finds a run again in the folder
-    placed = placed.assign(_line=placed["line"].astype(float)).sort_values(
-        ["rel", "_line"], kind="stable")
+    # numbers in names compare as numbers: rate2 before rate16, c8 before c16
+    placed = placed.assign(_line=placed["line"].astype(float),
+                           _rel=[natural_key(r) for r in placed["rel"]]).sort_values(
+        ["_rel", "_line"], kind="stable")
 
     def col(name: str) -> pd.Series:
         if name in placed.columns:
@@ -448,7 +456,14 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     from reportgen.load.copies import conflicting_runs
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.nvidia_smi import load_gpu_csv
-    from reportgen.load.placement import configurations, dedupe, place, workloads
+    from reportgen.load.placement import (
+        configurations,
+        dedupe,
+        effective_concurrency,
+        mixed_sweeps,
+        place,
+        workloads,
+    )
     from reportgen.load.scan import scan_round
 
     files = scan_round(root, show)
@@ -468,7 +483,14 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     cfg, configs = configurations(summary, wl)
     summary["engine"] = cfg
     axis_given = given.axis if given is not None else None
-    axis, placed, unplaced = place(summary, axis_given)
+    sweeps = None if axis_given else mixed_sweeps(effective_concurrency(summary)[0],
+                                                  summary["request_rate"].astype(float))
+    if sweeps is None:
+        axis, placed, unplaced = place(summary, axis_given)
+        split_note = ""
+    else:   # both axes swept: each sweep is its own view (a workload) on its own axis
+        axis, placed, unplaced, workload_specs, split_note = _place_views(
+            summary, sweeps, workload_specs)
     configs, renamed = _split_configs(configs, list(dict.fromkeys(placed["engine"])))
     placed = placed.assign(engine=placed["engine"].map(lambda e: renamed.get(e, e)))
     for u in unplaced:
@@ -583,7 +605,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     for key, value, source in round_settings:
         inferred.append(Inferred(key if "." in key else f"round.{key}", value, source))
 
-    manifest = _manifest(root, given, tuple(specs), engines, placed, inferred, axis)
+    manifest = _manifest(root, given, tuple(specs), engines, placed, inferred, axis, split_note)
     if given is not None:
         manifest = dataclasses.replace(manifest, inferred=tuple(
             compare_with(i, given) for i in manifest.inferred))
@@ -600,14 +622,43 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     return LoadedRound(
         manifest=manifest, summary=summary_out.reset_index(drop=True),
         requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
-        runs=build_runs(placed, axis),
+        runs=build_runs(placed, axis if sweeps is None else placed["_axis"]),
         workloads=[w for w in workload_specs if w.id in set(placed["workload"])],
         skipped=skipped, inferred=list(manifest.inferred))
 
 
+def _place_views(summary: pd.DataFrame, sweeps: pd.Series, specs: list[Workload]
+                 ) -> tuple[str, pd.DataFrame, list[Unplaced], list[Workload], str]:
+    """A round sweeping both axes: each (workload, sweep) is a view of its own, placed on its
+    own axis (``<workload>@c`` / ``<workload>@rate``). Returns the first view's axis, the
+    placed runs (``_axis`` per run), the unplaced, the views as workloads and the sentence
+    `check` and the inferred settings show about the split."""
+    from reportgen.load.placement import place
+
+    tag = {"concurrency": "c", "request_rate": "rate"}
+    by_id = {w.id: w for w in specs}
+    parts, unplaced, views = [], [], []
+    for axis in ("concurrency", "request_rate"):
+        own = summary[sweeps == axis]
+        if own.empty:
+            continue
+        own = own.assign(workload=[f"{w}@{tag[axis]}" for w in own["workload"]])
+        _, placed, lost = place(own, axis)
+        parts.append(placed.assign(_axis=axis))
+        unplaced += lost
+        for wid in dict.fromkeys(own["workload"]):
+            base = by_id[wid.rsplit("@", 1)[0]]
+            views.append(dataclasses.replace(base, id=wid, axis=axis))
+    placed = pd.concat(parts)
+    n = {a: int((sweeps == a).sum()) for a in ("concurrency", "request_rate")}
+    note = (f"both axes swept: {n['concurrency']} runs sweep max_concurrency, "
+            f"{n['request_rate']} runs sweep request_rate; each sweep is its own view")
+    return str(parts[0]["_axis"].iloc[0]), placed, unplaced, views, note
+
+
 def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
               engines: dict[str, EngineData], placed: pd.DataFrame, inferred: list[Inferred],
-              axis: str) -> Manifest:
+              axis: str, split: str = "") -> Manifest:
     """round.toml's values where it gives them, else what the files say (recorded in
     ``inferred``), else unknown (NaN / empty): the analyses that need it are left out."""
     from reportgen.gpu_table import lookup_gpu
@@ -642,7 +693,8 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
                   if i.key.startswith("engines.") and i.key.endswith(".model")}
     model = next(iter(set(per_config.values()))) if (
         len(set(per_config.values())) == 1 and len(per_config) == len(specs)) else ""
-    inferred.append(Inferred("round.axis", axis, "the runs' max_concurrency / request_rate"))
+    inferred.append(Inferred("round.axis", axis, split or
+                             "the runs' max_concurrency / request_rate"))
 
     if given is not None:
         gpu = given.gpu or gpu

@@ -70,9 +70,21 @@ class Workload:
     # per completed request, median over the runs (derived, so not part of equality)
     mean_input_tokens: float = field(default=math.nan, compare=False)
     mean_output_tokens: float = field(default=math.nan, compare=False)
+    # the name the files give it (`result-short-rate1.json` → short), when they agree
+    name: str | None = field(default=None, compare=False)
+    # a round that sweeps both axes: this view's own axis (see mixed_sweeps)
+    axis: str | None = field(default=None, compare=False)
 
     def label(self, lang: str) -> str:
-        """`random · in 1,024 / out 128`; ≈ marks lengths measured rather than set."""
+        """`short · in ≈1,024 / out ≈256`, `random · in 1,024 / out 128`; ≈ marks lengths
+        measured rather than set."""
+        plain = self._lengths_label(lang)
+        plain = f"{self.name} · {plain}" if self.name else plain
+        if self.axis:
+            return f"{plain} · {SWEEP_WORDS[self.axis][lang == 'zh']}"
+        return plain
+
+    def _lengths_label(self, lang: str) -> str:
         if not math.isfinite(self.input_tokens):
             name = self.dataset or ("长度不定" if lang == "zh" else "lengths vary")
             if math.isfinite(self.output_tokens):
@@ -372,6 +384,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     length are one workload per dataset."""
     if summary.empty:
         return pd.Series([], dtype=object), []
+    rels = [str(r) for r in summary["rel"]] if "rel" in summary.columns else [""] * len(summary)
     mean_in = _mean_per_request(summary["total_input_tokens"], summary["completed"])
     mean_out = _mean_per_request(summary["total_output_tokens"], summary["completed"])
     exact = [_exact_lengths(c, r) for c, r in zip(
@@ -408,7 +421,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
                 break
         else:
             groups.append([row])
-    groups.sort(key=lambda g: (-len(g), min(x[0] for x in g)))  # the main workload first
+    # shortest first (input + output per request); lengths unknown (a dataset) last
+    groups.sort(key=lambda g: (_length_key(g), min(x[0] for x in g)))
     _place_unknown(unknown, groups, [_run_dir(str(x)) for x in summary["rel"]]
                    if "rel" in summary.columns else [""] * len(rows))
     out = [""] * len(rows)
@@ -431,7 +445,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         vary = any(not exact[m] for m in members)
         specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
                               _finite_median(mean_in.iloc[members]),
-                              _finite_median(mean_out.iloc[members])))
+                              _finite_median(mean_out.iloc[members]),
+                              _workload_name([rels[m] for m in members])))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
@@ -462,10 +477,28 @@ def _place_unknown(unknown: list[tuple[int, str | None, float, float, bool]],
     else the main workload; only a round of nothing but such runs makes a group of them."""
     for row in unknown:
         home = next((g for g in groups if any(folders[m[0]] == folders[row[0]] for m in g)),
-                    groups[0] if groups else None)
+                    max(groups, key=len) if groups else None)  # else the main workload
         if home is None:
             groups.append(home := [])
         home.append(row)
+
+# words a file name uses for a workload's size
+WORKLOAD_NAMES = ("tiny", "short", "medium", "long", "small", "large", "chat", "summarization",
+                  "summarize", "code", "rag", "reasoning")
+
+
+def _workload_name(rels: list[str]) -> str | None:
+    """The one workload word every file of the group carries (`result-short-rate1` → short)."""
+    names = {w for r in rels for w in _name_tokens(r) if w in WORKLOAD_NAMES}
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    return name if all(name in _name_tokens(r) for r in rels) else None
+
+
+def _length_key(group: list[tuple[int, str | None, float, float, bool]]) -> tuple[int, float]:
+    total = float(np.median([g[2] + g[3] for g in group]))
+    return (0, total) if math.isfinite(total) else (1, 0.0)
 
 
 def _exact_lengths(client: object, ratio: float) -> bool:
@@ -514,6 +547,29 @@ def effective_concurrency(summary: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     conc[old] = summary.loc[old, "num_prompts"].astype(float)
     note[old] = "num_prompts"
     return conc, note
+
+
+SWEEP_WORDS = {"concurrency": ("concurrency sweep", "并发扫描"),
+               "request_rate": ("request-rate sweep", "请求速率扫描")}
+
+
+def mixed_sweeps(concurrency: pd.Series, rate: pd.Series) -> pd.Series | None:
+    """Each run's own sweep when a round holds both a concurrency sweep (runs with a
+    max_concurrency) and a rate sweep (a finite request rate, no max_concurrency), None when
+    it holds one kind: put on one axis, the other kind's runs would each become a one-point
+    series. The two become separate views, each on its own axis."""
+    # a concurrency sweep at a fixed finite rate stays one (split_by_other_axis): a rate
+    # sweep's runs set no max_concurrency
+    by_rate = rate.notna() & np.isfinite(rate.astype(float)) & concurrency.isna()
+    by_conc = concurrency.notna()
+    if not by_rate.any() or not by_conc.any():
+        return None
+    if concurrency[by_conc].nunique() < 2 and rate[by_rate].nunique() < 2:
+        return None   # one point each: nothing is swept
+    out = pd.Series("", index=concurrency.index, dtype=object)
+    out[by_conc] = "concurrency"
+    out[by_rate] = "request_rate"
+    return out
 
 
 def choose_axis(concurrency: pd.Series, rate: pd.Series) -> str:

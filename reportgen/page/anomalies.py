@@ -25,9 +25,10 @@ def anomalies(b: Builder) -> list[PageBlock]:
     else:
         out.append(Para(b.t("anomalies.no_findings"), "note"))
     out += b.excluded_note()
-    out.append(Para(b.t("anomalies.lead")))
-    concs = d.concurrencies()
+    # per-slot × slots ("all busy") counts requests in flight: a concurrency axis only
+    concs = [] if b.rate_axis else d.concurrencies()
     if concs:
+        out.append(Para(b.t("anomalies.lead")))
         cols = [Column(b.t("anomalies.col_c"))]
         for key in ("col_slot", "col_bound", "col_measured"):
             cols += [Column(b.t(f"anomalies.{key}", engine=d.label(e)), True)

@@ -13,6 +13,7 @@ from reportgen.page import (
     anomalies,
     constants,
     crossover,
+    findings,
     memory,
     prefill,
     related,
@@ -25,8 +26,17 @@ from reportgen.page import (
     waves,
 )
 from reportgen.page.builder import Builder
-from reportgen.page.cells import bi_text, prose_bi, same
-from reportgen.page.model import Inputs, Page, PageBlock, Revisions, Section, Series, View
+from reportgen.page.cells import all_missing, bi_text, prose_bi, same
+from reportgen.page.model import (
+    Inputs,
+    Page,
+    PageBlock,
+    Revisions,
+    Section,
+    Series,
+    Table,
+    View,
+)
 from reportgen.page.provenance import provenance_notice
 from reportgen.text import Bi
 
@@ -40,7 +50,7 @@ MAKERS: dict[str, Maker] = {
     "batching": roofline.batching, "waves": waves.waves, "stalls": stalls.stalls,
     "anomalies": anomalies.anomalies, "memory": memory.memory, "data": tiers.data,
     "checks": anomalies.checks, "constants": constants.constants, "next": related.related,
-    "baseline": since.since, "revisions": revisions.revisions,
+    "baseline": since.since, "revisions": revisions.revisions, "findings": findings.findings,
 }
 
 
@@ -51,7 +61,9 @@ def sections(b: Builder) -> list[Section]:
         order.insert(order.index("headline") + 1, "revisions")
     for sid in order:
         b.section_id = sid
-        blocks = [b.with_legend(block) for block in MAKERS[sid](b)]
+        # a table with no value in any cell says nothing: the gap notes say what would fill it
+        blocks = [b.with_legend(block) for block in MAKERS[sid](b)
+                  if not (isinstance(block, Table) and all_missing(block))]
         if blocks:
             blocks += b.gaps(sid)
         prose = b.narrative.get(sid)

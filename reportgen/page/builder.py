@@ -13,7 +13,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
-from reportgen.formatting import fmt, fmt_g
+from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
 from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
 from reportgen.page.cells import EXCLUDED_MARK, marked, tier_cell, tier_row
@@ -37,6 +37,11 @@ SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
     "data": (("tpot_p50_ms", "median_tpot_ms"), ("e2el_p50_ms", "median_e2el_ms"),
              ("ttft_p99_ms", "p99_ttft_ms")),
 }
+
+
+def fmt_cell(column: str, value: object, spec: str) -> str:
+    """A cell's text: latency columns (``*_ms``) of 10 s or more in seconds."""
+    return fmt_latency_ms(value, spec) if column.endswith("_ms") else fmt(value, spec)
 
 
 class Builder:
@@ -130,14 +135,14 @@ class Builder:
         the tiers frame's ``column``; ``frame`` names the value family (tiers, prefill, …)."""
         if value is None:
             value = self.d.tier(engine, c).get(column, math.nan)
-        return self.value_cell(frame, engine, c, column, fmt(value, spec),
+        return self.value_cell(frame, engine, c, column, fmt_cell(column, value, spec),
                                self.d.excluded(engine, c))
 
     def frame_cell(self, frame: str, engine: str, c: float, row: Mapping[str, Any],
                    column: str, spec: str, value_name: str = "", bad: bool = False) -> Cell:
         """A cell of a per-tier frame row: no ‡ (the row's tier cell carries it)."""
         return self.value_cell(frame, engine, c, value_name or column,
-                               fmt(row.get(column, math.nan), spec), bad=bad)
+                               fmt_cell(column, row.get(column, math.nan), spec), bad=bad)
 
     def engine_tier_rows(self, engine: str, frame: pd.DataFrame | None = None
                          ) -> Iterable[tuple[float, bool, Mapping[str, Any]]]:
@@ -245,7 +250,7 @@ class Builder:
             if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
                 out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—"),
                                 "note"))
-        if sid in ("bytes", "batching") and not self.rate_axis and len(d.tiers) \
+        if (sid == "bytes" or (sid == "batching" and not self.rate_axis)) and len(d.tiers) \
                 and d.tiers["floor_ms"].isna().all():
             keys = []
             if not math.isfinite(num(d.round.get("bandwidth_gb_s"))):

@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 
 from reportgen.formatting import MISSING, fmt, fmt_g
 from reportgen.narrative import SYNTHETIC_MARK
-from reportgen.page.model import Cell, Row
+from reportgen.page.model import Cell, Row, Table
 from reportgen.text import Bi
 
 # † belongs to values computed from declared-synthetic input; tiers excluded from conclusions
@@ -54,6 +54,14 @@ def tier_row(cells: list[Cell], excluded: bool) -> Row:
     """A table row of one tier; ``excluded``: the tier (of any engine in the row) is excluded
     from conclusions."""
     return Row(cells, "has-excluded" if excluded else "")
+
+
+def all_missing(table: Table) -> bool:
+    """A table whose every value cell (all but the first column) is missing ("—", ‡ or not)."""
+    values = [cell.text for row in table.rows for cell in row.cells[1:]]
+    return bool(values) and all(
+        t.en.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) and
+        t.zh.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) for t in values)
 
 
 def prose_bi(per_lang: Mapping[str, str]) -> Bi:

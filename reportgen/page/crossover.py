@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
+from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tier_cell, tier_row
 from reportgen.page.data import num
@@ -18,6 +19,8 @@ from reportgen.text import Bi
 
 def crossover(b: Builder) -> list[PageBlock]:
     d = b.d
+    if ranking.applies(b):   # one tier per configuration: a ranking, not curves
+        return ranking.ranking_blocks(b)
     out: list[PageBlock] = []
     captions = []
     for _, row in b.d.a.crossovers.iterrows():

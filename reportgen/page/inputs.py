@@ -4,12 +4,13 @@ runs behind this view's tiers and the files not read, with why (the data section
 from __future__ import annotations
 
 import math
+import re
 
 from reportgen.formatting import fmt_g
 from reportgen.listing import shorten
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, same, tcell
-from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
+from reportgen.page.model import Cell, Column, Fold, Heading, PageBlock, Para, Row, Table
 
 
 def inferred_table(b: Builder) -> list[PageBlock]:
@@ -20,8 +21,21 @@ def inferred_table(b: Builder) -> list[PageBlock]:
         return []
     cols = [Column(b.t(f"inputs.{k}"))
             for k in ("col_key", "col_value", "col_source", "col_status")]
-    return [Heading(b.t("inputs.inferred_title")), Para(b.t("inputs.inferred_lead")),
-            Table(cols, rows, None)]
+    files = {f for f in (_source_file(i.source) for i in b.inputs.inferred) if f}
+    conflicts = sum(i.status == "overridden" for i in b.inputs.inferred)
+    summary = b.t("every.inferred_summary", n=fmt_g(len(rows)), files=fmt_g(len(files)),
+                  conflicts=fmt_g(conflicts))
+    # folded: a real round infers dozens of settings, and the first screen is for results
+    return [Fold(summary, [Para(b.t("inputs.inferred_lead")), Table(cols, rows, None)])]
+
+
+def _source_file(source: str) -> str:
+    """The file a setting was read from ("run.json (model_id)", "x.log:12"), '' when it was
+    derived from something else ("runs told apart by folder")."""
+    head = source.split(" (")[0].strip()
+    head = re.sub(r":\d+$", "", head)
+    return head if "/" in head or re.search(r"\.(json|jsonl|log|txt|csv|toml|md)$", head) \
+        else ""
 
 
 def inputs_tables(b: Builder) -> list[PageBlock]:

@@ -180,8 +180,18 @@ class Links:
     kind: str = "links"
 
 
+@dataclass(frozen=True)
+class Fold:
+    """Blocks folded away under a one-line summary (a ``<details>``): detail a reader opens
+    when wanted, such as the settings inferred from the files."""
+
+    summary: Bi
+    blocks: list[Para | Table]
+    kind: str = "fold"
+
+
 # what a section is made of (the template dispatches on each block's ``kind``)
-PageBlock = Para | Block | Heading | Facts | Cards | Figure | Table | Links
+PageBlock = Para | Block | Heading | Facts | Cards | Figure | Table | Links | Fold
 
 
 @dataclass(frozen=True)

@@ -5,21 +5,30 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import MISSING, fmt, fmt_g
+from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, tcell
 from reportgen.page.data import num
 from reportgen.page.model import Column, PageBlock, Para, Row, Table
 
 
+def _known(value: object) -> bool:
+    return math.isfinite(num(value))
+
+
 def bytes_per_step(b: Builder) -> list[PageBlock]:
     d = b.d
     out: list[PageBlock] = b.lead("bytes.lead")
+    single = [e for e in d.order if _known(d.engine(e).get("itl_p50_c1_ms"))]
+    if not single:
+        return [*out, Para(b.t("every.bytes_no_single"), "note")] if len(d.tiers) else []
+    # the ledger needs bytes: without weight bytes or bandwidth only the ITL column would
+    # hold values (the headline card shows it); the gap note names the keys
+    ledger = any(_known(d.v(f"engines.{e}.step_gb_c1")) for e in single)
     rows = []
-    c1 = MISSING
-    for e in d.order:
+    c1 = fmt_g(d.engine(single[0]).get("c1"))
+    for e in d.order if ledger else ():
         eng = d.engine(e)
-        c1 = fmt_g(eng.get("c1"))
         rows.append(Row([
             tcell(d.label(e)),
             ncell(d.v(f"engines.{e}.weight_gb"), ".2f"),
@@ -35,7 +44,11 @@ def bytes_per_step(b: Builder) -> list[PageBlock]:
         cols = [Column(b.t(f"bytes.{k}"), k != "col_engine") for k in keys]
         out.append(Table(cols, rows, b.t("bytes.ledger_caption", c=c1, **{
             k: v for k, v in b.kv_slots().items() if k in ("tps", "kvb")})))
-    if d.pair and math.isfinite(num(d.v("step_ratio.measured"))):
+    if d.pair and _known(d.v("step_ratio.measured")) and not _known(d.v("step_ratio.predicted")):
+        ea, eb = d.pair
+        out.append(Para(b.t("every.bytes_ratio_measured", slow=d.label(eb), fast=d.label(ea),
+                            meas=fmt(d.v("step_ratio.measured"), ".2x"))))
+    elif d.pair and _known(d.v("step_ratio.measured")):
         ea, eb = d.pair
         out.append(Para(b.t(
             "bytes.ratio", slow=d.label(eb), fast=d.label(ea),
@@ -50,8 +63,10 @@ def batching(b: Builder) -> list[PageBlock]:
         return [Para(b.t("inputs.needs_concurrency"), "note")]
     d = b.d
     slots = b.kv_slots()
+    floor = len(d.tiers) > 0 and "floor_ms" in d.tiers and d.tiers["floor_ms"].map(_known).any()
     out: list[PageBlock] = b.lead("batching.lead")
-    out += b.figure("itl", b.t("batching.fig_caption", **slots))
+    out += b.figure("itl", b.t("batching.fig_caption", **slots) if floor
+                    else b.t("every.batching_fig_caption"))
     rows = []
     for e in d.order:
         eng = d.engine(e)
@@ -68,7 +83,8 @@ def batching(b: Builder) -> list[PageBlock]:
         keys = ("col_engine", "col_lo", "col_hi", "col_itl_lo", "col_itl_hi", "col_slot",
                 "col_floor_slot", "col_slope", "col_eff")
         cols = [Column(b.t(f"batching.{k}"), k != "col_engine") for k in keys]
-        out.append(Table(cols, rows, b.t("batching.cost_caption", **slots)))
+        out.append(Table(cols, rows, b.t("batching.cost_caption", **slots) if floor
+                         else b.t("every.batching_cost_caption")))
     table = b.per_tier_table([("roofline.col_attainment", "roofline_attainment", ".1pct")],
                                 b.t("batching.attain_caption"), "crossover.col_c")
     if table is not None:

@@ -7,9 +7,11 @@ import math
 
 from markupsafe import Markup
 
+from reportgen.analyze.single_stream import lowest_in_flight
 from reportgen.clients import METRICS, client
-from reportgen.formatting import MISSING, fmt, fmt_g, is_missing
+from reportgen.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
 from reportgen.narrative import LANGS
+from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell
 from reportgen.page.data import num
@@ -46,9 +48,14 @@ def setup(b: Builder) -> list[PageBlock]:
         parts = [str(facts[k]) for k in ("version", "dtype", "quant") if facts.get(k)]
         if facts.get("gpu_name") and not r.get("gpu"):  # GPUs differ by configuration
             parts.append(str(facts["gpu_name"]))
+        if facts.get("model") and not r.get("model"):   # models differ by configuration
+            parts.append(str(facts["model"]))
+        if num(facts.get("tensor_parallel")) > 1:
+            parts.append(f"TP{fmt_g(facts['tensor_parallel'])}")
         if facts.get("commit") and str(facts["commit"]) not in parts:
             parts.insert(1 if parts else 0, str(facts["commit"]))
-        items.append((b.d.label(engine), same(" · ".join(dict.fromkeys(parts)) or MISSING)))
+        if parts:   # nothing known about the configuration: no line of dashes
+            items.append((b.d.label(engine), same(" · ".join(dict.fromkeys(parts)))))
         settings: list[Bi] = []
         if facts.get("slots") is not None:
             settings.append(b.t("setup.slots", n=fmt_g(facts["slots"])))
@@ -91,6 +98,11 @@ def setup(b: Builder) -> list[PageBlock]:
     return [Facts(items), *inferred_table(b)]
 
 
+def _ms(value: object, spec: str) -> str:
+    text = fmt_latency_ms(value, spec)
+    return text if text.endswith(" s") else f"{text} ms"
+
+
 def glossary(b: Builder) -> list[PageBlock]:
     r = b.d.round
     names = {e: n for e, n in (r.get("client_names") or {}).items() if e in b.d.order}
@@ -120,8 +132,16 @@ def glossary(b: Builder) -> list[PageBlock]:
             own = b.d.rows(e)
             if own.empty or column not in own:
                 continue
-            first, last = own.iloc[0][column], own.iloc[-1][column]
-            ranges.append((b.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
+            known = own[column][own[column].map(lambda x: math.isfinite(num(x)))]
+            if known.empty:   # not in this configuration's files: no "—→—"
+                continue
+            first, last = known.iloc[0], known.iloc[-1]
+            lo, hi = fmt_latency_ms(first, spec), fmt_latency_ms(last, spec)
+            if unit == "ms" and (lo.endswith(" s") or hi.endswith(" s")):
+                # 10 s or more reads in seconds: each end with its unit
+                ranges.append((b.d.label(e), f"{_ms(first, spec)}→{_ms(last, spec)}"))
+            else:
+                ranges.append((b.d.label(e), f"{fmt(first, spec)}→{fmt(last, spec)} {unit}"))
         measured = Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in ranges)
                         for lang in LANGS))
         rows.append(Row([
@@ -163,6 +183,21 @@ def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
     return [Heading(b.t("clients.title")), Table(cols, rows, note, variant="glossary")]
 
 
+def step_absent(b: Builder) -> Card:
+    """The single-stream card of a round without a single-stream tier: why it is absent."""
+    d = b.d
+    if "itl_p50_ms" not in d.tiers or not d.tiers["itl_p50_ms"].map(
+            lambda x: math.isfinite(num(x))).any():
+        sub = b.t("every.step_absent_none")
+    else:
+        low, flight = lowest_in_flight(d.rows(d.order[0]), str(d.round.get("axis")))
+        if b.rate_axis and not math.isfinite(flight):
+            sub = b.t("every.step_absent_unknown", c=fmt_g(low))
+        else:
+            sub = b.t("every.step_absent_sub", c=fmt_g(low), n=fmt(flight, ".1f"))
+    return Card(b.t("every.step_absent_label"), b.t("every.step_absent_value"), sub)
+
+
 def headline(b: Builder) -> list[PageBlock]:
     d = b.d
     cards: list[Card] = []
@@ -182,6 +217,9 @@ def headline(b: Builder) -> list[PageBlock]:
                        hi=fmt_g(d.v("crossover.upper_tier")),
                        rlo=fmt(d.v("crossover.ratio_lower"), ".3f"),
                        rhi=fmt(d.v("crossover.ratio_upper"), ".3f")), "accent"))
+        elif ranking.applies(b):   # a one-tier comparison: who leads, not "no crossing"
+            card = ranking.leader_card(b)
+            cards += [card] if card else []
         elif not math.isnan(num(d.v("crossover.count"))):
             cards.append(Card(b.t("headline.cross_none_label"),
                               b.t("headline.cross_none_value"),
@@ -192,7 +230,8 @@ def headline(b: Builder) -> list[PageBlock]:
         focus = min(finite, key=lambda e: finite[e])
         e = d.engine(focus)
         sub_others = b.others(focus, lambda o: f"{fmt(itl_c1[o], '.2f')} ms")
-        if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))):
+        if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))) \
+                and math.isfinite(num(d.v("step_ratio.predicted"))):
             sub = b.t("headline.step_sub", others=sub_others,
                          pred=fmt(d.v("step_ratio.predicted"), ".2x"),
                          meas=fmt(d.v("step_ratio.measured"), ".2x"))
@@ -208,12 +247,14 @@ def headline(b: Builder) -> list[PageBlock]:
                 b.t("headline.eff_sub", others=b.others(
                     focus, lambda o: fmt(d.engine(o).get("efficiency_cmax"), "pct")))))
         if math.isfinite(num(e.get("ms_per_slot"))):
+            others = b.others(focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms")
             cards.append(Card(
                 b.t("headline.slot_label", engine=d.label(focus)),
                 b.t("headline.slot_value", ms=fmt(e.get("ms_per_slot"), ".2f")),
-                b.t("headline.slot_sub", others=b.others(
-                    focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms"),
-                    floor=fmt(e.get("floor_ms_per_slot")))))
+                b.t("headline.slot_sub", others=others, floor=fmt(e.get("floor_ms_per_slot")))
+                if math.isfinite(num(e.get("floor_ms_per_slot"))) else others))
+    elif d.order and len(d.tiers):
+        cards.append(step_absent(b))
     for engine in d.order:
         c = d.v(f"throughput_drop.{engine}.concurrency")
         if is_missing(c):

@@ -1,0 +1,79 @@
+"""A round whose configurations each ran one tier (a fixed-rate comparison): the question is
+which configuration is best on what, and by how much. Figure 8 ranks every metric; the table
+names the leader, the runner-up and the margin."""
+
+from __future__ import annotations
+
+import math
+
+from reportgen.analyze.ranking import RANKED, is_single_point, ranking
+from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
+from reportgen.page.builder import Builder
+from reportgen.page.cells import ncell, tcell
+from reportgen.page.model import Card, Cell, Column, PageBlock, Para, Row, Table
+from reportgen.text import Bi
+
+SPECS = {"output_tok_s": ".1f", "ttft_p50_ms": ".0f", "itl_p50_ms": ".2f",
+         "e2el_p50_ms": ".0f", "failed": "d"}
+
+
+def applies(b: Builder) -> bool:
+    return is_single_point(b.d.tiers)
+
+
+def _text(metric: str, value: float) -> str:
+    spec = SPECS[metric]
+    return fmt_latency_ms(value, spec) + ("" if value >= 10_000 else " ms") \
+        if metric.endswith("_ms") else fmt(value, spec)
+
+
+def margin(metric: str, best: float, second: float) -> float:
+    """How much better the leader is than the runner-up, as a fraction of the runner-up."""
+    if not (math.isfinite(best) and math.isfinite(second)) or second == 0:
+        return math.nan
+    return best / second - 1.0 if RANKED[metric] else 1.0 - best / second
+
+
+def ranking_blocks(b: Builder) -> list[PageBlock]:
+    d = b.d
+    ranked = ranking(d.tiers)
+    tiers = d.concurrencies()
+    out: list[PageBlock] = [Para(b.t("every.rank_lead", n=fmt_g(len(d.order)), tier=" · ".join(
+        b.t("every.rank_tier", t=fmt_g(t)).en for t in tiers)))]
+    out += b.figure("ranking", b.t("every.rank_caption"))
+    rows = []
+    for metric in dict.fromkeys(ranked["metric"]):
+        own = ranked[ranked["metric"] == metric]
+        first = own.iloc[0]
+        second = own.iloc[1] if len(own) > 1 else None
+        cells: list[Cell] = [tcell(b.t(f"fig.every.rank_{metric}")),
+                             tcell(d.label(first["engine"])),
+                             Cell(Bi.plain(_text(metric, first["value"])), True)]
+        if second is not None:
+            m = margin(metric, float(first["value"]), float(second["value"]))
+            cells += [tcell(d.label(second["engine"])),
+                      Cell(Bi.plain(_text(metric, second["value"])), True),
+                      ncell(m, "pct") if math.isfinite(m) else tcell(b.t("every.rank_tie"))]
+        else:
+            cells += [tcell(""), tcell(""), tcell("")]
+        rows.append(Row(cells))
+    if rows:
+        cols = [Column(b.t(f"every.rank_col_{k}"), k in ("value", "next_value", "margin"))
+                for k in ("metric", "best", "value", "next", "next_value", "margin")]
+        out.append(Table(cols, rows, b.t("every.rank_table_caption")))
+    return out
+
+
+def leader_card(b: Builder) -> Card | None:
+    """The headline of a one-tier comparison: who delivers the most output, by how much."""
+    ranked = ranking(b.d.tiers)
+    own = ranked[ranked["metric"] == "output_tok_s"]
+    if len(own) < 2:
+        return None
+    first, second = own.iloc[0], own.iloc[1]
+    m = margin("output_tok_s", float(first["value"]), float(second["value"]))
+    return Card(b.t("every.rank_card_label"),
+                Bi(*(b.d.label(first["engine"]).get(lang) for lang in ("zh", "en"))),
+                b.t("every.rank_card_sub", tok=fmt(first["value"], ".1f"), pct=fmt(m, "pct"),
+                    next=b.d.label(second["engine"]), next_tok=fmt(second["value"], ".1f")),
+                "accent")
