@@ -67,16 +67,20 @@ def _round_path(value: str) -> Path:
     return path
 
 
-def round_argument(required: bool = False, *, or_pattern: bool = False) -> Callable[[F], F]:
+def round_argument(required: bool = False, *, or_pattern: bool = False,
+                   may_create: bool = False) -> Callable[[F], F]:
     """The ROUND argument, passed to the command as `round_dir: Path`: a round folder (or its
     round.toml); when optional and absent, the bundled sample. `or_pattern` (for `values`):
-    a value that names nothing on disk is passed on as text, the command's PATTERN."""
+    a value that names nothing on disk is passed on as text, the command's PATTERN.
+    `may_create`: the folder need not exist yet (the command checks it)."""
 
     def convert(_: click.Context, __: click.Parameter, value: str | None) -> Path | str:
         if value is None:
             return _sample()
         if or_pattern and not Path(value).exists():
             return value
+        if may_create:  # checked by the command: `init --example-csv` creates the folder
+            return Path(value)
         return _round_path(value)
 
     return click.argument("round_dir", required=required, callback=convert,
@@ -212,13 +216,13 @@ def check(round_dir: Path) -> None:
 
 
 @main.command()
-@click.argument("round_dir", metavar="ROUND")  # --example-csv may name a folder to create
+@round_argument(required=True, may_create=True)  # --example-csv may create the folder
 @click.option("--force", is_flag=True,
               help="Replace an existing round.toml (kept as round.toml.bak).")
 @click.option("--example-csv", is_flag=True,
               help="Write FOLDER/runs.csv, a commented example of the tidy import for results "
                    "of your own harness, instead of round.toml.")
-def init(round_dir: str, force: bool, example_csv: bool) -> None:
+def init(round_dir: Path, force: bool, example_csv: bool) -> None:
     """Write ROUND/round.toml from what its files say, with TODOs for the rest.
 
     \b
@@ -230,12 +234,12 @@ def init(round_dir: str, force: bool, example_csv: bool) -> None:
         from reportgen.init_toml import write_example_csv
 
         with _input_errors():
-            path = write_example_csv(Path(round_dir))
+            path = write_example_csv(round_dir)
         click.echo(f"wrote {terminal_safe(str(path))} (example values: replace its rows with "
                    "your runs)")
         return
     with _input_errors():
-        result, path, backup = write_round_toml(_round_path(round_dir), force)
+        result, path, backup = write_round_toml(_round_path(str(round_dir)), force)
     click.echo(f"wrote {terminal_safe(str(path))}"
                + (f" (the previous one is {terminal_safe(str(backup))})" if backup else ""))
     if result.open_keys:
