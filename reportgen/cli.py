@@ -202,19 +202,29 @@ def init(round_dir: str, force: bool) -> None:
               show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write to a file (atomically) instead of stdout (same policy as build -o).")
-def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
+@click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
+              help="Latency objective per request (ms, inclusive): adds the goodput and "
+                   "capacity_at_slo tables. Default: round.toml [slo], else a --goodput "
+                   "argument saved in the results.")
+@click.option("--slo-target", type=float, default=None, metavar="SHARE",
+              help="Share of requests that must meet the objective for a tier to count "
+                   "within it (default 0.99).")
+def tables(round_dir: str | None, fmt: str, output: str | None, slo_text: str | None,
+           slo_target: float | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
-    reportgen.tables/2)."""
+    reportgen.tables/2). With per-request arrays: `distributions` (p50 … p99.9 per tier);
+    with an SLO: `goodput` and `capacity_at_slo`."""
     from reportgen import tables as tbl
     from reportgen.pipeline import analyze_dir
 
+    slo = _slo_option(slo_text, slo_target)
     with _input_errors():
         root = _round_arg(round_dir)
         if output is not None:
             from reportgen.write import output_target
 
             output_target(output, root)  # refused before anything is loaded
-        analysis = analyze_dir(root).analysis
+        analysis = analyze_dir(root, slo, slo_target).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None or output == "-":
         click.echo(text, nl=not text.endswith("\n"))
@@ -223,6 +233,21 @@ def tables(round_dir: str | None, fmt: str, output: str | None) -> None:
 
         with _input_errors():
             write_output(output, text.encode("utf-8"), root)
+
+
+def _slo_option(text: str | None, target: float | None) -> Any:
+    """``--slo`` / ``--slo-target`` → Slo (None without --slo); a bad value exits 2."""
+    from reportgen.slo import DEFAULT_TARGET, SloError, check_target, parse_slo
+
+    try:
+        if target is not None:
+            check_target(target)
+        if text is None:
+            return None
+        return parse_slo(text, DEFAULT_TARGET if target is None else target, "--slo")
+    except SloError as exc:
+        click.echo(f"Error: --slo: {exc}", err=True)
+        sys.exit(EXIT_INPUT)
 
 
 @main.command()

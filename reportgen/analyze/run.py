@@ -23,6 +23,13 @@ from reportgen.analyze.crossover import (
     pair_ratios,
     primary_pair,
 )
+from reportgen.analyze.distributions import distribution_table, tier_gaps, tier_requests
+from reportgen.analyze.goodput import (
+    capacity_table,
+    goodput_table,
+    slo_values,
+    tier_durations,
+)
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
     GIB,
@@ -70,6 +77,7 @@ from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.model_bytes import DTYPE_BYTES, model_bytes
+from reportgen.slo import Slo, goodput_arguments
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -732,6 +740,22 @@ def _analyze(loaded: LoadedRound) -> Analysis:
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
+    per_request = tier_requests(loaded.requests, loaded.summary, order)
+    gaps = tier_gaps(per_request, loaded.itls)
+    distributions = distribution_table(per_request, gaps)
+    slo = manifest.slo or _slo_in_results(loaded.summary)
+    if slo is not None and manifest.slo is None and manifest.slo_target is not None:
+        slo = dataclasses.replace(slo, target=manifest.slo_target)
+    goodput = pd.DataFrame()
+    capacity_at_slo = pd.DataFrame()
+    if slo is not None and len(per_request):
+        goodput = goodput_table(per_request, tier_durations(per_request, loaded.summary), slo)
+        excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
+                    for c in cs]
+        capacity_at_slo = capacity_table(goodput, slo.target, order, excluded)
+        values = dict(sorted((values | slo_values(
+            slo, goodput, capacity_at_slo,
+            {e.id: e.label.en for e in manifest.engines})).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
@@ -741,7 +765,22 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto,
-                    reference=pairs[0][0] if pairs else "", synthetic=synthetic)
+                    reference=pairs[0][0] if pairs else "", synthetic=synthetic,
+                    requests=per_request, itl_gaps=gaps, distributions=distributions, slo=slo,
+                    goodput=goodput, capacity_at_slo=capacity_at_slo)
+
+
+def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
+    """A vLLM ``--goodput`` argument a result record carries (its ``--metadata goodput=…``
+    pair: vLLM itself saves only the resulting ``request_goodput``), first record first."""
+    if "metadata" not in summary.columns:
+        return None
+    for source, meta in zip(summary["source"], summary["metadata"], strict=True):
+        if isinstance(meta, Mapping) and isinstance(meta.get("goodput"), str):
+            found = goodput_arguments(meta["goodput"])
+            if found is not None:
+                return dataclasses.replace(found, source=f"{source} (goodput)")
+    return None
 
 
 # ----------------------------------------------------------------------------- whole round
