@@ -740,6 +740,9 @@ def _analyze(loaded: LoadedRound) -> Analysis:
 
     values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
+    gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
+            * (spec.data_parallel or 1) for spec in manifest.engines}
+    pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
@@ -756,12 +759,10 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         values = dict(sorted((values | slo_values(
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
-    gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
-            * (spec.data_parallel or 1) for spec in manifest.engines}
-    pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
     synthetic = synthetic_values(
         manifest.declared, manifest.path.parent, loaded.summary,
-        {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values)
+        {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values,
+        distributions, goodput)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto,
