@@ -732,6 +732,13 @@ def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+def _distributions(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    # its own module (h21): it imports this one's helpers
+    from reportgen.figures_distributions import distributions_figure
+
+    return distributions_figure(analysis, ui, lang)
+
+
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
@@ -740,6 +747,7 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-5", "reuse", reuse_figure),
     ("fig-6", "tradeoff", tradeoff_figure),
     ("fig-7", "pareto", pareto_figure),
+    ("fig-8", "distributions", _distributions),
 )
 
 

@@ -48,6 +48,8 @@ def good_requests(per_request: pd.DataFrame, slo: Slo) -> np.ndarray:
 def tier_durations(per_request: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """engine, concurrency, duration_s: the summed duration of each tier's runs that carry
     per-request rows."""
+    if per_request.empty:
+        return pd.DataFrame(columns=[*TIER_KEYS, "duration_s"])
     runs = per_request[["source", "record"]].drop_duplicates()
     rows = summary[["source", "record", *TIER_KEYS, "duration_s"]].drop_duplicates(
         ["source", "record"]).merge(runs, on=["source", "record"], how="inner")

@@ -51,6 +51,8 @@ class Analysis:
     # tier's pooled ITL gaps (s); the page embeds them for the in-browser SLO view
     requests: pd.DataFrame = field(default_factory=pd.DataFrame)
     itl_gaps: dict[tuple[str, float], np.ndarray] = field(default_factory=dict)
+    # engine, concurrency, duration_s: summed duration of the runs with per-request rows
+    tier_durations: pd.DataFrame = field(default_factory=pd.DataFrame)
     # percentiles per tier and metric (distributions.distribution_table)
     distributions: pd.DataFrame = field(default_factory=pd.DataFrame)
     # the objective (CLI, round.toml [slo], a --goodput argument in the results) or None;

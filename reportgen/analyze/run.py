@@ -746,13 +746,14 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
+    durations = tier_durations(per_request, loaded.summary)
     slo = manifest.slo or _slo_in_results(loaded.summary)
     if slo is not None and manifest.slo is None and manifest.slo_target is not None:
         slo = dataclasses.replace(slo, target=manifest.slo_target)
     goodput = pd.DataFrame()
     capacity_at_slo = pd.DataFrame()
     if slo is not None and len(per_request):
-        goodput = goodput_table(per_request, tier_durations(per_request, loaded.summary), slo)
+        goodput = goodput_table(per_request, durations, slo)
         excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
                     for c in cs]
         capacity_at_slo = capacity_table(goodput, slo.target, order, excluded)
@@ -767,7 +768,8 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto,
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
-                    requests=per_request, itl_gaps=gaps, distributions=distributions, slo=slo,
+                    requests=per_request, itl_gaps=gaps, tier_durations=durations,
+                    distributions=distributions, slo=slo,
                     goodput=goodput, capacity_at_slo=capacity_at_slo)
 
 

@@ -13,6 +13,7 @@ from reportgen.page import (
     anomalies,
     constants,
     crossover,
+    distributions,
     memory,
     prefill,
     related,
@@ -41,6 +42,7 @@ MAKERS: dict[str, Maker] = {
     "anomalies": anomalies.anomalies, "memory": memory.memory, "data": tiers.data,
     "checks": anomalies.checks, "constants": constants.constants, "next": related.related,
     "baseline": since.since, "revisions": revisions.revisions,
+    "distributions": distributions.distributions,
 }
 
 
