@@ -10,7 +10,15 @@ import math
 import numpy as np
 import pandas as pd
 
-from reportgen.page.slo_payload import FAILED, GAMMA, UNKNOWN, ZERO, bin_codes, payload
+from reportgen.page.slo_payload import (
+    FAILED,
+    GAMMA,
+    UNKNOWN,
+    ZERO,
+    bin_codes,
+    decode_codes,
+    payload,
+)
 from reportgen.slo import Slo
 
 
@@ -44,11 +52,11 @@ def test_payload_layout() -> None:
     gaps = {("a", 2.0): np.array([0.02, 0.02, 0.0])}
     data = payload(per_request, gaps, Slo(ttft_ms=500), [
         {"engine": "a", "c": 2.0, "excluded": False, "synthetic": False, "duration_s": 4.0}])
-    codes = _decode(str(data["codes"]), "<i2")
-    assert len(codes) == 9
-    ttft, tpot = codes[:3], codes[3:6]
-    assert ttft[0] <= 0 < ttft[1] and ttft[2] == FAILED      # 100 ms meets 500, 600 does not
-    assert tpot[0] == ZERO                                   # one token: TPOT 0
+    (block,) = decode_codes(data)
+    # requests are stored sorted by their codes: 100 ms (meets 500), 600 ms, the failed one
+    ttft, tpot = block[0], block[1]
+    assert ttft[0] <= 0 < ttft[1] and ttft[2] == FAILED
+    assert tpot[0] == ZERO and tpot[2] == FAILED             # one token: TPOT 0
     itl = _decode(str(data["itl"]), "<i4").reshape(-1, 2)
     assert itl[:, 1].sum() == 3 and itl[0, 0] == ZERO        # the zero gap first
     tier = data["tiers"][0]                                  # type: ignore[index]

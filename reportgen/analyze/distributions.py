@@ -78,10 +78,10 @@ def tier_gaps(per_request: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[str, 
 def metric_values(per_request: pd.DataFrame, metric: str) -> np.ndarray:
     """The values (s) that make up one metric's distribution in the given rows: successful
     requests only; TPOT of requests of more than one token only (as vLLM's summary)."""
-    ok = per_request[per_request["success"]]
+    keep = per_request["success"].to_numpy(bool)
     if metric == "tpot":
-        ok = ok[ok["output_tokens"] > 1]
-    values = ok[f"{metric}_s"].to_numpy(float)
+        keep = keep & (per_request["output_tokens"].to_numpy(float) > 1)
+    values = per_request[f"{metric}_s"].to_numpy(float)[keep]
     return values[np.isfinite(values)]
 
 
@@ -103,9 +103,19 @@ def distribution_table(per_request: pd.DataFrame,
     ``per_request`` (engine order as given, ascending tier); a metric without values has
     count 0 and NaN percentiles."""
     rows = []
-    for (engine, c), group in per_request.groupby(TIER_KEYS, sort=False):
+    if per_request.empty:
+        return pd.DataFrame(columns=list(DIST_COLUMNS))
+    ok = per_request["success"].to_numpy(bool)
+    multi = per_request["output_tokens"].to_numpy(float) > 1
+    columns = {m: per_request[f"{m}_s"].to_numpy(float) for m in METRICS if m != "itl"}
+    groups = per_request.groupby(TIER_KEYS, sort=False).indices
+    for (engine, c), index in groups.items():
         for metric in METRICS:
-            values = (gaps.get((str(engine), float(c)), np.array([], dtype=float))
-                      if metric == "itl" else metric_values(group, metric))
+            if metric == "itl":
+                values = gaps.get((str(engine), float(c)), np.array([], dtype=float))
+            else:
+                keep = index[ok[index] & (multi[index] if metric == "tpot" else True)]
+                values = columns[metric][keep]
+                values = values[np.isfinite(values)]
             rows.append(_row(str(engine), float(c), metric, values))
     return pd.DataFrame(rows, columns=list(DIST_COLUMNS))

@@ -52,36 +52,78 @@ def bin_codes(values_s: np.ndarray, ref_ms: float) -> np.ndarray:
     return out.astype(np.int16)
 
 
-def _pack(array: np.ndarray) -> str:
-    data = array.astype(array.dtype.newbyteorder("<")).tobytes()
+def _histogram(gaps_s: np.ndarray | None) -> np.ndarray:
+    """(bin, count) rows of the non-empty bins of pooled ITL gaps (1 ms reference), by bin;
+    a bincount, not a sort: a tier can hold millions of gaps."""
+    if gaps_s is None or not gaps_s.size:
+        return np.empty((0, 2), dtype=np.int64)
+    k = bin_codes(gaps_s, 1.0).astype(np.int64)
+    low = int(k.min())
+    counts = np.bincount(k - low)
+    bins = np.flatnonzero(counts)
+    return np.stack([bins + low, counts[bins]], axis=1)
+
+
+def _tier_block(columns: list[np.ndarray]) -> np.ndarray:
+    """One tier's TTFT, TPOT, E2EL codes, requests sorted by them (goodput does not depend on
+    the order, and sorted codes compress to about half) and TTFT as differences from the
+    previous request (int16, wrapping)."""
+    ttft, tpot, e2el = (c.astype(np.int16) for c in columns)
+    order = np.lexsort((e2el, tpot, ttft))
+    ttft, tpot, e2el = ttft[order], tpot[order], e2el[order]
+    delta = np.diff(ttft.astype(np.int32), prepend=0).astype(np.int16)
+    return np.concatenate([delta, tpot, e2el])
+
+
+def _planes(array: np.ndarray) -> bytes:
+    """int16 as two byte planes (every low byte, then every high byte): the high bytes are
+    nearly constant, so gzip packs them into almost nothing."""
+    pairs = array.astype("<i2").view(np.uint8).reshape(-1, 2)
+    return pairs[:, 0].tobytes() + pairs[:, 1].tobytes()
+
+
+def _pack(data: bytes) -> str:
     return base64.b64encode(gzip.compress(data, 9, mtime=0)).decode("ascii")
+
+
+def decode_codes(data: Mapping[str, object]) -> list[np.ndarray]:
+    """What slo.js reads back: per tier, a (3, n) array of TTFT, TPOT, E2EL codes (requests
+    in the stored order)."""
+    raw = np.frombuffer(gzip.decompress(base64.b64decode(str(data["codes"]))), np.uint8)
+    half = raw.size // 2
+    codes = (raw[:half].astype(np.uint16) | (raw[half:].astype(np.uint16) << 8)).view(np.int16)
+    out = []
+    for t in data["tiers"]:  # type: ignore[attr-defined]
+        n, at = int(t["n"]), int(t["at"])
+        block = codes[at:at + 3 * n].reshape(3, n).copy()
+        block[0] = np.cumsum(block[0].astype(np.int64)).astype(np.int16)  # wraps as int16
+        out.append(block)
+    return out
 
 
 def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarray],
             slo: Slo | None, tiers: list[dict[str, object]]) -> dict[str, object]:
     """The data block: bin parameters, and per tier (``tiers``: dicts with engine, c,
     excluded, synthetic, duration_s, in page order) its offset and count in ``codes`` (TTFT,
-    TPOT, E2EL codes of its n requests, one metric after the other) and its pooled ITL
-    histogram as (bin, count) pairs in ``itl``."""
+    TPOT, E2EL codes of its n requests, one metric after the other: see ``_tier_block``;
+    int16 stored as byte planes, ``decode_codes`` reads it back) and its pooled ITL
+    histogram as (bin, count) int32 pairs in ``itl``."""
     refs = {m: reference_ms(slo, m) for m in METRICS}
     codes: list[np.ndarray] = []
     itl: list[np.ndarray] = []
     offset = itl_offset = 0
     out_tiers = []
+    groups = per_request.groupby(["engine", "concurrency"], sort=False).indices
+    success = per_request["success"].to_numpy(bool)
+    binned = {m: bin_codes(per_request[f"{m}_s"].to_numpy(float), refs[m]) for m in METRICS}
+    for m in METRICS:
+        binned[m][~success] = FAILED
     for t in tiers:
         e, c = str(t["engine"]), float(t["c"])  # type: ignore[arg-type]
-        rows = per_request[(per_request["engine"] == e) & (per_request["concurrency"] == c)]
-        ok = rows["success"].to_numpy(bool)
-        n = len(rows)
-        for m in METRICS:
-            part = bin_codes(rows[f"{m}_s"].to_numpy(float), refs[m])
-            part[~ok] = FAILED
-            codes.append(part)
-        found = gaps.get((e, c))
-        pairs = np.empty((0, 2), dtype=np.int64)
-        if found is not None and found.size:
-            bins, counts = np.unique(bin_codes(found, 1.0), return_counts=True)
-            pairs = np.stack([bins.astype(np.int64), counts.astype(np.int64)], axis=1)
+        index = groups.get((e, c), np.empty(0, dtype=np.int64))
+        n = len(index)
+        codes.append(_tier_block([binned[m][index] for m in METRICS]))
+        pairs = _histogram(gaps.get((e, c)))
         itl.append(pairs.ravel())
         out_tiers.append(t | {"c": None if math.isinf(c) else c, "n": n, "at": offset,
                               "itl_at": itl_offset, "itl_bins": len(pairs)})
@@ -95,6 +137,6 @@ def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarr
             slo.threshold(m)) else None) for m in METRICS}
         | {"target": slo.target if slo is not None else 0.99},
         "tiers": out_tiers,
-        "codes": _pack(all_codes.astype(np.int16)),
-        "itl": _pack(all_itl.astype(np.int32)),
+        "codes": _pack(_planes(all_codes.astype(np.int16))),
+        "itl": _pack(all_itl.astype("<i4").tobytes()),
     }

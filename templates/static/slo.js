@@ -28,6 +28,21 @@
     return new Response(stream).arrayBuffer().then(function (buf) { return new Ctor(buf); });
   }
 
+  // int16 codes from their two byte planes; each tier's TTFT codes are stored as
+  // differences from the previous request (reportgen/page/slo_payload.py _tier_block)
+  function codesOf(bytes, tiers) {
+    var n = bytes.length / 2, out = new Int16Array(n);
+    for (var i = 0; i < n; i++) out[i] = (bytes[n + i] << 8) | bytes[i];
+    tiers.forEach(function (t) {
+      var prev = 0;
+      for (var r = 0; r < t.n; r++) {
+        prev = ((prev + out[t.at + r]) << 16) >> 16;
+        out[t.at + r] = prev;
+      }
+    });
+    return out;
+  }
+
   // both languages as data-l spans (the page's CSS shows the active one)
   function bi(el, text) {
     el.textContent = '';
@@ -103,9 +118,9 @@
 
   Panel.prototype.start = function () {
     var self = this, D = this.data;
-    return Promise.all([unpack(D.codes, Int16Array), unpack(D.itl, Int32Array)])
+    return Promise.all([unpack(D.codes, Uint8Array), unpack(D.itl, Int32Array)])
       .then(function (arrays) {
-        self.codes = arrays[0];
+        self.codes = codesOf(arrays[0], D.tiers);
         self.itl = arrays[1];
         self.el.querySelectorAll('input[data-slo]').forEach(function (input) {
           input.addEventListener('input', function () { self.read(); self.update(); });
