@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from benchmarks.slo_round import expected_good, write_random_round
 from reportgen.analyze.goodput import capacity
 from reportgen.cli import main
 from reportgen.errors import InputError
@@ -135,3 +136,18 @@ def test_capacity_rules() -> None:
     assert (cap, status) == (1.0, "at_least")
     cap, status, *_ = capacity(loads, np.array([1.0, 0.98, 0.0]), 0.99)
     assert status == "interpolated" and cap == pytest.approx(1.5)
+
+
+def test_generated_round_matches_its_known_answers(tmp_path: Path) -> None:
+    """A larger generated round (values exactly at the thresholds included): every tier's good
+    count equals the generator's own count at several thresholds."""
+    written = write_random_round(tmp_path, requests=120)
+    for ttft_ms, tpot_ms in ((500, 50), (333, 41), (2000, 200)):
+        data = _tables(tmp_path, "--slo", f"ttft_ms={ttft_ms},tpot_ms={tpot_ms}")
+        got = _by_tier(data["goodput"])
+        assert len(got) == len(written)
+        for (engine, c), (duration, rows) in written.items():
+            good = expected_good(rows, ttft_ms, tpot_ms)
+            assert got[engine, c]["requests_good"] == good, (engine, c, ttft_ms)
+            assert got[engine, c]["requests_sent"] == len(rows)
+            assert got[engine, c]["goodput_rps"] == pytest.approx(good / duration)

@@ -12,17 +12,19 @@ from typing import Any
 import pytest
 from pagekit import build
 
+from benchmarks.slo_round import write_random_round
 from reportgen.pipeline import analyze_dir
 from reportgen.slo import Slo
 from reportgen.tables import to_json_dict
-from tests.slo_round import write_random_round
 
 SLO = "\n[slo]\nttft_ms = 500\ntpot_ms = 50\ntarget = 0.9\n"
 
 
 @pytest.fixture(scope="module")
 def slo_round(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_random_round(tmp_path_factory.mktemp("slo_round"), SLO)
+    root = tmp_path_factory.mktemp("slo_round")
+    write_random_round(root, SLO)
+    return root
 
 
 @pytest.fixture(scope="module")
