@@ -739,6 +739,12 @@ def _distributions(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     return distributions_figure(analysis, ui, lang)
 
 
+def _telemetry(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    from reportgen.figures_distributions import telemetry_figure
+
+    return telemetry_figure(analysis, ui, lang)
+
+
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
@@ -748,6 +754,7 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-6", "tradeoff", tradeoff_figure),
     ("fig-7", "pareto", pareto_figure),
     ("fig-8", "distributions", _distributions),
+    ("fig-9", "telemetry", _telemetry),
 )
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from reportgen.analyze.result import Analysis
 from reportgen.figures import Fig, Scatter, colors, engine_labels, engine_order
 from reportgen.i18n import UI
@@ -78,4 +80,53 @@ def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     fig.update_layout(height=HEIGHT, uirevision="keep", annotations=annotations,
                       shapes=threshold_shapes(thresholds), hovermode="closest",
                       margin=dict(t=36), **layout)
+    return fig
+
+
+# ------------------------------------------------------------------- telemetry timeline (h21)
+
+BAND_COLORS = ("rgba(37,99,235,0.08)", "rgba(234,88,12,0.08)")
+MAX_POINTS = 500    # per configuration: every k-th sample beyond this (the table integrates all)
+
+
+def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    """Board power over local time per configuration (GPUs summed per sample instant), and
+    each run's window [date − duration, date] as a band labelled with its tier."""
+    import pandas as pd
+
+    samples = analysis.telemetry_samples
+    windows = analysis.telemetry_windows
+    if samples is None or samples.empty or analysis.telemetry.empty:
+        return None
+    fig = Fig()
+    labels = engine_labels(analysis)
+    color = colors(analysis)
+    for e in engine_order(analysis):
+        mine = samples[samples["engine"] == e]
+        if mine.empty:
+            continue
+        total = mine.groupby("timestamp", sort=True)["power_draw_w"].sum()
+        step = max(1, -(-len(total) // MAX_POINTS))
+        total = total.iloc[::step]
+        # ms since 1970 of the naive local times: a date axis shows them as that wall clock
+        when = pd.to_datetime(total.index).to_numpy("datetime64[ms]").astype(np.int64)
+        fig.add_trace(Scatter(
+            x=when.astype(np.float64), y=total.to_numpy(np.float32), mode="lines",
+            name=labels[e][lang],
+            line=dict(color=color[e], width=1.5),
+            hovertemplate=f"{labels[e][lang]}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W<extra></extra>"))
+    shapes, notes = [], []
+    for i, w in enumerate(windows.itertuples(index=False)):
+        shapes.append(dict(type="rect", xref="x", yref="y domain",
+                           x0=w.start.isoformat(), x1=w.end.isoformat(), y0=0, y1=1,
+                           line=dict(width=0), fillcolor=BAND_COLORS[i % 2], layer="below"))
+        notes.append(dict(text=ui.raw("telemetry.fig_band", lang, c=f"{w.concurrency:g}"),
+                          x=w.start.isoformat(), xref="x", xanchor="left", y=1,
+                          yref="y domain", yanchor="bottom", showarrow=False,
+                          font=dict(size=10)))
+    fig.update_layout(height=420, uirevision="keep", shapes=shapes, annotations=notes,
+                      xaxis=dict(type="date", title=dict(text=ui.raw("telemetry.fig_x", lang))),
+                      yaxis=dict(title=dict(text=ui.raw("telemetry.fig_y", lang)),
+                                 rangemode="tozero"),
+                      margin=dict(t=40))
     return fig

@@ -35,15 +35,16 @@ from reportgen.schema import RENAMED, SCHEMA
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 # present only when some workload has them: per-request percentiles (a round with per-request
-# arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results)
-SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo")
+# arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
+# telemetry (nvidia-smi samples covering the runs)
+SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "telemetry")
 # Columns holding counts: written as JSON integers when the value is whole.
 INT_COLUMNS = frozenset({
     "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
     "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
-    "repeats", "count", "requests_sent", "requests_good",
+    "repeats", "count", "requests_sent", "requests_good", "runs", "gpus", "samples",
 })
 
 

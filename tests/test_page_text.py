@@ -107,8 +107,8 @@ def test_notes_appear_once(html: str) -> None:
 
 def test_figures_are_numbered_in_page_order(html: str) -> None:
     numbers = re.findall(r'<div class="fig-no"><span data-l="zh" lang="zh-CN">图 (\d+)', html)
-    # 7: the latency distributions (per-request arrays at vLLM C=1)
-    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and len(numbers) == 7
+    # 8: + the latency distributions (per-request arrays at vLLM C=1), the power timeline
+    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and len(numbers) == 8
 
 
 def test_roofline_table_is_headed_by_what_it_holds(html: str) -> None:

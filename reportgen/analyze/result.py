@@ -60,6 +60,12 @@ class Analysis:
     slo: Slo | None = None
     goodput: pd.DataFrame = field(default_factory=pd.DataFrame)
     capacity_at_slo: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
+    telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the
+    # round's run windows (± a minute), and the windows (engine, concurrency, start, end)
+    telemetry_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
+    telemetry_windows: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def labels(self) -> dict[str, Bi]:
         """Engine id → its label in both languages (the engines table's ``label_zh`` /

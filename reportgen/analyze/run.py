@@ -58,6 +58,12 @@ from reportgen.analyze.roofline import (
     kv_tokens_per_slot,
     step_ratio,
 )
+from reportgen.analyze.telemetry import (
+    TELEMETRY_COLUMNS,
+    run_windows,
+    telemetry_samples,
+    tier_telemetry,
+)
 from reportgen.analyze.tiers import (
     REPEAT_COLUMNS,
     aggregate_repeats,
@@ -760,6 +766,18 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         values = dict(sorted((values | slo_values(
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
+    windows = run_windows(loaded.summary)
+    parts = [tier_telemetry(data.gpu, windows, spec.id) for spec in manifest.engines
+             if (data := engines.get(spec.id)) is not None and data.gpu is not None]
+    telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
+        if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
+    samples = telemetry_samples(
+        {spec.id: data.gpu for spec in manifest.engines
+         if (data := engines.get(spec.id)) is not None and data.gpu is not None}, windows)
+    if len(telemetry):
+        values = dict(sorted((values | flatten_rows(
+            telemetry, "telemetry", "engine",
+            ("mean_power_w", "energy_j", "energy_per_output_token_j", "gpu_util_pct"))).items()))
     synthetic = synthetic_values(
         manifest.declared, manifest.path.parent, loaded.summary,
         {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values,
@@ -770,7 +788,9 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
                     requests=per_request, itl_gaps=gaps, tier_durations=durations,
                     distributions=distributions, slo=slo,
-                    goodput=goodput, capacity_at_slo=capacity_at_slo)
+                    goodput=goodput, capacity_at_slo=capacity_at_slo, telemetry=telemetry,
+                    telemetry_samples=samples,
+                    telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))])
 
 
 def _slo_in_results(summary: pd.DataFrame) -> Slo | None:

@@ -22,6 +22,7 @@ from reportgen.page import (
     setup,
     since,
     stalls,
+    telemetry,
     tiers,
     waves,
 )
@@ -42,7 +43,7 @@ MAKERS: dict[str, Maker] = {
     "anomalies": anomalies.anomalies, "memory": memory.memory, "data": tiers.data,
     "checks": anomalies.checks, "constants": constants.constants, "next": related.related,
     "baseline": since.since, "revisions": revisions.revisions,
-    "distributions": distributions.distributions,
+    "distributions": distributions.distributions, "telemetry": telemetry.telemetry,
 }
 
 

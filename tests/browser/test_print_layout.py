@@ -23,10 +23,10 @@ MODEBAR = "[...document.querySelectorAll('#fig-1 .modebar-btn')].map(b => b.data
 
 def test_figures_are_numbered_in_page_order(open_page: Any, sample_report: Path) -> None:
     page, watch = open_page(sample_report)
-    assert page.evaluate(FIG_NO) == [f"图 {i}" for i in range(1, 7)]
+    assert page.evaluate(FIG_NO) == [f"图 {i}" for i in range(1, 9)]
     page.click("#lang-toggle")
     page.wait_for_function("() => window.__lastToggleMs !== undefined")
-    assert [t.upper() for t in page.evaluate(FIG_NO)] == [f"FIGURE {i}" for i in range(1, 7)]
+    assert [t.upper() for t in page.evaluate(FIG_NO)] == [f"FIGURE {i}" for i in range(1, 9)]
     # page order: each figure's number is greater than the one above it on the page
     tops = page.evaluate("[...document.querySelectorAll('.fig')]"
                          ".map(f => f.getBoundingClientRect().top)")
