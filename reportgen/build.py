@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from reportgen.baseline import Baseline, Comparison, Missing, Source
     from reportgen.manifest import Manifest
     from reportgen.page.model import Page, Revisions, Series
+    from reportgen.slo import Slo
 
 Progress = Callable[[str], None]
 
@@ -218,7 +219,8 @@ def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str,
 
 def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
                  progress: Progress | None = None, previous: Path | None = None,
-                 baseline: Path | None = None) -> Path | None:
+                 baseline: Path | None = None,
+                 slo: tuple[Slo | None, float | None] = (None, None)) -> Path | None:
     """Build the report for ``round_dir`` into ``out`` (written atomically; ``-`` is stdout)
     and return the file written (None for stdout).
 
@@ -232,13 +234,15 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
 
     say = progress or _quiet
     output_target(out, round_dir)   # refused before anything is loaded
-    html = assemble_report(round_dir, lang, say, previous, baseline).html()
+    html = assemble_report(round_dir, lang, say, previous, baseline, slo).html()
     return write_page(out, html, say, Path(round_dir))
 
 
 def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
-                    previous: Path | None = None, baseline: Path | None = None) -> Assembled:
-    """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written)."""
+                    previous: Path | None = None, baseline: Path | None = None,
+                    slo: tuple[Slo | None, float | None] = (None, None)) -> Assembled:
+    """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written).
+    ``slo``: the command line's (objective, target share), replacing round.toml's."""
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
@@ -251,7 +255,9 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
         say(f"read {previous}")
         old_tables = load_tables(Path(previous))  # through safe_read: no FIFO, no /dev/zero
     say(f"load {round_dir}")
-    loaded = load_round(round_dir)
+    from reportgen.pipeline import with_slo
+
+    loaded = with_slo(load_round(round_dir), *slo)
     say("analyze")
     analysis = analyze_round(loaded)
     revisions = None

@@ -85,11 +85,19 @@ def main() -> None:
 @click.option("--pdf", "pdf", type=click.Path(dir_okay=False), default=None,
               help="Also print the page to this PDF with headless Chromium (exit 2 if none).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
+@click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
+              help="The page's default SLO thresholds (ms, inclusive); the reader can change "
+                   "them in the page. Default: round.toml [slo], else a --goodput argument "
+                   "saved in the results.")
+@click.option("--slo-target", type=float, default=None, metavar="SHARE",
+              help="Default share of requests that must meet the SLO (default 0.99).")
 def build(round_dir: str | None, output: str, lang: str | None, previous: str | None,
-          baseline: str | None, pdf: str | None, quiet: bool) -> None:
+          baseline: str | None, pdf: str | None, quiet: bool, slo_text: str | None,
+          slo_target: float | None) -> None:
     """Build the report for ROUND (default: the bundled Round 2 sample)."""
     from reportgen.build import build_report
 
+    slo = _slo_option(slo_text, slo_target)
     with _input_errors():
         browser = None
         if pdf is not None:   # before building: no browser, no work done
@@ -98,6 +106,8 @@ def build(round_dir: str | None, output: str, lang: str | None, previous: str | 
             browser = find_browser()
         report = _progress(quiet)
         kwargs: dict[str, Any] = {"progress": report}
+        if slo is not None or slo_target is not None:
+            kwargs["slo"] = (slo, slo_target)
         if previous is not None:
             kwargs["previous"] = Path(previous)
         if baseline is not None:

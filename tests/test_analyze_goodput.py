@@ -151,3 +151,17 @@ def test_generated_round_matches_its_known_answers(tmp_path: Path) -> None:
             assert got[engine, c]["requests_good"] == good, (engine, c, ttft_ms)
             assert got[engine, c]["requests_sent"] == len(rows)
             assert got[engine, c]["goodput_rps"] == pytest.approx(good / duration)
+
+
+def test_build_slo_sets_the_page_defaults(tmp_path: Path) -> None:
+    (tmp_path / "r").mkdir()
+    root = write_round(tmp_path / "r")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["build", "-q", str(root), "-o", str(out),
+                                       "--slo", "ttft_ms=250,e2el_ms=1300", "--slo-target", "0.5"])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert 'data-slo="ttft" value="250"' in html and 'data-slo="target" value="50"' in html
+    assert 'data-slo="tpot" value' not in html          # not part of this objective
+    bad = CliRunner().invoke(main, ["build", "-q", str(root), "-o", str(out), "--slo", "x=1"])
+    assert bad.exit_code == 2 and "--slo" in bad.stderr
