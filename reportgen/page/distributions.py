@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 from reportgen.analyze.values import tier_key
 from reportgen.figures import plotly_text
 from reportgen.formatting import fmt, fmt_g
@@ -43,10 +45,8 @@ def distributions(b: Builder) -> list[PageBlock]:
     return out
 
 
-def _rows(frame: object) -> list[tuple[str, float, str]]:
-    import pandas as pd
-
-    if not isinstance(frame, pd.DataFrame) or frame.empty:
+def _rows(frame: pd.DataFrame) -> list[tuple[str, float, str]]:
+    if frame.empty:
         return []
     return list(frame[["engine", "concurrency", "metric"]].itertuples(index=False, name=None))
 

@@ -118,6 +118,11 @@
 
   Panel.prototype.start = function () {
     var self = this, D = this.data;
+    if (typeof DecompressionStream === 'undefined') {
+      // the page's alert already says this browser cannot unpack the embedded data
+      this.el.setAttribute('data-slo-ready', 'unsupported');
+      return Promise.resolve();
+    }
     return Promise.all([unpack(D.codes, Uint8Array), unpack(D.itl, Int32Array)])
       .then(function (arrays) {
         self.codes = codesOf(arrays[0], D.tiers);

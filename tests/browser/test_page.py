@@ -169,4 +169,4 @@ def test_figures_match_the_embedded_tables(open_page: Any, sample_report: Path) 
     tiers = [t for t in tables["tiers"] if t["engine"] == tables["engines"][0]["id"]]
     y = page.evaluate("Array.from(document.getElementById('fig-1')._fullData[0].y)")
     assert [round(v, 6) for v in y] == [round(t["output_tok_s"], 6) for t in tiers]
-    assert page.wait_for_function(ALL_DRAWN, arg=6)
+    assert page.wait_for_function(ALL_DRAWN, arg=8)
