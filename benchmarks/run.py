@@ -451,6 +451,53 @@ def measure_browser(report: Report, html: Path, repeats: int) -> None:
                            "plotly.js decompressed and compiled (window.PlotlyReady settled)"))
 
 
+SLO_TIERS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+SLO_SET = "\n[slo]\nttft_ms = 500\ntpot_ms = 50\n"
+
+
+def measure_slo(report: Report, work: Path) -> None:
+    """Issue 21's budgets: for 2 configurations × 12 tiers × 1,000 requests the per-request
+    data (distributions and the in-page SLO view) grows the page by ≤ 200 KB, and a threshold
+    change updates every number and the figure in ≤ 50 ms in headless Chromium."""
+    from benchmarks.slo_round import write_random_round
+    from reportgen.build import build_report
+
+    say("slo: 2 configurations × 12 tiers × 1,000 requests, with and without the arrays …")
+    sizes = {}
+    for detailed in (True, False):
+        root = work / f"slo-{detailed}"
+        root.mkdir()
+        write_random_round(root, SLO_SET, requests=1000, tiers=SLO_TIERS, detailed=detailed)
+        out = build_report(root, work / f"slo-{detailed}.html")
+        assert out is not None
+        sizes[detailed] = out.stat().st_size
+    grown = (sizes[True] - sizes[False]) / 1000
+    report.rows.append(Row("slo: page growth, 2 × 12 × 1,000 requests", grown, "KB", None, None,
+                           "≤ 200 KB", grown <= 200,
+                           "distributions section + embedded per-request data vs the same "
+                           "round without --save-detailed arrays"))
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto((work / "slo-True.html").resolve().as_uri(), wait_until="load")
+            page.wait_for_function("document.querySelector('.slo').dataset.sloReady",
+                                   timeout=60_000)
+            times = []
+            for value in ("400", "300", "700", "500", "250", "900", "650"):
+                page.fill("input[data-slo='ttft']", value)
+                times.append(page.evaluate("window.__sloLastUpdateMs"))
+        finally:
+            browser.close()
+    worst = max(times)
+    report.rows.append(Row("slo: threshold change → tables and figure updated", worst, "ms",
+                           None, None, "≤ 50 ms", worst <= 50,
+                           f"slowest of {len(times)} changes (median "
+                           f"{statistics.median(times):.1f} ms); window.__sloLastUpdateMs"))
+
+
 def measure_stages(report: Report, round_dir: Path, sample: bool, work: Path) -> None:
     """load/analyze timed explicitly, plus the build's own per-stage split (sample round)."""
     name = "sample" if sample else "large"
@@ -615,6 +662,7 @@ def main(argv: list[str] | None = None) -> int:
         large_html = measure_large_build(report, round_dir, work)
         check_large_html(report, large_html, round_dir)
         measure_browser(report, sample_html, repeats)
+        measure_slo(report, work)
     report.machine["loadavg_end"] = os.getloadavg()
     print(table(report.rows))
     print()

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from reportgen.analyze.result import RoundAnalysis
     from reportgen.manifest import Manifest
     from reportgen.page.model import Revisions
+    from reportgen.slo import Slo
 
 __all__ = ["Assembled", "Progress", "against_baseline", "assemble_page", "assemble_report",
            "build_report", "chrome", "narrative_values", "page_date", "render_analysis",
@@ -45,7 +46,8 @@ def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str,
 
 def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
                  progress: Progress | None = None, previous: Path | None = None,
-                 baseline: Path | None = None) -> Path | None:
+                 baseline: Path | None = None,
+                 slo: tuple[Slo | None, float | None] = (None, None)) -> Path | None:
     """Build the report for ``round_dir`` into ``out`` (written atomically; ``-`` is stdout)
     and return the file written (None for stdout).
 
@@ -61,20 +63,22 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     # refused before anything is loaded: no input of the round, nor --previous / --baseline
     avoid = [previous, baseline if baseline is not None and Path(baseline).is_file() else None]
     output_target(out, round_dir, avoid=avoid)
-    html = assemble_report(round_dir, lang, say, previous, baseline).html()
+    html = assemble_report(round_dir, lang, say, previous, baseline, slo).html()
     return write_page(out, html, say, Path(round_dir), avoid)
 
 
 def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
-                    previous: Path | None = None, baseline: Path | None = None) -> Assembled:
-    """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written)."""
+                    previous: Path | None = None, baseline: Path | None = None,
+                    slo: tuple[Slo | None, float | None] = (None, None)) -> Assembled:
+    """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written).
+    ``slo``: the command line's (objective, target share), replacing round.toml's."""
     say = progress or _quiet
     round_dir = Path(round_dir)
     old_tables = None
     if previous is not None:  # a bad previous report fails before the round is analysed
         say(f"read {previous}")
         old_tables = load_tables(Path(previous))  # through safe_read: no FIFO, no /dev/zero
-    done = analyze_dir(round_dir, say)
+    done = analyze_dir(round_dir, say, slo=slo[0], slo_target=slo[1])
     loaded, analysis = done.loaded, done.analysis
     revisions = None
     if previous is not None and old_tables is not None:

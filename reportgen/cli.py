@@ -132,8 +132,15 @@ def main() -> None:
 @click.option("--pdf", "pdf", type=click.Path(dir_okay=False), default=None,
               help="Also print the page to this PDF with headless Chromium (exit 2 if none).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
+@click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
+              help="The page's default SLO thresholds (ms, inclusive); the reader can change "
+                   "them in the page. Default: round.toml [slo], else a --goodput argument "
+                   "saved in the results.")
+@click.option("--slo-target", type=float, default=None, metavar="SHARE",
+              help="Default share of requests that must meet the SLO (default 0.99).")
 def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
-          baseline: str | None, pdf: str | None, quiet: bool) -> None:
+          baseline: str | None, pdf: str | None, quiet: bool, slo_text: str | None,
+          slo_target: float | None) -> None:
     """Build the report for ROUND (default: the bundled Round 2 sample).
 
     \b
@@ -141,6 +148,7 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
     """
     from reportgen.build import build_report
 
+    slo = _slo_option(slo_text, slo_target)
     with _input_errors():
         browser = None
         if pdf is not None:   # before building: no browser, no work done
@@ -149,6 +157,8 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
             browser = find_browser()
         report = _progress(quiet)
         kwargs: dict[str, Any] = {"progress": report}
+        if slo is not None or slo_target is not None:
+            kwargs["slo"] = (slo, slo_target)
         if previous is not None:
             kwargs["previous"] = Path(previous)
         if baseline is not None:
@@ -256,23 +266,33 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
               show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write to a file (atomically) instead of stdout (same policy as build -o).")
-def tables(round_dir: Path, fmt: str, output: str | None) -> None:
+@click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
+              help="Latency objective per request (ms, inclusive): adds the goodput and "
+                   "capacity_at_slo tables. Default: round.toml [slo], else a --goodput "
+                   "argument saved in the results.")
+@click.option("--slo-target", type=float, default=None, metavar="SHARE",
+              help="Share of requests that must meet the objective for a tier to count "
+                   "within it (default 0.99).")
+def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
+           slo_target: float | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
-    reportgen.tables/2).
+    reportgen.tables/2). With per-request arrays: `distributions` (p50 … p99.9 per tier);
+    with an SLO: `goodput` and `capacity_at_slo`.
 
     \b
-    Example: reportgen tables runs/round3 --format markdown -o tables.md
+    Example: reportgen tables runs/round3 --slo ttft_ms=500,tpot_ms=50 --format markdown
     """
     from reportgen import tables as tbl
     from reportgen.pipeline import analyze_dir
 
+    slo = _slo_option(slo_text, slo_target)
     with _input_errors():
         root = round_dir
         if output is not None:
             from reportgen.write import output_target
 
             output_target(output, root, kind="tables")  # refused before anything is loaded
-        analysis = analyze_dir(root).analysis
+        analysis = analyze_dir(root, slo=slo, slo_target=slo_target).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None or output == "-":
         click.echo(text, nl=not text.endswith("\n"))
@@ -281,6 +301,20 @@ def tables(round_dir: Path, fmt: str, output: str | None) -> None:
 
         with _input_errors():
             write_output(output, text.encode("utf-8"), root, kind="tables")
+
+
+def _slo_option(text: str | None, target: float | None) -> Any:
+    """``--slo`` / ``--slo-target`` → Slo (None without --slo); a bad value exits 2."""
+    from reportgen.slo import DEFAULT_TARGET, SloError, check_target, parse_slo
+
+    try:
+        if target is not None:
+            check_target(target)
+        if text is None:
+            return None
+        return parse_slo(text, DEFAULT_TARGET if target is None else target, "--slo")
+    except SloError as exc:
+        raise BadInput(InputError("--slo", str(exc))) from None
 
 
 @main.command()

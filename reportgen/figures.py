@@ -873,6 +873,19 @@ def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+def _distributions(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    # its own module (h21): it imports this one's helpers
+    from reportgen.figures_distributions import distributions_figure
+
+    return distributions_figure(analysis, ui, lang)
+
+
+def _telemetry(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    from reportgen.figures_distributions import telemetry_figure
+
+    return telemetry_figure(analysis, ui, lang)
+
+
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
@@ -882,6 +895,8 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-6", "tradeoff", tradeoff_figure),
     ("fig-7", "pareto", pareto_figure),
     ("fig-8", "ranking", ranking_figure),
+    ("fig-9", "distributions", _distributions),
+    ("fig-10", "telemetry", _telemetry),
 )
 # lines over a single x value say nothing: a one-tier comparison draws the ranking instead
 LINE_KINDS = ("throughput", "itl", "wait", "reuse", "tradeoff")

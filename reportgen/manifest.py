@@ -20,6 +20,8 @@ from typing import Any
 from reportgen.errors import InputError
 from reportgen.resources import templates_dir
 from reportgen.safe_read import printable, read_input
+from reportgen.slo import DEFAULT_TARGET, Slo
+from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text import LANGS, Bi, load_strings
 
 Text = Bi  # the historical name of the one bilingual text type
@@ -29,7 +31,7 @@ ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
     "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline",
-         "provenance", "related"},
+         "provenance", "related", "slo"},
     "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis",
               "reference", "compare"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
@@ -46,6 +48,7 @@ _KNOWN: dict[str, set[str]] = {
     "provenance": {"status", "note", "files"},
     "provenance.files": {"status", "files", "keys", "tiers", "note"},
     "related": {"title", "href"},
+    "slo": {"ttft_ms", "tpot_ms", "e2el_ms", "target"},
 }
 PROVENANCE_STATUS = ("measured", "reconstructed", "synthetic")
 # a related report's link: a relative path, or https (never javascript:, data:, file:, //host)
@@ -210,6 +213,9 @@ class Manifest:
     # pairs the reader asks for; never every pair (quadratic in the configuration count)
     reference: str | None = None
     compare: tuple[tuple[str, str], ...] = ()
+    # [slo]: the reader's latency objective (None: round.toml states none)
+    slo: Slo | None = None
+    slo_target: float | None = None  # the command line's target for thresholds found elsewhere
     default_language_given: bool = False  # round.toml states it (else: the reader's browser)
     declared: Declared = field(default_factory=Declared)
     related: tuple[Related, ...] = ()
@@ -568,6 +574,23 @@ def _related(r: _Reader, raw: Any) -> tuple[Related, ...]:
     return tuple(out)
 
 
+def _slo(r: _Reader, raw: dict[str, Any], shown: str) -> Slo | None:
+    """[slo] ttft_ms / tpot_ms / e2el_ms (ms, > 0) and target (a share in (0, 1])."""
+    if not raw:
+        return None
+    r.check_keys(raw, "slo", "slo")
+    values = {m: r.number(raw, f"{m}_ms", "slo", required=False) for m in SLO_METRICS}
+    if all(math.isnan(v) for v in values.values()):
+        raise r.error("[slo]: name at least one of ttft_ms, tpot_ms, e2el_ms", "slo")
+    target = r.number(raw, "target", "slo", required=False)
+    if math.isnan(target):
+        target = DEFAULT_TARGET
+    elif target > 1:
+        raise r.fail("slo.target", "a share in (0, 1], e.g. 0.99", target)
+    return Slo(values["ttft"], values["tpot"], values["e2el"], float(target),
+               f"{shown} [slo]")
+
+
 def _int_or_nan(value: float) -> float:
     return int(value) if math.isfinite(value) else math.nan
 
@@ -682,6 +705,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     baseline = r.string(base, "round", "baseline") if "round" in base else ""
 
     reference, compare = _comparisons(r, rnd, ids)
+    slo = _slo(r, r.table(data, "slo", required=False), name or str(path))
 
     return Manifest(
         path=path,
@@ -713,4 +737,5 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         sources=_sources(r, data, engines, name or str(path)) | filled,
         reference=reference,
         compare=compare,
+        slo=slo,
     )

@@ -52,7 +52,8 @@ from reportgen.text import LANGS
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
     "setup", "glossary", "headline", "findings", "baseline", "crossover", "bytes", "prefill",
-    "batching", "waves", "stalls", "anomalies", "memory", "data", "checks", "constants", "next",
+    "batching", "waves", "stalls", "distributions", "anomalies", "memory", "telemetry", "data",
+    "checks", "constants", "next",
 )
 
 # the body holds no brace or newline: a long run of `{` cannot make the search quadratic

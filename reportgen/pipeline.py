@@ -25,6 +25,7 @@ from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
 from reportgen.i18n import UI, Bi, load_ui
 from reportgen.load.records import LoadedRound
+from reportgen.slo import Slo
 
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Baseline, Comparison, Missing, Source
@@ -46,16 +47,35 @@ class Analyzed:
     analysis: RoundAnalysis
 
 
-def analyze_dir(round_dir: Path, progress: Progress | None = None) -> Analyzed:
-    """Load and analyse a round directory. Bad input raises InputError."""
+def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo | None = None,
+                slo_target: float | None = None) -> Analyzed:
+    """Load and analyse a round directory. Bad input raises InputError. ``slo`` (the command
+    line's) replaces round.toml's ``[slo]``; ``slo_target`` replaces the target share of
+    whichever objective applies."""
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
     say = progress or _quiet
     say(f"load {round_dir}")
-    loaded = load_round(Path(round_dir))
+    loaded = with_slo(load_round(Path(round_dir)), slo, slo_target)
     say("analyze")
     return Analyzed(loaded, analyze_round(loaded))
+
+
+def with_slo(loaded: LoadedRound, slo: Slo | None, target: float | None) -> LoadedRound:
+    """The round with the command line's objective in place of round.toml's."""
+    import dataclasses
+
+    chosen = slo if slo is not None else loaded.manifest.slo
+    if chosen is None and target is None:
+        return loaded
+    if chosen is not None and target is not None:
+        chosen = dataclasses.replace(chosen, target=target)
+    elif chosen is None:  # a target alone: kept for the thresholds the results may carry
+        return dataclasses.replace(loaded, manifest=dataclasses.replace(
+            loaded.manifest, slo_target=target))
+    return dataclasses.replace(loaded, manifest=dataclasses.replace(loaded.manifest,
+                                                                   slo=chosen))
 
 
 def tables_of(round_dir: Path) -> dict[str, Any]:

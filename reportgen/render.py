@@ -70,6 +70,7 @@ def environment(templates: Path) -> jinja2.Environment:
         bytecode_cache=_bytecode_cache(),
     )
     env.filters["table_rows"] = table_rows
+    env.filters["script_json"] = script_json
     env.globals["bi"] = bi   # both templates print every Bi through the one function
     return env
 
@@ -222,6 +223,7 @@ class Assets:
     js_lang: Markup
     js_loader: Markup
     js_app: Markup
+    js_slo: Markup
 
 
 def load_assets(templates: Path) -> Assets:
@@ -233,12 +235,13 @@ def load_assets(templates: Path) -> Assets:
             raise ValueError(f"{name} must not contain '</', '<!--' or '<script' (it is inlined)")
         return Markup(text)
 
-    return Assets(read("style.css"), read("lang.js"), read("loader.js"), read("app.js"))
+    return Assets(read("style.css"), read("lang.js"), read("loader.js"), read("app.js"),
+                  read("slo.js"))
 
 
 def content_security_policy(assets: Assets, bundle: Bundle) -> str:
     hashes = [_csp_hash(str(s).encode("utf-8"))
-              for s in (assets.js_lang, assets.js_loader, assets.js_app)]
+              for s in (assets.js_lang, assets.js_loader, assets.js_app, assets.js_slo)]
     hashes.append(bundle.sha256)
     sources = " ".join(f"'{h}'" for h in hashes)
     return f"default-src 'none'; script-src {sources}; {CSP_REST}"
@@ -256,6 +259,7 @@ def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
     html = env.get_template("report.html.j2").render(
         page=page, chrome=page.chrome, version=version, csp=content_security_policy(assets, bundle),
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
+        js_slo=assets.js_slo,
         report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
         plotly_b64=bundle.b64, plotly_kind=bundle.kind, plotly_version=bundle.version,
         plotly_notice=bundle.notice,

@@ -34,13 +34,18 @@ from reportgen.schema import RENAMED, SCHEMA
 
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
+# present only when some workload has them: per-request percentiles (a round with per-request
+# arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
+# telemetry (nvidia-smi samples covering the runs)
+SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "telemetry")
 # Columns holding counts: written as JSON integers when the value is whole.
 INT_COLUMNS = frozenset({
     "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
     "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
-    "repeats", "requests_per_run", "failed_min", "failed_max",
+    "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
+    "requests_good", "runs", "gpus", "samples",
 })
 
 
@@ -113,6 +118,11 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
                 frame.insert(0, "workload", part.round["workload"]["id"])
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+    for name in SLO_FRAMES:
+        parts = [_with_workload(ra, p, getattr(p, name)) for p in ra.parts
+                 if len(getattr(p, name))]
+        if parts:
+            out[name] = pd.concat(parts, ignore_index=True)
     for name, columns in RENAMED.items():
         out[name] = out[name].rename(columns=columns)
     if ra.runs is not None:
@@ -121,6 +131,25 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
     out["inferred"] = pd.DataFrame([(i.key, i.value, i.source) for i in ra.inferred],
                                    columns=["key", "value", "source"])
     return out
+
+
+def _with_workload(ra: RoundAnalysis, part: Analysis, frame: pd.DataFrame) -> pd.DataFrame:
+    if not _many(ra):
+        return frame
+    return frame.assign(workload=part.round["workload"]["id"])[
+        ["workload", *frame.columns]]
+
+
+def slo_info(ra: RoundAnalysis) -> dict[str, Any] | None:
+    """The objective the goodput tables use (the same for every workload), or None."""
+    slo = ra.first.slo
+    if slo is None:
+        return None
+    return {"ttft_ms": slo.ttft_ms, "tpot_ms": slo.tpot_ms, "e2el_ms": slo.e2el_ms,
+            "target": slo.target, "source": slo.source,
+            "rule": "good = succeeded and every given threshold met inclusively (<=); "
+                    "attainment = good / sent; goodput_rps = good / summed run duration",
+            "percentiles": "numpy linear interpolation; ITL pooled over every chunk gap"}
 
 
 def round_info(ra: RoundAnalysis) -> dict[str, Any]:
@@ -167,6 +196,11 @@ def to_json_dict(ra: RoundAnalysis | Analysis) -> dict[str, Any]:
     for name in ROUND_FRAMES:
         if name in tables:
             data[name] = _records(tables[name])
+    for name in SLO_FRAMES:
+        if name in tables:
+            data[name] = _records(tables[name])
+    if (slo := slo_info(ra)) is not None:
+        data["slo"] = _plain(slo)
     return data
 
 
@@ -185,7 +219,7 @@ def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
         columns=["name", "value", "unit", "provenance_zh", "provenance_en"])
     tables = frames(ra)
     return {"values": values, "constants": constants} | {
-        n: tables[n] for n in ROUND_FRAMES if n in tables}
+        n: tables[n] for n in (*ROUND_FRAMES, *SLO_FRAMES) if n in tables}
 
 
 def _cell(value: Any) -> Any:

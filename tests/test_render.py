@@ -120,7 +120,7 @@ def test_csp_allows_exactly_the_inline_scripts_and_plotly(html: str) -> None:
     assert "default-src 'none'" in csp and "connect-src 'none'" in csp
     assert "unsafe-eval" not in csp and "script-src 'unsafe-inline'" not in csp
     inline = re.findall(r"<script>(.*?)</script>", html, re.DOTALL)
-    assert len(inline) == 3
+    assert len(inline) == 4   # lang.js, loader.js, app.js, slo.js
     allowed = set(re.findall(r"'(sha256-[^']+)'", csp))
     for body in inline:
         digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
@@ -128,7 +128,7 @@ def test_csp_allows_exactly_the_inline_scripts_and_plotly(html: str) -> None:
     packed = base64.b64decode(script(html, "plotly-gz"))
     js = gzip.decompress(packed)
     assert "sha256-" + base64.b64encode(hashlib.sha256(js).digest()).decode() in allowed
-    assert len(allowed) == 4
+    assert len(allowed) == 5
 
 
 def test_cartesian_bundle_is_used_for_scatter_and_bar(html: str) -> None:
@@ -208,7 +208,7 @@ def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     (tmp_path / "narrative" / "next.en.md").write_text(f"{HOSTILE_SCRIPT}\n\n{HOSTILE_IMG}\n")
     page = render_analysis(a, tmp_path)
     assert HOSTILE_IMG not in page
-    assert page.count("<script") == page.count("</script>") == 6
+    assert page.count("<script") == page.count("</script>") == 7   # + slo.js
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
     assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
 

@@ -84,6 +84,12 @@ GRAPH_REUSE_KEYS: dict[str, tuple[str, ...]] = {
     "reuse": ("graphs_reused", "print_timing"), "generated_tokens": ("eval_tokens",),
     "decode_steps_batched": ("eval_tokens",), "reuse_batched": ("graphs_reused", "eval_tokens"),
 }
+# per-request values (distributions, goodput at an SLO) → the per-request arrays they read
+ARRAY_KEYS: dict[str, tuple[str, ...]] = {
+    "ttft": ("ttfts", "errors"), "tpot": ("ttfts", "latencies", "output_lens", "itls", "errors"),
+    "e2el": ("latencies", "ttfts", "itls", "errors"), "itl": ("itls", "errors"),
+    "slo": ("ttfts", "latencies", "output_lens", "itls", "errors"),
+}
 LLAMA_N_DECODE = "llamacpp:n_decode_total"
 VLLM_PREFILL = "vllm:request_prefill_time_seconds"
 
@@ -153,8 +159,11 @@ def _path(p: Path | None, root: Path) -> str | None:
 def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
                      engine_files: Mapping[str, EngineFiles], tiers: pd.DataFrame,
                      prefill: pd.DataFrame, graph_reuse: pd.DataFrame, memory: pd.DataFrame,
-                     values: Mapping[str, Any]) -> Synthetic:
-    """Every value name whose inputs include a declared-synthetic one."""
+                     values: Mapping[str, Any],
+                     distributions: pd.DataFrame | None = None,
+                     goodput: pd.DataFrame | None = None) -> Synthetic:
+    """Every value name whose inputs include a declared-synthetic one. Per-request tables add
+    ``distributions.<id>.c<C>.<metric>`` and ``slo.<id>.c<C>.<column>``."""
     if not declared.stated:
         return Synthetic(declared=declared)
     match = _Matcher(declared)
@@ -232,12 +241,27 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
         if match(temps):
             names |= {f"gpu.{e}.max_temperature_c", "gpu.max_temperature_c"}
 
+    def arrays(e: str, c: float, metric: str) -> list[Input]:
+        return [(f, k, c) for f in bench.get((e, c), []) for k in ARRAY_KEYS[metric]]
+
+    if distributions is not None and len(distributions):
+        for e, c, metric in distributions[["engine", "concurrency", "metric"]].itertuples(
+                index=False):
+            if match(arrays(str(e), float(c), str(metric))):
+                names.add(f"distributions.{e}.{tier_key(float(c))}.{metric}")
+    if goodput is not None and len(goodput):
+        for e, c in goodput[["engine", "concurrency"]].itertuples(index=False):
+            if match(arrays(str(e), float(c), "slo")):
+                names |= {f"slo.{e}.{tier_key(float(c))}.{col}" for col in (
+                    "requests_sent", "requests_good", "attainment", "goodput_rps")}
+                names |= {f"capacity.{e}.load", "capacity.best_load"}
     names |= _derived(names, tiers, values)
     return Synthetic(frozenset(n for n in names if n in values or _is_cell(n)), declared)
 
 
 def _is_cell(name: str) -> bool:
-    return name.split(".", 1)[0] in ("tiers", "prefill", "graph_reuse", "memory")
+    return name.split(".", 1)[0] in ("tiers", "prefill", "graph_reuse", "memory",
+                                     "distributions", "slo")
 
 
 def _own(frame: pd.DataFrame | None, engine: str, per_tier: bool = True) -> list[dict[str, Any]]:

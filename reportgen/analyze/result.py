@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
 from reportgen.manifest import Inferred, Text
+from reportgen.slo import Slo
 from reportgen.text import Bi
 
 
@@ -45,6 +47,25 @@ class Analysis:
     pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
     # the configuration every other one is compared with (crossovers); "" with fewer than two
     reference: str = ""
+    # per-request latencies of every tier with arrays (distributions.tier_requests) and each
+    # tier's pooled ITL gaps (s); the page embeds them for the in-browser SLO view
+    requests: pd.DataFrame = field(default_factory=pd.DataFrame)
+    itl_gaps: dict[tuple[str, float], np.ndarray] = field(default_factory=dict)
+    # engine, concurrency, duration_s: summed duration of the runs with per-request rows
+    tier_durations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # percentiles per tier and metric (distributions.distribution_table)
+    distributions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the objective (CLI, round.toml [slo], a --goodput argument in the results) or None;
+    # goodput / capacity_at_slo are empty without one
+    slo: Slo | None = None
+    goodput: pd.DataFrame = field(default_factory=pd.DataFrame)
+    capacity_at_slo: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
+    telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the
+    # round's run windows (± a minute), and the windows (engine, concurrency, start, end)
+    telemetry_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
+    telemetry_windows: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def labels(self) -> dict[str, Bi]:
         """Engine id → its label in both languages (the engines table's ``label_zh`` /

@@ -24,7 +24,14 @@ from reportgen.analyze.crossover import (
     pair_ratios,
     primary_pair,
 )
+from reportgen.analyze.distributions import distribution_table, tier_gaps, tier_requests
 from reportgen.analyze.findings import findings_values
+from reportgen.analyze.goodput import (
+    capacity_table,
+    goodput_table,
+    slo_values,
+    tier_durations,
+)
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
     GIB,
@@ -54,6 +61,12 @@ from reportgen.analyze.roofline import (
     step_ratio,
 )
 from reportgen.analyze.summary_keys import key_checks, prefer_arrays
+from reportgen.analyze.telemetry import (
+    TELEMETRY_COLUMNS,
+    run_windows,
+    telemetry_samples,
+    tier_telemetry,
+)
 from reportgen.analyze.tiers import (
     FILE_KEY_COLUMNS,
     REPEAT_COLUMNS,
@@ -74,6 +87,7 @@ from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.model_bytes import DTYPE_BYTES, model_bytes
+from reportgen.slo import Slo, goodput_arguments
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -768,13 +782,61 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
+    per_request = tier_requests(loaded.requests, loaded.summary, order)
+    gaps = tier_gaps(per_request, loaded.itls)
+    distributions = distribution_table(per_request, gaps)
+    durations = tier_durations(per_request, loaded.summary)
+    slo = manifest.slo or _slo_in_results(loaded.summary)
+    if slo is not None and manifest.slo is None and manifest.slo_target is not None:
+        slo = dataclasses.replace(slo, target=manifest.slo_target)
+    goodput = pd.DataFrame()
+    capacity_at_slo = pd.DataFrame()
+    if slo is not None and len(per_request):
+        goodput = goodput_table(per_request, durations, slo)
+        excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
+                    for c in cs]
+        capacity_at_slo = capacity_table(goodput, slo.target, order, excluded)
+        values = dict(sorted((values | slo_values(
+            slo, goodput, capacity_at_slo,
+            {e.id: e.label.en for e in manifest.engines})).items()))
+    windows = run_windows(loaded.summary)
+    parts = [tier_telemetry(data.gpu, windows, spec.id) for spec in manifest.engines
+             if (data := engines.get(spec.id)) is not None and data.gpu is not None]
+    telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
+        if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
+    samples = telemetry_samples(
+        {spec.id: data.gpu for spec in manifest.engines
+         if (data := engines.get(spec.id)) is not None and data.gpu is not None}, windows)
+    if len(telemetry):
+        values = dict(sorted((values | flatten_rows(
+            telemetry, "telemetry", "engine",
+            ("mean_power_w", "energy_j", "energy_per_output_token_j", "gpu_util_pct"))).items()))
     synthetic = synthetic_values(
         manifest.declared, manifest.path.parent, loaded.summary,
-        {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values)
+        {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values,
+        distributions, goodput)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto,
-                    reference=pairs[0][0] if pairs else "", synthetic=synthetic)
+                    reference=pairs[0][0] if pairs else "", synthetic=synthetic,
+                    requests=per_request, itl_gaps=gaps, tier_durations=durations,
+                    distributions=distributions, slo=slo,
+                    goodput=goodput, capacity_at_slo=capacity_at_slo, telemetry=telemetry,
+                    telemetry_samples=samples,
+                    telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))])
+
+
+def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
+    """A vLLM ``--goodput`` argument a result record carries (its ``--metadata goodput=…``
+    pair: vLLM itself saves only the resulting ``request_goodput``), first record first."""
+    if "metadata" not in summary.columns:
+        return None
+    for source, meta in zip(summary["source"], summary["metadata"], strict=True):
+        if isinstance(meta, Mapping) and isinstance(meta.get("goodput"), str):
+            found = goodput_arguments(meta["goodput"])
+            if found is not None:
+                return dataclasses.replace(found, source=f"{source} (goodput)")
+    return None
 
 
 # ----------------------------------------------------------------------------- whole round

@@ -13,6 +13,7 @@ from reportgen.page import (
     anomalies,
     constants,
     crossover,
+    distributions,
     findings,
     memory,
     prefill,
@@ -22,6 +23,7 @@ from reportgen.page import (
     setup,
     since,
     stalls,
+    telemetry,
     tiers,
     waves,
 )
@@ -51,6 +53,7 @@ MAKERS: dict[str, Maker] = {
     "anomalies": anomalies.anomalies, "memory": memory.memory, "data": tiers.data,
     "checks": anomalies.checks, "constants": constants.constants, "next": related.related,
     "baseline": since.since, "revisions": revisions.revisions, "findings": findings.findings,
+    "distributions": distributions.distributions, "telemetry": telemetry.telemetry,
 }
 
 

@@ -190,8 +190,23 @@ class Fold:
     kind: str = "fold"
 
 
+@dataclass(frozen=True)
+class SloPanel:
+    """Goodput at the reader's SLO, recomputed in the page (templates/static/slo.js):
+    threshold inputs, the tier picker of the distributions figure ``fig_id``, the tables
+    slo.js fills, and ``data`` (reportgen/page/slo_payload.py, plus the strings slo.js
+    writes: ``text`` {key: {zh, en}}, ``engines``)."""
+
+    id: str
+    fig_id: str
+    text: dict[str, Bi]
+    tiers: list[tuple[str, Bi]]   # (index in data["tiers"] of the figure's tier, label)
+    data: dict[str, object]
+    kind: str = "slo"
+
+
 # what a section is made of (the template dispatches on each block's ``kind``)
-PageBlock = Para | Block | Heading | Facts | Cards | Figure | Table | Links | Fold
+PageBlock = Para | Block | Heading | Facts | Cards | Figure | Table | Links | Fold | SloPanel
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""Section `distributions`: latency ECDFs per tier, the percentile table, and goodput at the
+reader's SLO recomputed in the page (the SloPanel block; templates/static/slo.js)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from reportgen.analyze.values import tier_key
+from reportgen.figures import plotly_text
+from reportgen.formatting import fmt, fmt_g
+from reportgen.narrative import LANGS
+from reportgen.page.builder import Builder
+from reportgen.page.cells import tcell, tier_cell, tier_row
+from reportgen.page.model import Column, PageBlock, Para, SloPanel, Table
+from reportgen.page.slo_payload import payload
+from reportgen.slo import METRICS as SLO_METRICS
+from reportgen.text import Bi
+
+METRICS = ("ttft", "tpot", "e2el", "itl")
+PERCENTILES = ("p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms")
+PERCENTILE_HEADS = ("p50", "p90", "p95", "p99", "p99.9")
+# strings slo.js writes itself (both languages go into the data block)
+JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided")
+PANEL_TEXT = ("heading", "lead", "bins_note", "target", "tier_pick", "col_sent", "col_good",
+              "col_attain", "col_goodput", "col_capacity", "col_between", "cap_caption",
+              "tier_caption", *SLO_METRICS)
+
+
+def distributions(b: Builder) -> list[PageBlock]:
+    a = b.d.a
+    if a.requests is None or a.requests.empty:
+        return [Para(b.t("dist.none"), "note")]
+    out: list[PageBlock] = [*b.lead("dist.lead"), Para(b.t("dist.chunk_note"), "note")]
+    synthetic = {(str(e), float(c)) for e, c, m in _rows(a.distributions)
+                 if f"distributions.{e}.{tier_key(float(c))}.{m}" in b.d.synthetic}
+    if synthetic:
+        out.append(Para(b.t("dist.synthetic_note"), "note"))
+    figure = b.figure("distributions", b.t("dist.fig_caption"))
+    if figure:
+        out.append(_panel(b, figure[0].id, synthetic))
+        out += figure
+    out.append(_percentile_table(b))
+    return out
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple[str, float, str]]:
+    if frame.empty:
+        return []
+    return list(frame[["engine", "concurrency", "metric"]].itertuples(index=False, name=None))
+
+
+def _tier_label(b: Builder, c: float) -> Bi:
+    return b.t("dist.tier_c", c=fmt_g(c))
+
+
+def _percentile_table(b: Builder) -> Table:
+    frame = b.d.a.distributions
+    cols = [Column(b.t("dist.col_engine")), Column(b.t("dist.col_tier")),
+            Column(b.t("dist.col_metric")), Column(b.t("dist.col_n"), num=True),
+            *(Column(Bi.plain(h), num=True) for h in PERCENTILE_HEADS)]
+    rows = []
+    for r in frame.to_dict("records"):
+        e, c, metric = str(r["engine"]), float(r["concurrency"]), str(r["metric"])
+        excluded = b.d.excluded(e, c)
+        name = f"distributions.{e}.{tier_key(c)}.{metric}"
+        cells = [tcell(b.d.label(e)), tier_cell(c, excluded), tcell(b.t(f"dist.metric_{metric}")),
+                 b.named_cell(name, fmt_g(r["count"]))]
+        cells += [b.named_cell(name, fmt(r[p], ".2f")) for p in PERCENTILES]
+        rows.append(tier_row(cells, excluded))
+    return Table(cols, rows, b.t("dist.table_caption"), variant="wide")
+
+
+def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPanel:
+    a = b.d.a
+    present = set(a.requests["engine"])
+    engines = [e for e in b.d.order if e in present]
+    keys = list(dict.fromkeys(
+        (str(e), float(c)) for e, c in a.requests[["engine", "concurrency"]].itertuples(
+            index=False, name=None)))
+    keys.sort(key=lambda k: (engines.index(k[0]) if k[0] in engines else len(engines), k[1]))
+    durations = {(str(e), float(c)): float(d) for e, c, d in a.tier_durations[
+        ["engine", "concurrency", "duration_s"]].itertuples(index=False, name=None)}
+    tiers = []
+    for e, c in keys:
+        duration = durations.get((e, c), math.nan)
+        tiers.append({"engine": e, "c": c, "excluded": b.d.excluded(e, c),
+                      "synthetic": (e, c) in synthetic, "duration_s": duration})
+    data = payload(a.requests, a.itl_gaps, a.slo, tiers)
+    data["fig"] = fig_id
+    data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(),
+                        "plabel": {lang: plotly_text(b.d.label(e).get(lang)) for lang in LANGS}}
+                       for e in engines]
+    data["text"] = {k: {lang: b.ui.raw(f"slo.{k}", lang) for lang in LANGS} for k in JS_TEXT}
+    data["tier_names"] = {lang: b.ui.raw("dist.tier_c", lang, c="{c}") for lang in LANGS}
+    source = a.slo.source if a.slo is not None else ""
+    text = {k: b.t(f"slo.{k}") for k in PANEL_TEXT}
+    text["source"] = b.t("slo.source", source=source) if source else b.t("slo.no_source")
+    text |= {"col_engine": b.t("dist.col_engine"), "col_tier": b.t("dist.col_tier")}
+    picks = []
+    for c in sorted({c for _, c in keys}):
+        mark = "†" if any(k in synthetic for k in keys if k[1] == c) else ""
+        label = _tier_label(b, c)
+        picks.append((repr(c) if math.isfinite(c) else "inf",
+                      Bi(label.zh + mark, label.en + mark)))
+    return SloPanel(b.prefix + "slo", fig_id, text, picks, data)

@@ -1,0 +1,167 @@
+"""Goodput, capacity at SLO and percentile tables against a hand computation on a tiny round
+(tests/slo_round.py): `reportgen tables --slo`, round.toml [slo], --goodput in the results."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from benchmarks.slo_round import expected_good, write_random_round
+from reportgen.analyze.goodput import capacity
+from reportgen.cli import main
+from reportgen.errors import InputError
+from reportgen.pipeline import analyze_dir
+from reportgen.slo import SloError, parse_slo
+from tests.slo_round import write_round
+
+
+def _tables(root: Path, *args: str) -> dict:
+    result = CliRunner().invoke(main, ["tables", str(root), *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _by_tier(rows: list[dict]) -> dict[tuple[str, int], dict]:
+    return {(r["engine"], r["concurrency"]): r for r in rows}
+
+
+def test_goodput_by_hand(tmp_path: Path) -> None:
+    data = _tables(write_round(tmp_path), "--slo", "ttft_ms=500,tpot_ms=100")
+    got = _by_tier(data["goodput"])
+    # fast C=1: 200 ms / 100 ms good (TPOT exactly at the threshold: inclusive); TTFT at 500 ms
+    # but TPOT 500 ms; TTFT 600 ms (one token, TPOT 0); a failed request → 1 of 4 over 10 s
+    expected = {("fast", 1): (4, 1, 10.0), ("fast", 2): (2, 2, 5.0), ("fast", 4): (2, 1, 4.0),
+                ("slow", 1): (2, 2, 8.0), ("slow", 2): (2, 1, 8.0)}
+    assert set(got) == set(expected)
+    for key, (sent, good, duration) in expected.items():
+        row = got[key]
+        assert (row["requests_sent"], row["requests_good"]) == (sent, good), key
+        assert row["attainment"] == pytest.approx(good / sent)
+        assert row["goodput_rps"] == pytest.approx(good / duration)
+    assert data["slo"]["ttft_ms"] == 500 and data["slo"]["e2el_ms"] is None
+    assert data["slo"]["target"] == 0.99
+
+
+def test_capacity_by_hand(tmp_path: Path) -> None:
+    data = _tables(write_round(tmp_path), "--slo", "ttft_ms=500,tpot_ms=100")
+    cap = {r["engine"]: r for r in data["capacity_at_slo"]}
+    # fast: attainment 0.25, 1, 0.5 at C = 1, 2, 4 → between 2 and 4: 2 + 0.01/0.5 × 2
+    assert cap["fast"]["status"] == "interpolated"
+    assert cap["fast"]["capacity"] == pytest.approx(2.04)
+    assert (cap["fast"]["lower_tier"], cap["fast"]["upper_tier"]) == (2, 4)
+    # slow: 1, 0.5 at C = 1, 2 → 1 + 0.01/0.5
+    assert cap["slow"]["capacity"] == pytest.approx(1.02)
+    assert data["values"]["capacity.best"] == "fast"
+    assert data["values"]["capacity.best_load"] == pytest.approx(2.04)
+    assert data["values"]["slo.fast.c4.requests_good"] == 1
+    # a lower target: every tier of slow meets it → at least its last tier
+    loose = {r["engine"]: r for r in _tables(
+        tmp_path, "--slo", "ttft_ms=500,tpot_ms=100", "--slo-target", "0.5")["capacity_at_slo"]}
+    assert (loose["slow"]["capacity"], loose["slow"]["status"]) == (2, "at_least")
+
+
+def test_percentiles_by_hand(tmp_path: Path) -> None:
+    data = _tables(write_round(tmp_path))
+    assert "goodput" not in data and "slo" not in data   # no objective anywhere
+    rows = {(r["engine"], r["concurrency"], r["metric"]): r for r in data["distributions"]}
+    ttft = rows["fast", 1, "ttft"]      # successful requests: 200, 500, 600 ms
+    assert ttft["count"] == 3
+    assert ttft["p50_ms"] == pytest.approx(500)
+    assert ttft["p90_ms"] == pytest.approx(580)       # linear: 500 + 0.8 × 100
+    assert ttft["p99_9_ms"] == pytest.approx(599.8)
+    tpot = rows["fast", 1, "tpot"]      # the one-token request is not in the TPOT distribution
+    assert tpot["count"] == 2 and tpot["p50_ms"] == pytest.approx(300)
+    itl = rows["fast", 1, "itl"]        # 10 gaps of 100 ms and 4 of 500 ms, pooled
+    assert itl["count"] == 14 and itl["mean_ms"] == pytest.approx(3000 / 14)
+    assert rows["fast", 1, "e2el"]["p50_ms"] == pytest.approx(1200)
+
+
+def test_round_toml_slo_is_the_default_and_the_command_line_wins(tmp_path: Path) -> None:
+    root = write_round(tmp_path, '\n[slo]\nttft_ms = 250\ntarget = 0.5\n')
+    data = _tables(root)
+    assert data["slo"]["ttft_ms"] == 250 and data["slo"]["target"] == 0.5
+    assert "round.toml [slo]" in data["slo"]["source"]
+    # TTFT only: fast C=1 → 200 ms of 4 requests
+    assert _by_tier(data["goodput"])["fast", 1]["requests_good"] == 1
+    assert _by_tier(data["goodput"])["slow", 2]["requests_good"] == 1
+    over = _tables(root, "--slo", "e2el_ms=1300")
+    assert over["slo"]["ttft_ms"] is None and over["slo"]["target"] == 0.99
+    assert _by_tier(over["goodput"])["fast", 2]["requests_good"] == 2   # 600, 1300 ms
+
+
+def test_goodput_argument_in_the_results(tmp_path: Path) -> None:
+    root = write_round(tmp_path)
+    path = root / "fast" / "bench" / "c1.json"
+    record = json.loads(path.read_text())
+    record["goodput"] = "ttft:500 tpot:100"          # --metadata goodput="ttft:500 tpot:100"
+    path.write_text(json.dumps(record))
+    data = _tables(root, "--slo-target", "0.5")
+    assert data["slo"]["tpot_ms"] == 100 and data["slo"]["target"] == 0.5
+    assert "goodput" in data["slo"]["source"]
+
+
+@pytest.mark.parametrize("text", ["[slo]\n", "[slo]\nttft_ms = -1\n",
+                                  "[slo]\nttft_ms = 5\ntarget = 2\n", "[slo]\nttfts = 5\n"])
+def test_bad_slo_table_names_round_toml(tmp_path: Path, text: str) -> None:
+    root = write_round(tmp_path, "\n" + text)
+    if text == "[slo]\n":     # an empty table states nothing: no objective
+        assert analyze_dir(root).analysis.first.slo is None
+        return
+    with pytest.raises(InputError, match=r"round\.toml"):
+        analyze_dir(root)
+
+
+@pytest.mark.parametrize("text", ["ttft=abc", "ttft_ms=0", "latency=5", ""])
+def test_bad_slo_option_exits_2(tmp_path: Path, text: str) -> None:
+    with pytest.raises(SloError):
+        parse_slo(text)
+    result = CliRunner().invoke(main, ["tables", str(write_round(tmp_path)), "--slo", text])
+    assert result.exit_code == 2 and "--slo" in result.stderr
+
+
+def test_capacity_rules() -> None:
+    loads = np.array([1.0, 2.0, 4.0])
+    assert capacity(loads, np.array([0.5, 0.4, 0.3]), 0.99)[1] == "none"
+    assert math.isnan(capacity(loads, np.array([0.5, 0.4, 0.3]), 0.99)[0])
+    # non-monotonic: the last tier that meets the target counts
+    cap, status, *_ = capacity(loads, np.array([1.0, 0.9, 1.0]), 0.99)
+    assert (cap, status) == (4.0, "at_least")
+    # an unbounded rate after the last good tier: no line to interpolate along
+    cap, status, *_ = capacity(np.array([1.0, math.inf]), np.array([1.0, 0.0]), 0.99)
+    assert (cap, status) == (1.0, "at_least")
+    cap, status, *_ = capacity(loads, np.array([1.0, 0.98, 0.0]), 0.99)
+    assert status == "interpolated" and cap == pytest.approx(1.5)
+
+
+def test_generated_round_matches_its_known_answers(tmp_path: Path) -> None:
+    """A larger generated round (values exactly at the thresholds included): every tier's good
+    count equals the generator's own count at several thresholds."""
+    written = write_random_round(tmp_path, requests=120)
+    for ttft_ms, tpot_ms in ((500, 50), (333, 41), (2000, 200)):
+        data = _tables(tmp_path, "--slo", f"ttft_ms={ttft_ms},tpot_ms={tpot_ms}")
+        got = _by_tier(data["goodput"])
+        assert len(got) == len(written)
+        for (engine, c), (duration, rows) in written.items():
+            good = expected_good(rows, ttft_ms, tpot_ms)
+            assert got[engine, c]["requests_good"] == good, (engine, c, ttft_ms)
+            assert got[engine, c]["requests_sent"] == len(rows)
+            assert got[engine, c]["goodput_rps"] == pytest.approx(good / duration)
+
+
+def test_build_slo_sets_the_page_defaults(tmp_path: Path) -> None:
+    (tmp_path / "r").mkdir()
+    root = write_round(tmp_path / "r")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["build", "-q", str(root), "-o", str(out),
+                                       "--slo", "ttft_ms=250,e2el_ms=1300", "--slo-target", "0.5"])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert 'data-slo="ttft" value="250"' in html and 'data-slo="target" value="50"' in html
+    assert 'data-slo="tpot" value' not in html          # not part of this objective
+    bad = CliRunner().invoke(main, ["build", "-q", str(root), "-o", str(out), "--slo", "x=1"])
+    assert bad.exit_code == 2 and "--slo" in bad.stderr
