@@ -178,7 +178,7 @@ def test_placeholder_error_inside_a_round_names_the_relative_file(tmp_path: Path
 
 def test_section_ids_are_the_documented_ones() -> None:
     assert SECTIONS[0] == "setup" and SECTIONS[-1] == "next"
-    assert len(set(SECTIONS)) == len(SECTIONS) == 19   # h19: findings; h21: distributions, telemetry
+    assert len(set(SECTIONS)) == len(SECTIONS) == 19   # + findings, distributions, telemetry
 
 
 def test_a_figure_the_corrected_data_no_longer_has_is_named_as_such() -> None:
