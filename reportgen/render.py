@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import datablock
-from reportgen.page.model import Page, Row
+from reportgen.page.model import Page, Row, Series
 from reportgen.text import Bi
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
@@ -70,6 +70,7 @@ def environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["table_rows"] = table_rows
     env.globals["bi"] = bi   # both templates print every Bi through the one function
+    env.globals["series_nav"] = series_nav
     return env
 
 
@@ -100,6 +101,23 @@ def bi_html(text: Bi) -> str:
 
 def bi(text: Bi) -> Markup:
     return Markup(bi_html(text))
+
+
+def series_nav(series: Series, index_label: Bi) -> Markup:
+    """The nav of a report built by `reportgen index` (index link, then the rounds around this
+    one); the index splices a fresh copy into a page when only its neighbours changed."""
+    out = [f'<nav class="series-nav" aria-label="{_escaped(series.label.en)}">'
+           f'<a class="series-index" href="{_escaped(series.index_href)}">'
+           f'{bi_html(index_label)}</a>']
+    for link in series.links:
+        if link.current:
+            out.append(f' · <span class="series-current" aria-current="page">'
+                       f'{bi_html(link.title)}</span>')
+        else:
+            out.append(f' · <a class="series-link" href="{_escaped(link.href)}">'
+                       f'{bi_html(link.title)}</a>')
+    out.append("</nav>")
+    return Markup("".join(out))
 
 
 def table_rows(rows: list[Row]) -> Markup:
@@ -217,21 +235,26 @@ class Assets:
     js_app: Markup
 
 
-def load_assets(templates: Path) -> Assets:
-    static = templates / "static"
+def static_script(templates: Path, name: str) -> Markup:
+    """One file of templates/static, checked to be safe to inline in the page."""
+    text = (templates / "static" / name).read_text(encoding="utf-8")
+    if name.endswith(".js") and any(bad in text.lower() for bad in ("</", "<!--", "<script")):
+        raise ValueError(f"{name} must not contain '</', '<!--' or '<script' (it is inlined)")
+    return Markup(text)
 
+
+def load_assets(templates: Path) -> Assets:
     def read(name: str) -> Markup:
-        text = (static / name).read_text(encoding="utf-8")
-        if name.endswith(".js") and any(bad in text.lower() for bad in ("</", "<!--", "<script")):
-            raise ValueError(f"{name} must not contain '</', '<!--' or '<script' (it is inlined)")
-        return Markup(text)
+        return static_script(templates, name)
 
     return Assets(read("style.css"), read("lang.js"), read("loader.js"), read("app.js"))
 
 
-def content_security_policy(assets: Assets, bundle: Bundle) -> str:
+def content_security_policy(assets: Assets, bundle: Bundle, extra: tuple[str, ...] = ()) -> str:
+    """The CSP meta: the page's inline scripts (``extra``: others than the shared three) and
+    the unpacked plotly.js, each by its sha256; nothing from the network."""
     hashes = [_csp_hash(str(s).encode("utf-8"))
-              for s in (assets.js_lang, assets.js_loader, assets.js_app)]
+              for s in (assets.js_lang, assets.js_loader, assets.js_app, *extra)]
     hashes.append(bundle.sha256)
     sources = " ".join(f"'{h}'" for h in hashes)
     return f"default-src 'none'; script-src {sources}; {CSP_REST}"

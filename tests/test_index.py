@@ -36,7 +36,8 @@ def hrefs(text: str) -> list[str]:
 
 
 def test_index_lists_every_round_and_builds_the_reports(site: Path) -> None:
-    assert sorted(p.name for p in site.iterdir()) == ["index.html", "round2-rtx4090.html"]
+    assert sorted(p.name for p in site.iterdir()) == [".reportgen-index", "index.html",
+                                                      "round2-rtx4090.html"]
     page = (site / "index.html").read_text(encoding="utf-8")
     assert page.count('<article class="round-card') == len(ROUNDS) == 2
     assert page.count("round-card round-card-published") == 1   # Round 1: as published
@@ -69,7 +70,7 @@ def test_index_is_deterministic(site: Path, tmp_path: Path) -> None:
 
 def test_card_figures_come_from_the_rounds(site: Path) -> None:
     page = (site / "index.html").read_text(encoding="utf-8")
-    cards = page.split('<article class="round-card')[1:]
+    cards = page.split('<article class="round-card')[1:][::-1]   # newest first
     # Round 1 lists what baseline.toml published, at the printed precision
     assert re.search(r"Throughput crossover C</span>.*?<td class=\"num\">21</td>", cards[0], re.S)
     report = (site / "round2-rtx4090.html").read_text(encoding="utf-8")
