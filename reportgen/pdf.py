@@ -1,9 +1,9 @@
 """Print a built report to PDF with headless Chromium (``reportgen build --pdf``).
 
-The page draws its figures with plotly.js after loading, then renders a static SVG image of
-each one for print (templates/static/app.js); ``--virtual-time-budget`` lets that finish before
-Chromium prints. The PDF is written to a temporary file beside the target and moved into
-place, so a failed print never leaves a half-written file.
+Opened with ``?print=1``, the page draws every figure with plotly.js and then a static SVG
+image of each one for print (templates/static/app.js); ``--virtual-time-budget`` lets that
+finish before Chromium prints. The PDF is written to a temporary file beside the target and
+moved into place, so a failed print never leaves a half-written file.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def print_pdf(html: Path, out: Path, lang: str | None = None,
     """Print ``html`` to ``out`` (A4 from the page's print CSS) and return ``out``."""
     browser = browser or find_browser()
     out = Path(out)
-    url = Path(html).resolve().as_uri() + (f"?lang={lang}" if lang else "")
+    # print=1: the page draws every figure and its print image at once (figures are
+    # otherwise drawn as they near the viewport, print images on beforeprint)
+    url = Path(html).resolve().as_uri() + (f"?lang={lang}&print=1" if lang else "?print=1")
     target_dir = out.resolve().parent
     if not target_dir.is_dir():
         raise InputError(out, "cannot write: the folder does not exist")
