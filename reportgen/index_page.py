@@ -152,13 +152,13 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
     from plotly.offline import get_plotlyjs_version
 
     from reportgen import __version__
-    from reportgen.figures import CARTESIAN_TRACES, template
+    from reportgen.figures import template
     from reportgen.i18n import figure_patches
     from reportgen.render import (
+        bundle_for,
         content_security_policy,
         environment,
         load_assets,
-        plotly_bundle,
         script_json,
         static_script,
     )
@@ -169,7 +169,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
     figs = {"defaultLang": default_lang, "template": template(), "figs": [
         {"id": "trend-plot", "fig": dicts[default_lang], "i18n": figure_patches(dicts)}]}
     height = int(dicts[default_lang]["layout"].get("height", 460))  # type: ignore[union-attr]
-    bundle = plotly_bundle({"scatter"} <= CARTESIAN_TRACES, templates)
+    bundle = bundle_for({"scatter"}, templates)
     assets = load_assets(templates)
     js_index = static_script(templates, "index.js")
     shown = cards(newest_first(entries), ui)

@@ -165,9 +165,12 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 # ----------------------------------------------------------------------------- plotly.js
 
+VENDOR = "plotly-custom"   # templates/static/vendor/plotly-custom.*, built by tools/build_plotly.sh
+
+
 @dataclass(frozen=True)
 class Bundle:
-    kind: str          # "cartesian" (vendored partial bundle) or "full" (plotly wheel)
+    kind: str          # "custom" (the vendored bundle of the pages' trace types) or "full"
     version: str
     b64: str           # base64 of the gzip stream
     sha256: str        # CSP hash of the unpacked script text
@@ -190,7 +193,7 @@ def _csp_hash(data: bytes) -> str:
 
 def plotly_version(templates: Path) -> str:
     """plotly.js's version as stored with the vendored bundle; plotly.py's without one."""
-    version_path = templates / "static" / "vendor" / "plotly-cartesian.VERSION"
+    version_path = templates / "static" / "vendor" / f"{VENDOR}.VERSION"
     if version_path.exists():
         return version_path.read_text().strip()
     from plotly.offline import get_plotlyjs_version
@@ -199,20 +202,35 @@ def plotly_version(templates: Path) -> str:
 
 
 @cache
-def plotly_bundle(cartesian_ok: bool, templates: Path) -> Bundle:
-    """The plotly.js to inline. The vendored cartesian bundle is used only when every trace is
-    in its set (``cartesian_ok``) — a missing trace type would otherwise be drawn wrongly
-    without any error. Its version is the one stored beside it (tools/vendor_plotly.sh writes
-    plotly.py's; tests/test_render.py checks they still agree), so a build does not import
-    plotly just to learn a version string."""
+def bundled_traces(templates: Path) -> frozenset[str]:
+    """The trace types the vendored bundle registers (its .TRACES file); none without it."""
+    path = templates / "static" / "vendor" / f"{VENDOR}.TRACES"
+    if not path.exists():
+        return frozenset()
+    return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
+
+
+def bundle_for(trace_types: set[str] | list[str] | frozenset[str], templates: Path) -> Bundle:
+    """The vendored bundle when it draws every trace type given, else plotly.py's full one."""
+    return plotly_bundle(set(trace_types) <= bundled_traces(templates), templates)
+
+
+@cache
+def plotly_bundle(vendored_ok: bool, templates: Path) -> Bundle:
+    """The plotly.js to inline. The vendored bundle (only the trace types the pages draw) is
+    used only when every trace is in its set (``vendored_ok``) — a missing trace type would
+    otherwise not be drawn at all; tests/test_render.py fails when a page needs one. Its
+    version is the one stored beside it (tools/build_plotly.sh writes plotly.py's;
+    tests/test_render.py checks they still agree), so a build does not import plotly just to
+    learn a version string."""
     vendor = templates / "static" / "vendor"
-    gz_path = vendor / "plotly-cartesian.min.js.gz"
-    vendored = (vendor / "plotly-cartesian.VERSION").exists() and plotly_version(templates)
-    if cartesian_ok and gz_path.exists() and vendored:
+    gz_path = vendor / f"{VENDOR}.min.js.gz"
+    vendored = (vendor / f"{VENDOR}.VERSION").exists() and plotly_version(templates)
+    if vendored_ok and gz_path.exists() and vendored:
         packed = gz_path.read_bytes()
         js = gzip.decompress(packed)
-        kind, version = "cartesian", vendored
-        notice = _header(js) or f"plotly.js (cartesian) v{version}, MIT licence"
+        kind, version = "custom", vendored
+        notice = _header(js) or f"plotly.js (custom) v{version}, MIT licence"
     else:
         from plotly.offline import get_plotlyjs, get_plotlyjs_version
 
@@ -263,9 +281,7 @@ def content_security_policy(assets: Assets, bundle: Bundle, extra: tuple[str, ..
 def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
                 figs: dict[str, Any], trace_types: set[str] | list[str], version: str) -> str:
     """The complete HTML document as text."""
-    from reportgen.figures import CARTESIAN_TRACES
-
-    bundle = plotly_bundle(set(trace_types) <= CARTESIAN_TRACES, templates)
+    bundle = bundle_for(trace_types, templates)
     report_type, report_json = datablock.pack(str(script_json(report_data)))
     assets = load_assets(templates)
     env = environment(templates)
