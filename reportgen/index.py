@@ -16,19 +16,18 @@ date when every round has one; the index lists the newest first. Bytes are deter
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from reportgen.baseline import BASELINE_TOML, Value, from_published
 from reportgen.errors import InputError
 from reportgen.formatting import is_missing
-from reportgen.i18n import Bi, load_ui
 from reportgen.index_cache import (
     SCHEMA,
     Fingerprint,
@@ -39,9 +38,14 @@ from reportgen.index_cache import (
     read_entry,
 )
 from reportgen.index_site import Site, staged
-from reportgen.page.model import Series, SeriesLink
 from reportgen.safe_read import printable
+from reportgen.text import Bi
 
+if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
+    from reportgen.baseline import Value
+    from reportgen.page.model import SeriesLink
+
+BASELINE_TOML = "baseline.toml"   # = reportgen.baseline.BASELINE_TOML
 Progress = Callable[[str], None]
 INDEX = "index.html"
 
@@ -122,6 +126,8 @@ def entry_from_tables(name: str, folder: Path, tables: Mapping[str, Any]) -> Ent
 
 
 def _published(name: str, folder: Path) -> Entry:
+    from reportgen.baseline import from_published
+
     b = from_published(folder / BASELINE_TOML)
     return Entry(name, folder, None, b.title, b.date, str(b.values.get("setup.gpu") or ""),
                  list(b.labels.values()), b.labels, _metrics(b.values, list(b.labels)), True,
@@ -179,6 +185,7 @@ def build_round(job: Job) -> float:
     from reportgen.analyze.run import analyze_round
     from reportgen.build import render_analysis, resolve_baseline
     from reportgen.load.round import load_round
+    from reportgen.page.model import Series
     from reportgen.tables import to_json_dict
     from reportgen.write import write_atomic
 
@@ -248,6 +255,7 @@ def _series_order(entries: list[Entry]) -> list[Entry]:
 
 def _nav(order: list[Entry], i: int) -> list[SeriesLink]:
     """The rounds either side of ``order[i]`` that have a report, and itself."""
+    from reportgen.page.model import SeriesLink
     before = [e for e in order[:i] if e.href][-1:]
     after = [e for e in order[i + 1:] if e.href][:1]
     return ([SeriesLink(e.href or "", e.title) for e in before]
@@ -279,7 +287,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
     reports (re)written. Bad input raises InputError; nothing is visible in the site until
     every changed round is built (see ``index_site``)."""
-    from reportgen.render import series_nav
+    from reportgen import __version__
     from reportgen.resources import templates_dir
     from reportgen.write import write_atomic
 
@@ -289,26 +297,37 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     rounds = _checked(list(folders))
     site = Site(Path(out_dir))
     site.refuse_inside(f for _, f in rounds)
-    ui = load_ui(templates_dir() / "i18n" / "ui.toml")
-    index_label, series_label = ui.t("series.index"), ui.t("series.label")
 
     # 1. what changed: a hash per round against its cache entry
     say(f"check {len(rounds)} round(s)")
     plan: list[tuple[str, Path, Fingerprint | None, bool]] = []   # name, folder, fp, changed
+    whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{lang or ''}\0".encode())
     for name, folder in rounds:
         if _is_published(folder):
             plan.append((name, folder, None, False))
+            whole.update(f"{name}\0{page_sha256((folder / BASELINE_TOML).read_bytes())}\0"
+                         .encode("utf-8", "surrogateescape"))
             continue
         old = read_entry(entry_path(site.cache, name))
         fp = fingerprint(folder, lang, (old or {}).get("files") or {})
         page = site.out / f"{name}.html"
         fresh = old is not None and old.get("key") == fp.key and page.is_file()
         plan.append((name, folder, fp, not fresh))
+        whole.update(f"{name}\0{fp.key}\0".encode("utf-8", "surrogateescape"))
+        del old
     changed = [name for name, _, fp, ch in plan if fp is not None and ch]
     names = [f"{name}.html" for name, _, fp, _ in plan if fp is not None]
     gone = sorted(f for f in site.owned if f.endswith(".html") and f != INDEX
                   and f not in names)
     site.check_targets([INDEX, *names, *gone])
+    index_key = whole.hexdigest()
+    if not changed and not gone and site.unchanged(index_key, INDEX):
+        say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
+        return [site.out / INDEX]
+    from reportgen.i18n import load_ui
+
+    ui = load_ui(templates_dir() / "i18n" / "ui.toml")
+    index_label, series_label = ui.t("series.index"), ui.t("series.label")
     site.prepare([INDEX, *names])
     say(f"{len(changed)} round(s) to build, {len(names) - len(changed)} unchanged, "
         f"{len(gone)} removed")
@@ -350,6 +369,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                 continue
             page = site.out / f"{e.name}.html"
             source = staged(page) if was_changed else page
+            from reportgen.page.model import Series
+            from reportgen.render import series_nav
+
             body = splice_nav(source.read_bytes(), str(series_nav(
                 Series(INDEX, series_label, links), index_label)))
             if not was_changed and page_sha256(source.read_bytes()) != data.get("page_sha256"):
@@ -377,7 +399,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         site.discard_staged()
     for name in gone:
         site.remove(name)
-    site.write_manifest([INDEX, *names])
+    site.write_manifest([INDEX, *names], index_key, page_sha256(index_html))
     say(f"done: {len(updates)} page(s) written, {len(gone)} removed")
     return [site.out / INDEX, *(site.out / f"{n}.html" for n in sorted(updates))]
 

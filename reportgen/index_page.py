@@ -149,8 +149,6 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
 
 def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
     """index.html for ``entries`` in series order (oldest first)."""
-    from plotly.offline import get_plotlyjs_version
-
     from reportgen import __version__
     from reportgen.figures import template
     from reportgen.i18n import figure_patches
@@ -159,6 +157,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
         content_security_policy,
         environment,
         load_assets,
+        plotly_version,
         script_json,
         static_script,
     )
@@ -189,7 +188,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
         "from": ui.t("index.filter.from"), "to": ui.t("index.filter.to"),
         "reset": ui.t("index.filter.reset"), "prev": ui.t("index.pager.prev"),
         "next": ui.t("index.pager.next"), "none": ui.t("index.filter.none"),
-        "footer": ui.t("index.footer", version=__version__, plotly=get_plotlyjs_version()),
+        "footer": ui.t("index.footer", version=__version__, plotly=plotly_version(templates)),
     }
     return environment(templates).get_template("index.html.j2").render(
         lang=default_lang, chrome=chrome, cards=shown, fig_height=height,

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -39,6 +40,8 @@ class Site:
     def __init__(self, out: Path) -> None:
         self.out = Path(out)
         self.cache = self.out / CACHE_DIR
+        self.index_key = ""      # what index.html was made from, and its sha256
+        self.index_sha256 = ""
         self.owned: set[str] = self._read_manifest()
 
     def _read_manifest(self) -> set[str]:
@@ -49,7 +52,20 @@ class Site:
         files = data.get("files") if isinstance(data, dict) else None
         if data.get("schema") != MANIFEST_SCHEMA or not isinstance(files, list):
             return set()
+        self.index_key = str(data.get("index_key") or "")
+        self.index_sha256 = str(data.get("index_sha256") or "")
         return {f for f in files if isinstance(f, str) and "/" not in f and f[:1] != "."}
+
+    def unchanged(self, index_key: str, index: str) -> bool:
+        """Whether index.html is the one made from ``index_key`` (every round's hash, in
+        order), untouched since: then nothing at all needs doing."""
+        if not self.index_key or self.index_key != index_key:
+            return False
+        try:
+            data = (self.out / index).read_bytes()
+        except OSError:
+            return False
+        return hashlib.sha256(data).hexdigest() == self.index_sha256
 
     def refuse_inside(self, folders: Iterable[Path]) -> None:
         """The output folder may not be (inside) an input round: its pages would become
@@ -104,8 +120,10 @@ class Site:
         self.owned |= set(planned)
         self.write_manifest(self.owned)
 
-    def write_manifest(self, files: Iterable[str]) -> None:
-        body = {"schema": MANIFEST_SCHEMA, "files": sorted(set(files))}
+    def write_manifest(self, files: Iterable[str], index_key: str = "",
+                       index_sha256: str = "") -> None:
+        body = {"schema": MANIFEST_SCHEMA, "files": sorted(set(files)),
+                "index_key": index_key, "index_sha256": index_sha256}
         write_atomic(self.cache / MANIFEST,
                      (json.dumps(body, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
 

@@ -54,7 +54,7 @@ def test_second_run_rewrites_nothing_and_one_change_rebuilds_one(rounds: list[Pa
     again = build_index(rounds, site, jobs=1, progress=said.append)
     assert [p.name for p in again] == ["index.html"]
     assert stamps(site) == before                       # not even index.html rewritten
-    assert "0 round(s) to build, 3 unchanged, 0 removed" in said
+    assert "0 round(s) to build, 3 unchanged, 0 removed: the site is up to date" in said
     assert not any(s.startswith("[1/") for s in said)   # nothing analysed
 
     # one input changed: that round alone is built again, its card shows the new figure

@@ -148,6 +148,7 @@
   window.reportDrawAll = drawAll;
 
   var figLangs = {};         // id → language the drawn figure is in
+  var MARGIN = 200;          // px below the viewport where drawing starts
   if ('IntersectionObserver' in window) {
     var seen = new IntersectionObserver(function (items) {
       items.forEach(function (it) {
@@ -155,11 +156,28 @@
         seen.unobserve(it.target);
         drawFigure(it.target.id);
       });
-    }, { rootMargin: '200px 0px' });
+    }, { rootMargin: MARGIN + 'px 0px' });
     DATA.figs.forEach(function (f) {
       var el = document.getElementById(f.id);
       if (el) seen.observe(el);
     });
+    // A fast scroll (or a jump to an anchor) can carry a figure from below the viewport to
+    // above it between two frames, never intersecting: draw every figure already passed.
+    var sweeping = false;
+    window.addEventListener('scroll', function () {
+      if (!Plotly) plotly().catch(fail);   // the reader moves: plotly.js ready for what comes
+      if (sweeping || drawnCount === DATA.figs.length) return;
+      sweeping = true;
+      requestAnimationFrame(function () {
+        sweeping = false;
+        var limit = window.innerHeight + MARGIN;
+        DATA.figs.forEach(function (f) {
+          var el = document.getElementById(f.id);
+          if (el && !drawn[f.id] && el.offsetParent !== null &&
+              el.getBoundingClientRect().top < limit) drawFigure(f.id);
+        });
+      });
+    }, { passive: true });
   } else {
     drawAll();
   }
