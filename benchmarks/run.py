@@ -563,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--browser", action="store_true",
                         help="only the browser measurements of the sample page (issue 23)")
     parser.add_argument("--index-rounds", type=int, default=None,
-                        help="generated rounds for the index (default 1000; quick: 12)")
+                        help="generated rounds for the index (default 1000; quick: 4)")
     parser.add_argument("--results", type=Path, default=None,
                         help="JSON output (default benchmarks/results.json, quick: "
                              "benchmarks/_generated/results-quick.json)")
@@ -578,16 +578,19 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     GENERATED.mkdir(exist_ok=True)
     only = args.index or args.browser
-    count = args.index_rounds or (INDEX_ROUNDS if mode == "full" else 12)
+    # quick: a smoke run of the issue-23 parts (4 rounds, one paired browser load)
+    count = args.index_rounds or (INDEX_ROUNDS if mode == "full" else 4)
+    small = min(10 if mode == "full" else 2, count)
+    page_repeats = repeats if mode == "full" else 1
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         work = Path(tmp)
         if only:
             if args.browser:
                 sample_html = work / "sample.html"
                 run_child(["build", str(_sample_dir()), str(sample_html)])
-                measure_browser(report, sample_html, repeats, work)
+                measure_browser(report, sample_html, page_repeats, work)
             if args.index:
-                measure_index(report, count, min(10, count), work)
+                measure_index(report, count, small, work)
         else:
             round_dir, report.generated = ensure_round(mode)
             if report.generated["generate_s"] is not None:
@@ -604,8 +607,8 @@ def main(argv: list[str] | None = None) -> int:
             measure_stages(report, round_dir, False, work)
             large_html = measure_large_build(report, round_dir, work)
             check_large_html(report, large_html, round_dir)
-            measure_browser(report, sample_html, repeats, work)
-            measure_index(report, count, min(10, count), work)
+            measure_browser(report, sample_html, page_repeats, work)
+            measure_index(report, count, small, work)
     report.machine["loadavg_end"] = os.getloadavg()
     print(table(report.rows))
     print()
