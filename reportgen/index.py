@@ -31,11 +31,13 @@ from reportgen.formatting import is_missing
 from reportgen.index_cache import (
     SCHEMA,
     Fingerprint,
+    card_tables,
     dump_entry,
     entry_path,
     fingerprint,
     page_sha256,
     read_entry,
+    tables_path,
 )
 from reportgen.index_site import Site, staged
 from reportgen.safe_read import printable
@@ -172,7 +174,8 @@ class Job:
     folder: Path
     lang: str | None
     page: Path                   # the staged page
-    entry: Path                  # the staged cache entry
+    tables: Path                 # the staged tables
+    entry: Path                  # the staged head of the cache entry
     fingerprint: Fingerprint
     index_label: Bi
     series_label: Bi
@@ -197,9 +200,11 @@ def build_round(job: Job) -> float:
     html = render_analysis(ra, job.folder, job.lang, lambda _: None, None, base, series)
     data = html.encode("utf-8")
     write_atomic(job.page, data)
+    tables = to_json_dict(ra)
+    write_atomic(job.tables, dump_entry(tables))
     entry = {"schema": SCHEMA, "key": job.fingerprint.key, "files": job.fingerprint.files,
              "page": f"{job.name}.html", "page_sha256": page_sha256(data), "nav": None,
-             "tables": to_json_dict(ra)}
+             "card": card_tables(tables, [name for name, _, _ in METRICS])}
     write_atomic(job.entry, dump_entry(entry))
     return time.perf_counter() - began
 
@@ -335,7 +340,8 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     try:
         # 2. build what changed into staged files (nothing visible yet)
         todo = [Job(name, folder, lang, staged(site.out / f"{name}.html"),
-                    staged(entry_path(site.cache, name)), fp, index_label, series_label)
+                    staged(tables_path(site.cache, name)), staged(entry_path(site.cache, name)),
+                    fp, index_label, series_label)
                 for name, folder, fp, ch in plan if fp is not None and ch]
         _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
 
@@ -351,8 +357,8 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
             if data is None:
                 raise InputError(printable(str(path)), "the cache entry just written cannot "
                                                        "be read back")
-            entries.append(entry_from_tables(name, folder, data["tables"]))
-            stated = (data["tables"].get("round") or {}).get("default_language")
+            entries.append(entry_from_tables(name, folder, data["card"]))
+            stated = (data["card"].get("round") or {}).get("default_language")
             if first_lang is None and stated in ("zh", "en"):
                 first_lang = str(stated)
         order = _series_order(entries)
@@ -392,7 +398,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         for name in sorted(updates, key=lambda n: (n in existing, n)):
             page = site.out / f"{name}.html"
             os.replace(staged(page), page)
-            os.replace(staged(entry_path(site.cache, name)), entry_path(site.cache, name))
+            for path in (tables_path(site.cache, name), entry_path(site.cache, name)):
+                if staged(path).exists():        # a nav-only update has no new tables
+                    os.replace(staged(path), path)
         if not _same_bytes(site.out / INDEX, index_html):
             write_atomic(site.out / INDEX, index_html)
     finally:

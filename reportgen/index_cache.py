@@ -1,8 +1,11 @@
 """The index's cache of one round: what decides whether it must be built again, and the tables
 its page embeds (the only thing the index page and the trend figure are made from).
 
-An entry is ``<site>/.reportgen-index/<name>.json``:
-``{schema, key, files: {path: [size, mtime_ns, sha256]}, page, page_sha256, nav, tables}``.
+An entry is two files in ``<site>/.reportgen-index/``: ``tables/<name>.json``, the round's
+tables (as ``reportgen tables`` writes them: what the page embeds), and ``<name>.json``, its
+head, written after it: ``{schema, key, files: {path: [size, mtime_ns, sha256]}, page,
+page_sha256, nav, card}`` — ``card`` the part of the tables the index page reads
+(``card_tables``), so a run reads a few hundred bytes per unchanged round, not its tables.
 ``key`` hashes reportgen's version, the opening language and the content (sha256) of every file
 of the round, plus those of the round its round.toml names as baseline. A file whose size and
 mtime are those recorded is not read again (as git does), so an unchanged round of gigabytes
@@ -24,8 +27,9 @@ from reportgen import __version__
 from reportgen.errors import InputError
 from reportgen.safe_read import printable, read_input
 
-SCHEMA = "reportgen.index-cache/1"
+SCHEMA = "reportgen.index-cache/2"
 CACHE_DIR = ".reportgen-index"
+TABLES_DIR = "tables"
 FileStamp = list[object]            # [size, mtime_ns, sha256 hex]
 Files = dict[str, FileStamp]
 CHUNK = 1 << 20
@@ -108,7 +112,29 @@ def fingerprint(folder: Path, lang: str | None, previous: Mapping[str, FileStamp
 # ----------------------------------------------------------------------------- entries
 
 def entry_path(cache: Path, name: str) -> Path:
+    """The head of a round's entry (key, file stamps, page hash, nav, card)."""
     return cache / f"{name}.json"
+
+
+def tables_path(cache: Path, name: str) -> Path:
+    return cache / TABLES_DIR / f"{name}.json"
+
+
+def card_tables(tables: Mapping[str, Any], value_names: list[str]) -> dict[str, Any]:
+    """The part of a round's tables its card and trend points come from: the round facts and
+    the named values (``value_names``, an engine as ``{e}``; workload-prefixed names too)."""
+    info = tables.get("round") or {}
+    keep = ("title", "date", "gpu", "gpu_count", "default_language")
+    round_part: dict[str, Any] = {k: info[k] for k in keep if k in info}
+    round_part["engines"] = [{"id": e.get("id"), "label": e.get("label")}
+                             for e in info.get("engines") or [] if isinstance(e, Mapping)]
+    if info.get("workloads"):
+        round_part["workloads"] = [{"id": w.get("id")} for w in info["workloads"][:1]]
+    ids = [str(e["id"]) for e in round_part["engines"]]
+    wanted = {n.format(e=e) for n in value_names for e in (ids if "{e}" in n else [""])}
+    values = {k: v for k, v in (tables.get("values") or {}).items()
+              if k.rsplit("/", 1)[-1] in wanted}
+    return {"round": round_part, "values": values}
 
 
 def read_entry(path: Path) -> dict[str, Any] | None:

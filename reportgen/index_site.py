@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reportgen.errors import InputError
-from reportgen.index_cache import CACHE_DIR
+from reportgen.index_cache import CACHE_DIR, TABLES_DIR
 from reportgen.safe_read import printable
 from reportgen.write import output_target, write_atomic
 
@@ -113,7 +113,7 @@ class Site:
         """Create the folders and record the planned files as the index's before any of them
         is written (so an interrupted run can finish them next time)."""
         try:
-            self.cache.mkdir(parents=True, exist_ok=True)
+            (self.cache / TABLES_DIR).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(printable(str(self.out)),
                              f"cannot create the output folder: {exc.strerror or exc}") from None
@@ -133,11 +133,12 @@ class Site:
             with contextlib.suppress(FileNotFoundError):
                 (self.out / name).unlink()
         stem = name[:-len(".html")] if name.endswith(".html") else name
-        with contextlib.suppress(FileNotFoundError):
-            (self.cache / f"{stem}.json").unlink()
+        for entry in (self.cache / f"{stem}.json", self.cache / TABLES_DIR / f"{stem}.json"):
+            with contextlib.suppress(FileNotFoundError):
+                entry.unlink()
 
     def discard_staged(self) -> None:
-        for folder in (self.out, self.cache):
+        for folder in (self.out, self.cache, self.cache / TABLES_DIR):
             with contextlib.suppress(OSError):
                 for path in folder.glob(".*.staged"):
                     path.unlink()

@@ -95,3 +95,19 @@ def test_index_errors_exit_2_and_write_nothing(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "two rounds named 'round2-rtx4090'" in result.output
     assert not out.exists()
+
+
+def test_the_card_in_the_cache_gives_the_entry_the_full_tables_give(site: Path) -> None:
+    """The index reads each round's card (a slice of its tables), not the tables: both must
+    give the same card and trend points."""
+    import json
+
+    from reportgen.index import entry_from_tables
+
+    cache = site / ".reportgen-index"
+    tables = json.loads((cache / "tables" / "round2-rtx4090.json").read_text(encoding="utf-8"))
+    head = json.loads((cache / "round2-rtx4090.json").read_text(encoding="utf-8"))
+    full = entry_from_tables("round2-rtx4090", site, tables)
+    assert entry_from_tables("round2-rtx4090", site, head["card"]) == full
+    assert len(full.metrics) >= 5 and full.date and full.gpu == "RTX 4090"
+    assert len(json.dumps(head["card"])) < 2000 < len(json.dumps(tables))

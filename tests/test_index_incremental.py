@@ -97,6 +97,7 @@ def test_nav_links_the_rounds_either_side_and_a_removed_round_goes(rounds: list[
     assert "0 round(s) to build, 2 unchanged, 1 removed" in said
     assert not (site / "nightly-0002.html").exists()
     assert not (site / ".reportgen-index" / "nightly-0002.json").exists()
+    assert not (site / ".reportgen-index" / "tables" / "nightly-0002.json").exists()
     assert (site / "notes.html").read_text() == "<p>mine</p>"
     # the neighbour's nav was spliced (no analysis) and no link is left dangling
     assert nav(site / "nightly-0001.html") == ["index.html", "nightly-0000.html"]
