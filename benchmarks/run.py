@@ -1,6 +1,6 @@
 """Time reportgen against floors measured in the same run, on this machine.
 
-    python benchmarks/run.py [--quick] [--results PATH]
+    python benchmarks/run.py [--quick] [--index] [--browser] [--index-rounds N] [--results PATH]
 
 Every target is a ratio to something measured here and now (importing the libraries, plain
 json.load, grep) or an absolute budget (memory, page size, time to draw). The large synthetic
@@ -39,6 +39,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 MAX_POINTS_PER_TRACE = 1000
+INDEX_ROUNDS = 1000   # issue 23: an index of 1,000 generated rounds
 SCALES = {  # itl_samples, log_mb, repeats
     "full": (10_000_000, 1024.0, 5),
     "quick": (500_000, 60.0, 2),
@@ -385,70 +386,61 @@ def check_large_html(report: Report, html: Path, round_dir: Path) -> None:
                            points <= MAX_POINTS_PER_TRACE, where.lstrip(".")))
 
 
-# Notes when the loader's promise settles (plotly.js decompressed and compiled), without
-# touching the page: the first assignment to window.PlotlyReady is intercepted.
-PLOTLY_READY_HOOK = """
-(() => { let value;
-  Object.defineProperty(window, 'PlotlyReady', { configurable: true, get() { return value; },
-    set(p) { value = p;
-             Promise.resolve(p).then((P) => {
-               window.__plotlyReadyAt = performance.now();
-               // Synchronous share of each Plotly.newPlot call, per figure id.
-               const newPlot = P.newPlot; window.__figureMs = {};
-               P.newPlot = function (el, ...rest) {
-                 const t0 = performance.now(); const out = newPlot.call(this, el, ...rest);
-                 window.__figureMs[el.id] = performance.now() - t0; return out; };
-             }, () => {}); } });
-})();
-"""
-PAGE_TIMES = """() => ({
-  dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
-  plotly: window.__plotlyReadyAt, drawn: window.__allRenderedAt, perFigure: window.__figureMs,
-  figures: document.querySelectorAll('.js-plotly-plot').length,
-  ok: [...document.querySelectorAll('.js-plotly-plot')]
-        .every(g => g.querySelector('.main-svg') && g._fullLayout) })"""
+def measure_browser(report: Report, html: Path, repeats: int, work: Path) -> None:
+    """Issue 23's reader targets, paired with a plain plotly ``to_html`` page of the same
+    figures (benchmarks/page_speed.py)."""
+    from benchmarks import page_speed
+
+    say(f"browser: {repeats} paired loads (report / plain plotly page) in headless chromium …")
+    got = page_speed.measure(html, work, repeats, CHROMIUM, CHROMIUM_ARGS)
+    ours, plain = got["report"], got["plain"]
+    report.stages["sample page vs plain plotly page in chromium (ms after navigation start)"] = {
+        f"{page} {key}": value for page, row in got.items() for key, value in row.items()
+        if value is not None}
+    first, plain_all, ours_all = ours["first_figure"], plain["all_figures"], ours["all_figures"]
+    still = "" if ours["first_figure_without_scrolling"] else \
+        " (no figure on the first screen: the first one reached by scrolling)"
+    if first is not None and plain_all:
+        report.rows.append(Row("sample: first figure drawn", first / 1000, "s", plain_all / 1000,
+                               first / plain_all, "≤ 0.4× plain plotly page, all drawn",
+                               first <= 0.4 * plain_all, f"median of {repeats}{still}"))
+    longest = ours["longest_task_still"] or 0.0
+    report.rows.append(Row("sample: longest task after first paint, not scrolling",
+                           longest, "ms", plain["longest_task_still"], None, "≤ 50 ms",
+                           longest <= 50, f"Long Tasks API over {page_speed.STILL_S:.0f} s; "
+                           "0 = none over 50 ms; floor column: the plain page's"))
+    if ours_all is not None and plain_all:
+        report.rows.append(Row("sample: all figures drawn, scrolling through", ours_all / 1000,
+                               "s", plain_all / 1000, ours_all / plain_all,
+                               "≤ 0.8× plain plotly page", ours_all <= 0.8 * plain_all,
+                               f"one screen per {page_speed.SCROLL_STEP_MS} ms from load"))
+    if ours["first_paint"] is not None:
+        report.rows.append(Row("sample: first paint", ours["first_paint"] / 1000, "s",
+                               (plain["first_paint"] or 0) / 1000 or None, None,
+                               note="informational; floor column: the plain page's"))
 
 
-def measure_browser(report: Report, html: Path, repeats: int) -> None:
-    from playwright.sync_api import sync_playwright
+def measure_index(report: Report, count: int, small: int, work: Path) -> None:
+    """Issue 23's index targets on generated rounds (benchmarks/index_scale.py)."""
+    from benchmarks import index_scale
 
-    say(f"browser: {repeats} loads of the sample report in headless chromium …")
-    loads: list[dict[str, Any]] = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context()
-            context.add_init_script(PLOTLY_READY_HOOK)
-            for i in range(repeats + 1):  # the first load warms chromium's caches; not counted
-                page = context.new_page()
-                page.goto(html.resolve().as_uri(), wait_until="load")
-                page.wait_for_function(
-                    "() => ['true', 'error'].includes(document.documentElement.dataset.rendered)",
-                    polling=10, timeout=60_000)
-                state = page.evaluate("document.documentElement.dataset.rendered")
-                times = page.evaluate(PAGE_TIMES)
-                page.close()
-                if state != "true" or not times["ok"] or times["drawn"] is None:
-                    raise RuntimeError(f"{html}: figures not drawn (data-rendered={state})")
-                if i:
-                    loads.append(times)
-        finally:
-            browser.close()
-
-    def med(key: str) -> float:
-        return statistics.median(t[key] for t in loads) / 1000
-
-    drawn, ready = med("drawn"), med("plotly")
-    report.stages["sample page in chromium (s after navigation start)"] = {
-        "dom_content_loaded": med("dcl"), "plotly_ready": ready, "all_figures_drawn": drawn,
-        "figures": loads[0]["figures"]}
-    report.stages["sample page: Plotly.newPlot per figure (ms, synchronous part)"] = {
-        fig: statistics.median(t["perFigure"][fig] for t in loads)
-        for fig in sorted(loads[0]["perFigure"])}
-    report.rows.append(Row("sample: all figures drawn (chromium)", drawn, "s", ready, drawn / ready,
-                           "≤ 1.5 s", drawn <= 1.5,
-                           f"median of {repeats}; window.__allRenderedAt; floor column: "
-                           "plotly.js decompressed and compiled (window.PlotlyReady settled)"))
+    got = index_scale.measure(GENERATED / "index-rounds", count, small, os.cpu_count() or 1,
+                              bench_env(), say)
+    report.stages[f"index of {count} generated rounds"] = {
+        f"{name} {key}": value for name, row in got.items() for key, value in row.items()}
+    first, again = got["first"]["wall_s"], got["unchanged"]["wall_s"]
+    report.rows.append(Row(f"index {count} rounds, nothing changed", again, "s", first,
+                           again / first, "≤ 5 % of the first run", again <= 0.05 * first,
+                           f"first run {first:.1f} s with {os.cpu_count()} processes"))
+    one, alone = got["one_changed"]["wall_s"], got["alone"]["wall_s"]
+    report.rows.append(Row(f"index {count} rounds, one changed", one, "s", alone, None,
+                           "≤ that round built alone + 1 s", one <= alone + 1,
+                           "floor column: `reportgen build` of that round; it includes the "
+                           f"check of every round's files ({again:.1f} s when nothing changed)"))
+    big, little = got["first"]["peak_mb"], got["small"]["peak_mb"]
+    report.rows.append(Row(f"index peak memory, {count} vs {small} rounds", big, "MB", little,
+                           big / little, "≤ 1.5×", big <= 1.5 * little,
+                           "largest process of the run (parent or one builder)"))
 
 
 SLO_TIERS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128)
@@ -622,6 +614,12 @@ def stages_text(stages: dict[str, dict[str, float]]) -> str:
     return "stage times (s):\n" + "\n".join(lines)
 
 
+def _sample_dir() -> Path:
+    from reportgen.resources import sample_round_dir
+
+    return sample_round_dir()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
@@ -629,6 +627,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small scale smoke run (< 1 min)")
+    parser.add_argument("--index", action="store_true",
+                        help="only the index measurements (issue 23)")
+    parser.add_argument("--browser", action="store_true",
+                        help="only the browser measurements of the sample page (issue 23)")
+    parser.add_argument("--index-rounds", type=int, default=None,
+                        help="generated rounds for the index (default 1000; quick: 4)")
     parser.add_argument("--results", type=Path, default=None,
                         help="JSON output (default benchmarks/results.json, quick: "
                              "benchmarks/_generated/results-quick.json)")
@@ -642,27 +646,41 @@ def main(argv: list[str] | None = None) -> int:
                            "loadavg_start": os.getloadavg()})
     began = time.perf_counter()
     GENERATED.mkdir(exist_ok=True)
-    round_dir, report.generated = ensure_round(mode)
-    if report.generated["generate_s"] is not None:
-        report.rows.append(Row("generate synthetic round", report.generated["generate_s"], "s",
-                               note="informational; benchmarks/make_round.py"))
+    only = args.index or args.browser
+    # quick: a smoke run of the issue-23 parts (4 rounds, one paired browser load)
+    count = args.index_rounds or (INDEX_ROUNDS if mode == "full" else 4)
+    small = min(10 if mode == "full" else 2, count)
+    page_repeats = repeats if mode == "full" else 1
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         work = Path(tmp)
-        sample_html = measure_sample_build(report, repeats, work)
-        from reportgen.resources import sample_round_dir
-
-        measure_stages(report, sample_round_dir(), True, work)
-        measure_serve(report, sample_round_dir())
-        measure_many_configs(report, work)
-        measure_many_files(report, repeats, work)
-        measure_client_files(report, repeats, work)
-        measure_json(report, round_dir, 3, work)
-        measure_log(report, round_dir, 3)
-        measure_stages(report, round_dir, False, work)
-        large_html = measure_large_build(report, round_dir, work)
-        check_large_html(report, large_html, round_dir)
-        measure_browser(report, sample_html, repeats)
-        measure_slo(report, work)
+        if only:
+            if args.browser:
+                sample_html = work / "sample.html"
+                run_child(["build", str(_sample_dir()), str(sample_html)])
+                measure_browser(report, sample_html, page_repeats, work)
+            if args.index:
+                measure_slo(report, work)
+            measure_index(report, count, small, work)
+        else:
+            round_dir, report.generated = ensure_round(mode)
+            if report.generated["generate_s"] is not None:
+                report.rows.append(Row("generate synthetic round",
+                                       report.generated["generate_s"], "s",
+                                       note="informational; benchmarks/make_round.py"))
+            sample_html = measure_sample_build(report, repeats, work)
+            measure_stages(report, _sample_dir(), True, work)
+            measure_serve(report, _sample_dir())
+            measure_many_configs(report, work)
+            measure_many_files(report, repeats, work)
+            measure_client_files(report, repeats, work)
+            measure_json(report, round_dir, 3, work)
+            measure_log(report, round_dir, 3)
+            measure_stages(report, round_dir, False, work)
+            large_html = measure_large_build(report, round_dir, work)
+            check_large_html(report, large_html, round_dir)
+            measure_browser(report, sample_html, page_repeats, work)
+            measure_slo(report, work)
+            measure_index(report, count, small, work)
     report.machine["loadavg_end"] = os.getloadavg()
     print(table(report.rows))
     print()

@@ -187,12 +187,17 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
               type=click.Path(file_okay=False), help="Folder for index.html and the reports.")
 @lang_option(help="Language the pages open in for a reader with no ?lang= or stored choice "
                   "(default: the first round's default_language, else the browser's).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Rounds built in parallel processes (default: the number of cores).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
-def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) -> None:
+def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | None,
+          quiet: bool) -> None:
     """Build every round's report plus one index.html linking them (relative links).
 
-    Rounds keep the order given. A folder with only baseline.toml (figures as published, no
-    raw files) gets a card and a place in the trend figure, but no report.
+    Incremental: a round whose files are unchanged since the last run is not built again
+    (cache in OUT/.reportgen-index/). Rounds keep the order given (by date when every round
+    has one); the index lists the newest first. A folder with only baseline.toml (figures as
+    published, no raw files) gets a card and a place in the trend figure, but no report.
 
     \b
     Example: reportgen index runs/round1 runs/round2 runs/round3 -o site/
@@ -200,7 +205,8 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, quiet: bool) 
     from reportgen.index import build_index
 
     with _input_errors():
-        written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet))
+        written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet),
+                              jobs)
     reports = ", ".join(p.name for p in written[1:]) or "none"
     click.echo(f"wrote {written[0]} ({len(rounds)} round(s); reports: {reports})")
 

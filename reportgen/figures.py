@@ -47,13 +47,6 @@ FONT = ('system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Mi
 PALETTE = ("#2563eb", "#ea580c", "#059669", "#9333ea", "#dc2626", "#0891b2", "#ca8a04")
 INK, MUTED, GRID = "#1f2937", "#6b7280", "#e5e7eb"
 
-# Trace types the vendored plotly.js cartesian partial bundle can draw (see tools/vendor_plotly.sh).
-CARTESIAN_TRACES = frozenset({
-    "bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
-    "image", "pie", "scatter", "scatterternary", "violin",
-})
-
-
 def template() -> dict[str, Any]:
     """The one layout template shared by all figures (sent once to the page), as
     ``go.layout.Template(...).to_plotly_json()`` gives it."""

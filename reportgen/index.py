@@ -1,32 +1,53 @@
-"""`reportgen index DIR… -o site/`: every round's report plus one index.html.
+"""`reportgen index DIR… -o site/`: every round's report plus one index.html, incrementally.
 
-The index has a card per round (title, date, GPU, configurations, headline figures), a trend
-figure of the headline figures across rounds, and relative links only, so the folder works from
-file:// and on any static host. A folder holding only ``baseline.toml`` (an old round known only
-by its published figures) gets a card marked "as published" and no report. Each report built
-here links back to index.html and to its siblings. Bytes are deterministic: rounds stay in the
-order given, nothing reads the clock.
+Beside the site, ``.reportgen-index/`` keeps a cache entry per round (``index_cache``): a hash
+of every input file and reportgen's version, and the round's tables as its page embeds them.
+A round whose hash is unchanged is neither analysed nor rewritten; the index page and the
+trend figure are made from the cached tables alone. Changed rounds are built in ``jobs``
+parallel processes, one round at a time each, nothing kept after its page is written, so
+memory does not grow with the number of rounds. Each report links to index.html and to the
+rounds either side of it; when only those change, the nav is spliced into the existing page
+without analysing anything. ``index_site`` decides what may be written and in which order.
+
+A folder holding only ``baseline.toml`` (an old round known only by its published figures)
+gets a card marked "as published" and no report. Series order: the order given, sorted by
+date when every round has one; the index lists the newest first. Bytes are deterministic.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from reportgen.baseline import BASELINE_TOML, Value, from_published
 from reportgen.errors import InputError
-from reportgen.formatting import MISSING, format_value, is_missing
-from reportgen.i18n import UI, Bi, load_ui
-from reportgen.text import LANGS
+from reportgen.formatting import is_missing
+from reportgen.index_cache import (
+    SCHEMA,
+    Fingerprint,
+    card_tables,
+    dump_entry,
+    entry_path,
+    fingerprint,
+    page_sha256,
+    read_entry,
+    tables_path,
+)
+from reportgen.index_site import Site, staged
+from reportgen.safe_read import printable
+from reportgen.text import Bi
 
-if TYPE_CHECKING:
-    from reportgen.analyze.result import RoundAnalysis
-    from reportgen.load.records import LoadedRound
+if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
+    from reportgen.baseline import Value
+    from reportgen.page.model import SeriesLink
 
+BASELINE_TOML = "baseline.toml"   # = reportgen.baseline.BASELINE_TOML
 Progress = Callable[[str], None]
 INDEX = "index.html"
 
@@ -66,13 +87,6 @@ class Entry:
     source: Bi | None = None
 
 
-@dataclass(frozen=True)
-class Built:
-    entry: Entry
-    loaded: LoadedRound
-    analysis: RoundAnalysis
-
-
 def _metrics(values: Mapping[str, object], engines: list[str]) -> list[Metric]:
     out = []
     for name, key, spec in METRICS:
@@ -93,19 +107,46 @@ def _text(value: object, fallback: str) -> Bi:
     return Bi.plain(str(value) if value else fallback)
 
 
+def entry_from_tables(name: str, folder: Path, tables: Mapping[str, Any]) -> Entry:
+    """A round's card and trend points from its tables (``reportgen tables`` JSON, as the
+    page embeds it): the first workload's figures when there are several."""
+    info = tables.get("round") or {}
+    values: Mapping[str, Any] = tables.get("values") or {}
+    workloads = info.get("workloads") or []
+    if workloads:
+        prefix = f"{workloads[0].get('id')}/"
+        values = {k[len(prefix):]: v for k, v in values.items() if k.startswith(prefix)}
+    labels = {str(e.get("id")): _text(e.get("label"), str(e.get("id")))
+              for e in info.get("engines") or [] if isinstance(e, Mapping)}
+    gpu = str(info.get("gpu") or "")
+    count = info.get("gpu_count")
+    if gpu and isinstance(count, int) and count > 1:
+        gpu = f"{count} × {gpu}"
+    return Entry(name, folder, quote(f"{name}.html"), _text(info.get("title"), name),
+                 str(info.get("date") or ""), gpu, list(labels.values()), labels,
+                 _metrics(values, list(labels)))
+
+
+def _published(name: str, folder: Path) -> Entry:
+    from reportgen.baseline import from_published
+
+    b = from_published(folder / BASELINE_TOML)
+    return Entry(name, folder, None, b.title, b.date, str(b.values.get("setup.gpu") or ""),
+                 list(b.labels.values()), b.labels, _metrics(b.values, list(b.labels)), True,
+                 b.source)
+
+
 def _folder_name(folder: Path) -> str:
     name = folder.resolve().name
-    if not name or name.lower() == "index":
+    if not name or name.lower() == "index" or name.startswith("."):
         raise InputError(folder, "a round folder for the index needs a name other than "
-                                 "'index' (its report is written as <name>.html)")
+                                 "'index' and not starting with '.' (its report is written as "
+                                 "<name>.html)")
     return name
 
 
-def collect(folders: list[Path], say: Progress) -> list[Built | Entry]:
-    """Load and analyse every round (a baseline.toml folder becomes an as-published entry)."""
-    from reportgen.pipeline import analyze_dir
-
-    out: list[Built | Entry] = []
+def _checked(folders: list[Path]) -> list[tuple[str, Path]]:
+    out: list[tuple[str, Path]] = []
     seen: dict[str, Path] = {}
     for folder in folders:
         folder = Path(folder)
@@ -117,202 +158,261 @@ def collect(folders: list[Path], say: Progress) -> list[Built | Entry]:
             raise InputError(folder, f"two rounds named '{name}' ({seen[name]} and {folder}): "
                                      "reports are written as <folder name>.html")
         seen[name] = folder
-        if (folder / BASELINE_TOML).is_file() and not (folder / "round.toml").is_file():
-            say(f"as published {folder}")
-            b = from_published(folder / BASELINE_TOML)
-            out.append(Entry(name, folder, None, b.title, b.date,
-                             str(b.values.get("setup.gpu") or ""), list(b.labels.values()),
-                             b.labels, _metrics(b.values, list(b.labels)), True, b.source))
-            continue
-        done = analyze_dir(folder, say)
-        loaded, ra = done.loaded, done.analysis
-        first = ra.first
-        labels = first.labels()   # page text: escaped by the template, not for Plotly
-        info = first.round
-        gpu = str(info.get("gpu") or "")
-        if gpu and isinstance(info.get("gpu_count"), int) and info["gpu_count"] > 1:
-            gpu = f"{info['gpu_count']} × {gpu}"
-        entry = Entry(name, folder, quote(f"{name}.html"),
-                      _text(info.get("title"), name), str(info.get("date") or ""), gpu,
-                      list(labels.values()), labels, _metrics(first.values, list(labels)))
-        out.append(Built(entry, loaded, ra))
+        out.append((name, folder))
     return out
 
 
+def _is_published(folder: Path) -> bool:
+    return (folder / BASELINE_TOML).is_file() and not (folder / "round.toml").is_file()
+
+
+# ----------------------------------------------------------------------------- one round
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    folder: Path
+    lang: str | None
+    page: Path                   # the staged page
+    tables: Path                 # the staged tables
+    entry: Path                  # the staged head of the cache entry
+    fingerprint: Fingerprint
+    index_label: Bi
+    series_label: Bi
+
+
+def build_round(job: Job) -> float:
+    """Load, analyse and render one round into its staged page and cache entry (the nav holds
+    the index link only; the caller splices the neighbours in). Returns the seconds taken.
+    Runs in a worker process: nothing of the analysis outlives the call."""
+    from reportgen.build import render_analysis, resolve_baseline
+    from reportgen.page.model import Series
+    from reportgen.pipeline import analyze_dir
+    from reportgen.tables import to_json_dict
+    from reportgen.write import write_atomic
+
+    began = time.perf_counter()
+    done = analyze_dir(job.folder)
+    loaded, ra = done.loaded, done.analysis
+    base = resolve_baseline(loaded.manifest, None, lambda _: None)
+    series = Series(INDEX, job.series_label, [])
+    html = render_analysis(ra, job.folder, job.lang, lambda _: None, None, base, series)
+    data = html.encode("utf-8")
+    write_atomic(job.page, data)
+    tables = to_json_dict(ra)
+    write_atomic(job.tables, dump_entry(tables))
+    entry = {"schema": SCHEMA, "key": job.fingerprint.key, "files": job.fingerprint.files,
+             "page": f"{job.name}.html", "page_sha256": page_sha256(data), "nav": None,
+             "card": card_tables(tables, [name for name, _, _ in METRICS])}
+    write_atomic(job.entry, dump_entry(entry))
+    return time.perf_counter() - began
+
+
+def _run_jobs(jobs: list[Job], workers: int, say: Progress) -> None:
+    """Build every job, ``workers`` processes at a time (in this process for one)."""
+    total = len(jobs)
+    done = 0
+
+    def report(job: Job, seconds: float) -> None:
+        nonlocal done
+        done += 1
+        say(f"[{done}/{total}] built {job.name} ({seconds:.2f} s)")
+
+    if workers <= 1 or total <= 1:
+        for job in jobs:
+            report(job, build_round(job))
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             max_tasks_per_child=50) as pool:
+        pending: dict[Future[float], Job] = {}
+        queue: Iterator[Job] = iter(jobs)
+        try:
+            for job in queue:   # at most 2 × workers in flight: bounded memory in the parent
+                pending[pool.submit(build_round, job)] = job
+                if len(pending) >= 2 * workers:
+                    break
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    job = pending.pop(fut)
+                    report(job, fut.result())
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        pending[pool.submit(build_round, nxt)] = nxt
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+
+
+# ----------------------------------------------------------------------------- the site
+
+def _series_order(entries: list[Entry]) -> list[Entry]:
+    """Oldest first: the order given, by date when every round has one (stable)."""
+    if entries and all(e.date for e in entries):
+        return sorted(entries, key=lambda e: e.date)
+    return list(entries)
+
+
+def _nav(order: list[Entry], i: int) -> list[SeriesLink]:
+    """The rounds either side of ``order[i]`` that have a report, and itself."""
+    from reportgen.page.model import SeriesLink
+    before = [e for e in order[:i] if e.href][-1:]
+    after = [e for e in order[i + 1:] if e.href][:1]
+    return ([SeriesLink(e.href or "", e.title) for e in before]
+            + [SeriesLink(order[i].href or "", order[i].title, True)]
+            + [SeriesLink(e.href or "", e.title) for e in after])
+
+
+def _nav_key(links: list[SeriesLink]) -> list[list[str]]:
+    return [[link.href, link.title.zh, link.title.en, "1" if link.current else ""]
+            for link in links]
+
+
+NAV_START = b'<nav class="series-nav"'
+NAV_END = b"</nav>"
+
+
+def splice_nav(page: bytes, nav: str) -> bytes:
+    """``page`` with its series nav replaced (it is the first ``<nav class="series-nav"``: no
+    input text can produce that markup, every input string being escaped)."""
+    start = page.find(NAV_START)
+    end = page.find(NAV_END, start)
+    if start < 0 or end < 0:
+        raise ValueError("no series nav in the page")
+    return page[:start] + nav.encode("utf-8") + page[end + len(NAV_END):]
+
+
 def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
-                progress: Progress | None = None) -> list[Path]:
-    """Build every round's report into ``out_dir`` and index.html beside them; returns the
-    files written, index.html first. Bad input raises InputError before anything is
-    written."""
-    from reportgen.build import render_analysis, resolve_baseline, write_page
-    from reportgen.page.model import Series, SeriesLink
+                progress: Progress | None = None, jobs: int | None = None) -> list[Path]:
+    """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
+    reports (re)written. Bad input raises InputError; nothing is visible in the site until
+    every changed round is built (see ``index_site``)."""
+    from reportgen import __version__
     from reportgen.resources import templates_dir
+    from reportgen.write import write_atomic
 
     say = progress or (lambda _: None)
     if not folders:
         raise InputError("index", "no round folders given")
-    items = collect(list(folders), say)
-    entries = [i.entry if isinstance(i, Built) else i for i in items]
+    rounds = _checked(list(folders))
+    site = Site(Path(out_dir))
+    site.refuse_inside(f for _, f in rounds)
+
+    # 1. what changed: a hash per round against its cache entry
+    say(f"check {len(rounds)} round(s)")
+    plan: list[tuple[str, Path, Fingerprint | None, bool]] = []   # name, folder, fp, changed
+    whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{lang or ''}\0".encode())
+    for name, folder in rounds:
+        if _is_published(folder):
+            plan.append((name, folder, None, False))
+            whole.update(f"{name}\0{page_sha256((folder / BASELINE_TOML).read_bytes())}\0"
+                         .encode("utf-8", "surrogateescape"))
+            continue
+        old = read_entry(entry_path(site.cache, name))
+        fp = fingerprint(folder, lang, (old or {}).get("files") or {})
+        page = site.out / f"{name}.html"
+        fresh = old is not None and old.get("key") == fp.key and page.is_file()
+        plan.append((name, folder, fp, not fresh))
+        whole.update(f"{name}\0{fp.key}\0".encode("utf-8", "surrogateescape"))
+        del old
+    changed = [name for name, _, fp, ch in plan if fp is not None and ch]
+    names = [f"{name}.html" for name, _, fp, _ in plan if fp is not None]
+    gone = sorted(f for f in site.owned if f.endswith(".html") and f != INDEX
+                  and f not in names)
+    site.check_targets([INDEX, *names, *gone])
+    index_key = whole.hexdigest()
+    if not changed and not gone and site.unchanged(index_key, INDEX):
+        say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
+        return [site.out / INDEX]
+    from reportgen.i18n import load_ui
+
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
-    built = [i for i in items if isinstance(i, Built)]
-    default = lang or (built[0].analysis.first.round.get("default_language") if built
-                       else None) or "zh"
-    pages: list[tuple[Path, str]] = []
-    for item in built:
-        links = [SeriesLink(e.href, e.title, e is item.entry) for e in entries if e.href]
-        series = Series(INDEX, ui.t("series.label"), links)
-        base = resolve_baseline(item.loaded.manifest, None, say)
-        html = render_analysis(item.analysis, item.entry.folder, lang, say, None, base, series)
-        pages.append((Path(out_dir) / f"{item.entry.name}.html", html))
-    say("index")
-    index_html = render_index(entries, ui, default)
-    out = Path(out_dir)
+    index_label, series_label = ui.t("series.index"), ui.t("series.label")
+    site.prepare([INDEX, *names])
+    say(f"{len(changed)} round(s) to build, {len(names) - len(changed)} unchanged, "
+        f"{len(gone)} removed")
+
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(out, f"cannot create the output folder: {exc.strerror or exc}") \
-            from None
-    written = [write_page(path, html, say) for path, html in pages]
-    first = write_page(out / INDEX, index_html, say)
-    return [p for p in (first, *written) if p is not None]   # files, never stdout
+        # 2. build what changed into staged files (nothing visible yet)
+        todo = [Job(name, folder, lang, staged(site.out / f"{name}.html"),
+                    staged(tables_path(site.cache, name)), staged(entry_path(site.cache, name)),
+                    fp, index_label, series_label)
+                for name, folder, fp, ch in plan if fp is not None and ch]
+        _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
+
+        # 3. entries from the cached tables alone; the series order; every page's nav
+        entries: list[Entry] = []
+        first_lang: str | None = None    # the first round's stated language
+        for name, folder, fp, ch in plan:
+            if fp is None:
+                entries.append(_published(name, folder))
+                continue
+            path = entry_path(site.cache, name)
+            data = read_entry(staged(path) if ch else path)
+            if data is None:
+                raise InputError(printable(str(path)), "the cache entry just written cannot "
+                                                       "be read back")
+            entries.append(entry_from_tables(name, folder, data["card"]))
+            stated = (data["card"].get("round") or {}).get("default_language")
+            if first_lang is None and stated in ("zh", "en"):
+                first_lang = str(stated)
+        order = _series_order(entries)
+        updates: list[str] = []      # names whose staged page and entry are ready
+        for i, e in enumerate(order):
+            if e.href is None:
+                continue
+            links = _nav(order, i)
+            path = entry_path(site.cache, e.name)
+            was_changed = e.name in changed
+            data = read_entry(staged(path) if was_changed else path)
+            assert data is not None
+            if not was_changed and data.get("nav") == _nav_key(links):
+                continue
+            page = site.out / f"{e.name}.html"
+            source = staged(page) if was_changed else page
+            from reportgen.page.model import Series
+            from reportgen.render import series_nav
+
+            body = splice_nav(source.read_bytes(), str(series_nav(
+                Series(INDEX, series_label, links), index_label)))
+            if not was_changed and page_sha256(source.read_bytes()) != data.get("page_sha256"):
+                raise InputError(printable(str(page)), "was changed since `reportgen index` "
+                                                       "wrote it; refused, not replaced")
+            write_atomic(staged(page), body)
+            data["nav"], data["page_sha256"] = _nav_key(links), page_sha256(body)
+            write_atomic(staged(path), dump_entry(data))
+            updates.append(e.name)
+
+        # 4. commit: new pages first, each cache entry after its page, index.html last
+        say("write the site")
+        default = lang or first_lang or "zh"
+        from reportgen.index_page import render_index
+
+        index_html = render_index(order, ui, default).encode("utf-8")
+        existing = {n for n in updates if (site.out / f"{n}.html").exists()}
+        for name in sorted(updates, key=lambda n: (n in existing, n)):
+            page = site.out / f"{name}.html"
+            os.replace(staged(page), page)
+            for path in (tables_path(site.cache, name), entry_path(site.cache, name)):
+                if staged(path).exists():        # a nav-only update has no new tables
+                    os.replace(staged(path), path)
+        if not _same_bytes(site.out / INDEX, index_html):
+            write_atomic(site.out / INDEX, index_html)
+    finally:
+        site.discard_staged()
+    for name in gone:
+        site.remove(name)
+    site.write_manifest([INDEX, *names], index_key, page_sha256(index_html))
+    say(f"done: {len(updates)} page(s) written, {len(gone)} removed")
+    return [site.out / INDEX, *(site.out / f"{n}.html" for n in sorted(updates))]
 
 
-# ----------------------------------------------------------------------------- the page
-
-@dataclass(frozen=True)
-class Card:
-    title: Bi
-    href: str | None
-    facts: list[tuple[Bi, Bi]]
-    figures: list[tuple[Bi, str]]
-    note: Bi | None
-
-
-def _value(m: Metric, as_published: bool) -> str:
-    spec = m.spec if not as_published or m.spec.endswith("pct") else ""
+def _same_bytes(path: Path, data: bytes) -> bool:
     try:
-        return format_value(m.value, spec)
-    except ValueError:
-        return MISSING
-
-
-def _metric_label(ui: UI, m: Metric, labels: Mapping[str, Bi]) -> Bi:
-    engine = labels.get(m.engine or "", Bi.plain(m.engine or ""))
-    return Bi(*(ui.raw(f"index.metric.{m.key}", lang, engine=engine.get(lang))
-                for lang in LANGS))
-
-
-def cards(entries: list[Entry], ui: UI) -> list[Card]:
-    out = []
-    for e in entries:
-        facts: list[tuple[Bi, Bi]] = []
-        if e.date:
-            facts.append((ui.t("index.date"), Bi.plain(e.date)))
-        if e.gpu:
-            facts.append((ui.t("index.gpu"), Bi.plain(e.gpu)))
-        if e.configurations:
-            facts.append((ui.t("index.configurations"), Bi(
-                *(" · ".join(c.get(lang) for c in e.configurations) for lang in LANGS))))
-        figures = [(_metric_label(ui, m, e.labels), _value(m, e.as_published))
-                   for m in e.metrics]
-        note = None
-        if e.as_published:
-            note = ui.t("index.source", source=e.source or Bi.plain(MISSING))
-        out.append(Card(e.title, e.href, facts, figures, note))
-    return out
-
-
-def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
-    """One panel per headline metric (a line per engine where it has one), rounds along x in
-    the order given. A round without the figure leaves a gap."""
-    from reportgen.figures import PALETTE, Fig, Scatter, plotly_text
-
-    x = [e.name for e in entries]
-    panels: list[tuple[str, list[tuple[str | None, list[float]]]]] = []
-    for _, key, _spec in METRICS:
-        lines: dict[str | None, list[float]] = {}
-        for i, e in enumerate(entries):
-            for m in e.metrics:
-                if m.key == key:
-                    lines.setdefault(m.engine, [math.nan] * len(entries))[i] = float(m.value)
-        if lines:
-            panels.append((key, list(lines.items())))
-    labels: dict[str, Bi] = {}
-    for e in reversed(entries):     # the latest round's engine order and labels (its colours)
-        labels.update({k: v for k, v in e.labels.items() if k not in labels})
-    engines = list(labels)
-    fig = Fig()
-    n = max(len(panels), 1)
-    gap = 0.08
-    height = (1 - gap * (n - 1)) / n
-    layout: dict[str, object] = {}
-    for p, (key, lines) in enumerate(panels):
-        axis = "" if p == 0 else str(p + 1)
-        top = 1 - p * (height + gap)
-        for engine, ys in lines:
-            label = labels.get(engine or "", Bi.plain(engine or ""))
-            color = PALETTE[engines.index(engine) % len(PALETTE)] if engine in engines else \
-                "#1f2937"
-            name = ui.raw(f"index.metric.{key}", lang, engine=plotly_text(label.get(lang)))
-            fig.add_trace(Scatter(
-                x=x, y=[None if math.isnan(v) else v for v in ys], mode="lines+markers",
-                name=name, xaxis=f"x{axis}", yaxis=f"y{axis}",
-                line=dict(color=color, width=2), marker=dict(size=9, color=color),
-                connectgaps=False, hovertemplate=ui.raw("fig.trend.hover", lang),
-            ))
-        fig.add_annotation(text=ui.raw(f"index.panel.{key}", lang), x=0, xref="paper",
-                           xanchor="left", y=top, yref="paper", yanchor="bottom",
-                           showarrow=False, font=dict(size=13, color="#6b7280"))
-        layout[f"xaxis{axis}"] = dict(type="category", categoryorder="array", categoryarray=x,
-                                      anchor=f"y{axis}", showticklabels=p == len(panels) - 1,
-                                      matches="x" if p else None)
-        layout[f"yaxis{axis}"] = dict(domain=[max(top - height, 0), top], anchor=f"x{axis}",
-                                      rangemode="tozero",
-                                      tickformat=".0%" if key == "efficiency" else None)
-    fig.update_layout(title=dict(text=ui.raw("fig.trend.title", lang)),
-                      height=max(260 * n, 320), showlegend=True,
-                      legend=dict(y=-0.03, yanchor="top"), **layout)
-    return fig.to_dict()
-
-
-def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
-    from plotly.offline import get_plotlyjs_version
-
-    from reportgen import __version__
-    from reportgen.figures import CARTESIAN_TRACES, template
-    from reportgen.i18n import figure_patches
-    from reportgen.render import (
-        content_security_policy,
-        environment,
-        load_assets,
-        plotly_bundle,
-        script_json,
-    )
-    from reportgen.resources import templates_dir
-
-    templates = templates_dir()
-    dicts = {lang: trend_figure(entries, ui, lang) for lang in LANGS}
-    figs = {"defaultLang": default_lang, "template": template(), "figs": [
-        {"id": "trend-plot", "fig": dicts[default_lang], "i18n": figure_patches(dicts)}]}
-    height = int(dicts[default_lang]["layout"].get("height", 460))  # type: ignore[union-attr]
-    bundle = plotly_bundle({"scatter"} <= CARTESIAN_TRACES, templates)
-    assets = load_assets(templates)
-    chrome = {
-        "lang_button": Bi(ui.raw("page.lang_button", "zh"), ui.raw("page.lang_button", "en")),
-        "lang_button_title": Bi(ui.raw("page.lang_button_title", "zh"),
-                                ui.raw("page.lang_button_title", "en")),
-        "title": ui.t("index.title"),
-        "lead": ui.t("index.lead", n=str(len(entries))),
-        "open": ui.t("index.open"), "no_report": ui.t("index.no_report"),
-        "as_published": ui.t("index.as_published"),
-        "trend_heading": ui.t("index.trend_heading"), "trend_note": ui.t("index.trend_note"),
-        "noscript": ui.t("page.noscript"), "render_error": ui.t("page.render_error"),
-        "no_decompress": ui.t("page.no_decompress"),
-        "footer": ui.t("index.footer", version=__version__, plotly=get_plotlyjs_version()),
-    }
-    return environment(templates).get_template("index.html.j2").render(
-        lang=default_lang, chrome=chrome, cards=cards(entries, ui), fig_height=height,
-        version=__version__, csp=content_security_policy(assets, bundle), css=assets.css,
-        js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
-        figs_json=script_json(figs), plotly_b64=bundle.b64, plotly_kind=bundle.kind,
-        plotly_version=bundle.version, plotly_notice=bundle.notice)
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False

@@ -1,8 +1,8 @@
 """Print a built report to PDF with headless Chromium (``reportgen build --pdf``).
 
-The page draws its figures with plotly.js after loading, then renders a static SVG image of
-each one for print (templates/static/app.js); ``--virtual-time-budget`` lets that finish before
-Chromium prints.
+Opened with ``?print=1``, the page draws every figure with plotly.js and then a static SVG
+image of each one for print (templates/static/app.js); ``--virtual-time-budget`` lets that
+finish before Chromium prints.
 
 - **No network.** The browser runs in its own empty network namespace (``unshare -n``, or
   ``unshare -rn`` for a user allowed user namespaces) when the system allows one; in any case
@@ -118,7 +118,9 @@ def print_pdf(html: Path, out: Path, lang: str | None = None, browser: Path | No
     avoid = [html, *avoid]
     output_target(out, round_dir, kind="pdf", avoid=avoid)  # refused before the browser runs
     browser = browser or find_browser()
-    url = Path(html).resolve().as_uri() + (f"?lang={lang}" if lang else "")
+    # print=1: the page draws every figure and its print image at once (figures are
+    # otherwise drawn as they near the viewport, print images on beforeprint)
+    url = Path(html).resolve().as_uri() + (f"?lang={lang}&print=1" if lang else "?print=1")
     with cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="reportgen-pdf-") as work:
         printed = Path(work) / "print.pdf"
         cmd = browser_command(browser, url, printed, Path(work) / "profile")

@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from reportgen import datablock
 from reportgen.bidi import has_bidi
-from reportgen.page.model import Page, Row
+from reportgen.page.model import Page, Row, Series
 from reportgen.text import Bi
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
@@ -72,6 +72,7 @@ def environment(templates: Path) -> jinja2.Environment:
     env.filters["table_rows"] = table_rows
     env.filters["script_json"] = script_json
     env.globals["bi"] = bi   # both templates print every Bi through the one function
+    env.globals["series_nav"] = series_nav
     return env
 
 
@@ -108,6 +109,23 @@ def bi_html(text: Bi) -> str:
 
 def bi(text: Bi) -> Markup:
     return Markup(bi_html(text))
+
+
+def series_nav(series: Series, index_label: Bi) -> Markup:
+    """The nav of a report built by `reportgen index` (index link, then the rounds around this
+    one); the index splices a fresh copy into a page when only its neighbours changed."""
+    out = [f'<nav class="series-nav" aria-label="{_escaped(series.label.en)}">'
+           f'<a class="series-index" href="{_escaped(series.index_href)}">'
+           f'{bi_html(index_label)}</a>']
+    for link in series.links:
+        if link.current:
+            out.append(f' · <span class="series-current" aria-current="page">'
+                       f'{bi_html(link.title)}</span>')
+        else:
+            out.append(f' · <a class="series-link" href="{_escaped(link.href)}">'
+                       f'{bi_html(link.title)}</a>')
+    out.append("</nav>")
+    return Markup("".join(out))
 
 
 def table_rows(rows: list[Row]) -> Markup:
@@ -155,9 +173,12 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 # ----------------------------------------------------------------------------- plotly.js
 
+VENDOR = "plotly-custom"   # templates/static/vendor/plotly-custom.*, built by tools/build_plotly.sh
+
+
 @dataclass(frozen=True)
 class Bundle:
-    kind: str          # "cartesian" (vendored partial bundle) or "full" (plotly wheel)
+    kind: str          # "custom" (the vendored bundle of the pages' trace types) or "full"
     version: str
     b64: str           # base64 of the gzip stream
     sha256: str        # CSP hash of the unpacked script text
@@ -180,7 +201,7 @@ def _csp_hash(data: bytes) -> str:
 
 def plotly_version(templates: Path) -> str:
     """plotly.js's version as stored with the vendored bundle; plotly.py's without one."""
-    version_path = templates / "static" / "vendor" / "plotly-cartesian.VERSION"
+    version_path = templates / "static" / "vendor" / f"{VENDOR}.VERSION"
     if version_path.exists():
         return version_path.read_text().strip()
     from plotly.offline import get_plotlyjs_version
@@ -189,20 +210,35 @@ def plotly_version(templates: Path) -> str:
 
 
 @cache
-def plotly_bundle(cartesian_ok: bool, templates: Path) -> Bundle:
-    """The plotly.js to inline. The vendored cartesian bundle is used only when every trace is
-    in its set (``cartesian_ok``) — a missing trace type would otherwise be drawn wrongly
-    without any error. Its version is the one stored beside it (tools/vendor_plotly.sh writes
-    plotly.py's; tests/test_render.py checks they still agree), so a build does not import
-    plotly just to learn a version string."""
+def bundled_traces(templates: Path) -> frozenset[str]:
+    """The trace types the vendored bundle registers (its .TRACES file); none without it."""
+    path = templates / "static" / "vendor" / f"{VENDOR}.TRACES"
+    if not path.exists():
+        return frozenset()
+    return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
+
+
+def bundle_for(trace_types: set[str] | list[str] | frozenset[str], templates: Path) -> Bundle:
+    """The vendored bundle when it draws every trace type given, else plotly.py's full one."""
+    return plotly_bundle(set(trace_types) <= bundled_traces(templates), templates)
+
+
+@cache
+def plotly_bundle(vendored_ok: bool, templates: Path) -> Bundle:
+    """The plotly.js to inline. The vendored bundle (only the trace types the pages draw) is
+    used only when every trace is in its set (``vendored_ok``) — a missing trace type would
+    otherwise not be drawn at all; tests/test_render.py fails when a page needs one. Its
+    version is the one stored beside it (tools/build_plotly.sh writes plotly.py's;
+    tests/test_render.py checks they still agree), so a build does not import plotly just to
+    learn a version string."""
     vendor = templates / "static" / "vendor"
-    gz_path = vendor / "plotly-cartesian.min.js.gz"
-    vendored = (vendor / "plotly-cartesian.VERSION").exists() and plotly_version(templates)
-    if cartesian_ok and gz_path.exists() and vendored:
+    gz_path = vendor / f"{VENDOR}.min.js.gz"
+    vendored = (vendor / f"{VENDOR}.VERSION").exists() and plotly_version(templates)
+    if vendored_ok and gz_path.exists() and vendored:
         packed = gz_path.read_bytes()
         js = gzip.decompress(packed)
-        kind, version = "cartesian", vendored
-        notice = _header(js) or f"plotly.js (cartesian) v{version}, MIT licence"
+        kind, version = "custom", vendored
+        notice = _header(js) or f"plotly.js (custom) v{version}, MIT licence"
     else:
         from plotly.offline import get_plotlyjs, get_plotlyjs_version
 
@@ -226,22 +262,28 @@ class Assets:
     js_slo: Markup
 
 
-def load_assets(templates: Path) -> Assets:
-    static = templates / "static"
+def static_script(templates: Path, name: str) -> Markup:
+    """One file of templates/static, checked to be safe to inline in the page."""
+    text = (templates / "static" / name).read_text(encoding="utf-8")
+    if name.endswith(".js") and any(bad in text.lower() for bad in ("</", "<!--", "<script")):
+        raise ValueError(f"{name} must not contain '</', '<!--' or '<script' (it is inlined)")
+    return Markup(text)
 
+
+def load_assets(templates: Path) -> Assets:
     def read(name: str) -> Markup:
-        text = (static / name).read_text(encoding="utf-8")
-        if name.endswith(".js") and any(bad in text.lower() for bad in ("</", "<!--", "<script")):
-            raise ValueError(f"{name} must not contain '</', '<!--' or '<script' (it is inlined)")
-        return Markup(text)
+        return static_script(templates, name)
 
     return Assets(read("style.css"), read("lang.js"), read("loader.js"), read("app.js"),
                   read("slo.js"))
 
 
-def content_security_policy(assets: Assets, bundle: Bundle) -> str:
+def content_security_policy(assets: Assets, bundle: Bundle, extra: tuple[str, ...] = ()) -> str:
+    """The CSP meta: the page's inline scripts (``extra``: others than the shared three) and
+    the unpacked plotly.js, each by its sha256; nothing from the network."""
     hashes = [_csp_hash(str(s).encode("utf-8"))
-              for s in (assets.js_lang, assets.js_loader, assets.js_app, assets.js_slo)]
+              for s in (assets.js_lang, assets.js_loader, assets.js_app, assets.js_slo,
+                        *extra)]
     hashes.append(bundle.sha256)
     sources = " ".join(f"'{h}'" for h in hashes)
     return f"default-src 'none'; script-src {sources}; {CSP_REST}"
@@ -250,9 +292,7 @@ def content_security_policy(assets: Assets, bundle: Bundle) -> str:
 def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
                 figs: dict[str, Any], trace_types: set[str] | list[str], version: str) -> str:
     """The complete HTML document as text."""
-    from reportgen.figures import CARTESIAN_TRACES
-
-    bundle = plotly_bundle(set(trace_types) <= CARTESIAN_TRACES, templates)
+    bundle = bundle_for(trace_types, templates)
     report_type, report_json = datablock.pack(str(script_json(report_data)))
     assets = load_assets(templates)
     env = environment(templates)

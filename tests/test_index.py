@@ -36,7 +36,8 @@ def hrefs(text: str) -> list[str]:
 
 
 def test_index_lists_every_round_and_builds_the_reports(site: Path) -> None:
-    assert sorted(p.name for p in site.iterdir()) == ["index.html", "round2-rtx4090.html"]
+    assert sorted(p.name for p in site.iterdir()) == [".reportgen-index", "index.html",
+                                                      "round2-rtx4090.html"]
     page = (site / "index.html").read_text(encoding="utf-8")
     assert page.count('<article class="round-card') == len(ROUNDS) == 2
     assert page.count("round-card round-card-published") == 1   # Round 1: as published
@@ -69,7 +70,7 @@ def test_index_is_deterministic(site: Path, tmp_path: Path) -> None:
 
 def test_card_figures_come_from_the_rounds(site: Path) -> None:
     page = (site / "index.html").read_text(encoding="utf-8")
-    cards = page.split('<article class="round-card')[1:]
+    cards = page.split('<article class="round-card')[1:][::-1]   # newest first
     # Round 1 lists what baseline.toml published, at the printed precision
     assert re.search(r"Throughput crossover C</span>.*?<td class=\"num\">21</td>", cards[0], re.S)
     report = (site / "round2-rtx4090.html").read_text(encoding="utf-8")
@@ -94,3 +95,19 @@ def test_index_errors_exit_2_and_write_nothing(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "two rounds named 'round2-rtx4090'" in result.output
     assert not out.exists()
+
+
+def test_the_card_in_the_cache_gives_the_entry_the_full_tables_give(site: Path) -> None:
+    """The index reads each round's card (a slice of its tables), not the tables: both must
+    give the same card and trend points."""
+    import json
+
+    from reportgen.index import entry_from_tables
+
+    cache = site / ".reportgen-index"
+    tables = json.loads((cache / "tables" / "round2-rtx4090.json").read_text(encoding="utf-8"))
+    head = json.loads((cache / "round2-rtx4090.json").read_text(encoding="utf-8"))
+    full = entry_from_tables("round2-rtx4090", site, tables)
+    assert entry_from_tables("round2-rtx4090", site, head["card"]) == full
+    assert len(full.metrics) >= 5 and full.date and full.gpu == "RTX 4090"
+    assert len(json.dumps(head["card"])) < 2000 < len(json.dumps(tables))

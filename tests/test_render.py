@@ -131,23 +131,23 @@ def test_csp_allows_exactly_the_inline_scripts_and_plotly(html: str) -> None:
     assert len(allowed) == 5
 
 
-def test_cartesian_bundle_is_used_for_scatter_and_bar(html: str) -> None:
+def test_custom_bundle_is_used_for_scatter_and_bar(html: str) -> None:
     from plotly.offline import get_plotlyjs_version
 
-    assert 'data-bundle="cartesian"' in html
+    assert 'data-bundle="custom"' in html
     js = gzip.decompress(base64.b64decode(script(html, "plotly-gz")))
-    assert js.startswith(b"/**\n* plotly.js (cartesian - minified) v" +
+    assert js.startswith(b"/**\n* plotly.js (custom: scatter,bar - minified) v" +
                          get_plotlyjs_version().encode())
     assert "Licensed under the MIT license" in html   # licence header kept in the page
 
 
 def test_vendored_bundle_version_matches_plotly_py() -> None:
     """A build reads the version stored beside the vendored bundle instead of importing
-    plotly; it must still be plotly.py's (re-vendor with tools/vendor_plotly.sh)."""
+    plotly; it must still be plotly.py's (rebuild with tools/build_plotly.sh)."""
     from plotly.offline import get_plotlyjs_version
 
     vendor = templates_dir() / "static" / "vendor"
-    assert (vendor / "plotly-cartesian.VERSION").read_text().strip() == get_plotlyjs_version()
+    assert (vendor / "plotly-custom.VERSION").read_text().strip() == get_plotlyjs_version()
     assert plotly_bundle(True, templates_dir()).version == get_plotlyjs_version()
 
 
@@ -319,7 +319,7 @@ def sample_builds(tmp_path_factory: pytest.TempPathFactory) -> list[bytes]:
 
 def test_sample_report_is_byte_identical_across_processes(sample_builds: list[bytes]) -> None:
     assert sample_builds[0] == sample_builds[1]
-    assert len(sample_builds[0]) < 1_500_000   # cartesian bundle, gzip+base64
+    assert len(sample_builds[0]) < 1_000_000   # the custom bundle, gzip+base64
 
 
 def test_sample_report_shows_the_published_headline_figures(sample_builds: list[bytes]) -> None:

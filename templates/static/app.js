@@ -1,12 +1,11 @@
 /* Draw the figures and run the language toggle.
    report-figs = {defaultLang, template, figs: [{id, kind, fig, i18n: {zh, en}}]}: each figure is
    stored in the default language; i18n[lang] = {data, layout, traces} holds only what differs,
-   applied before the first draw (other language) or with one Plotly.update per figure. */
+   applied before the first draw (other language) or with one Plotly.update per drawn figure. */
 (function () {
   'use strict';
   var root = document.documentElement;
   var DATA = JSON.parse(document.getElementById('report-figs').textContent);
-  var figLang = null;       // language the drawn figures are in
   var Plotly = null;
 
   function lang() { return root.getAttribute('data-lang') === 'en' ? 'en' : 'zh'; }
@@ -83,36 +82,111 @@
     }
   }
 
-  function draw(P) {
-    Plotly = P;
-    Plotly.register({ moduleType: 'locale', name: 'zh-CN', dictionary: ZH,
-                      format: { decimal: '.', thousands: ',' } });
-    var l = lang();
-    return Promise.all(DATA.figs.map(function (f) {
-      var el = document.getElementById(f.id);
-      if (!el) return null;
+  // Drawing. A figure is drawn when it comes near the viewport (IntersectionObserver), so the
+  // first screen's figures are drawn as soon as plotly.js is ready and the others as the
+  // reader scrolls, one figure per task. window.reportDrawFigure(id) and
+  // window.reportDrawAll() are the entry points for other scripts (print, tests, sections
+  // that add figures); each returns a promise. Every figure drawn raises the event
+  // 'report:figure-drawn' (detail: {id}) on document; html[data-rendered=true] once all are.
+  var byId = {};
+  DATA.figs.forEach(function (f) { byId[f.id] = f; });
+  var drawn = {};            // id → promise of the drawn figure
+  var drawnCount = 0;
+  var queue = Promise.resolve();
+  var registered = false;
+
+  function plotly() {
+    if (!window.loadPlotly) return Promise.reject(new Error('plotly.js loader missing'));
+    return window.loadPlotly().then(function (P) {
+      Plotly = P;
+      if (!registered) {
+        registered = true;
+        Plotly.register({ moduleType: 'locale', name: 'zh-CN', dictionary: ZH,
+                          format: { decimal: '.', thousands: ',' } });
+      }
+      return P;
+    });
+  }
+
+  function nextTask() {
+    return new Promise(function (resolve) { setTimeout(resolve, 0); });
+  }
+
+  function drawFigure(id) {
+    if (drawn[id]) return drawn[id];
+    var f = byId[id], el = document.getElementById(id);
+    if (!f || !el) return Promise.resolve(null);
+    drawn[id] = queue = queue.then(plotly).then(nextTask).then(function () {
+      var l = lang();
       var fig = f.fig;
       fig.layout.template = JSON.parse(JSON.stringify(DATA.template));
       if (l !== DATA.defaultLang) patchFigure(fig, f.i18n[l]);
       var wait = el.querySelector('.plot-wait');
       if (wait) el.removeChild(wait);
-      return Plotly.newPlot(el, fig.data, fig.layout, config(f.id));
-    })).then(function () {
-      figLang = l;
-      DATA.figs.forEach(function (f) {
-        var el = document.getElementById(f.id);
-        if (el) relabelModebar(el, l);
+      return Plotly.newPlot(el, fig.data, fig.layout, config(f.id)).then(function () {
+        figLangs[id] = l;
+        relabelModebar(el, l);
+        if (!window.__firstFigureAt) window.__firstFigureAt = performance.now();
+        drawnCount++;
+        document.dispatchEvent(new CustomEvent('report:figure-drawn', { detail: { id: id } }));
+        if (drawnCount === DATA.figs.length) {
+          window.__allRenderedAt = performance.now();
+          root.setAttribute('data-rendered', 'true');
+        }
+        if (lang() !== l) return relabelOne(id, lang());   // toggled while drawing
+        return el;
       });
-      window.__allRenderedAt = performance.now();
-      root.setAttribute('data-rendered', 'true');
-      if (lang() !== figLang) return relabel(lang());   // toggled while drawing
-      return printImages();
     });
+    drawn[id].catch(fail);
+    return drawn[id];
+  }
+
+  function drawAll() {
+    return Promise.all(DATA.figs.map(function (f) { return drawFigure(f.id); }));
+  }
+  window.reportDrawFigure = drawFigure;
+  window.reportDrawAll = drawAll;
+
+  var figLangs = {};         // id → language the drawn figure is in
+  var MARGIN = 200;          // px below the viewport where drawing starts
+  if ('IntersectionObserver' in window) {
+    var seen = new IntersectionObserver(function (items) {
+      items.forEach(function (it) {
+        if (!it.isIntersecting) return;
+        seen.unobserve(it.target);
+        drawFigure(it.target.id);
+      });
+    }, { rootMargin: MARGIN + 'px 0px' });
+    DATA.figs.forEach(function (f) {
+      var el = document.getElementById(f.id);
+      if (el) seen.observe(el);
+    });
+    // A fast scroll (or a jump to an anchor) can carry a figure from below the viewport to
+    // above it between two frames, never intersecting: draw every figure already passed.
+    var sweeping = false;
+    window.addEventListener('scroll', function () {
+      if (!Plotly) plotly().catch(fail);   // the reader moves: plotly.js ready for what comes
+      if (sweeping || drawnCount === DATA.figs.length) return;
+      sweeping = true;
+      requestAnimationFrame(function () {
+        sweeping = false;
+        var limit = window.innerHeight + MARGIN;
+        DATA.figs.forEach(function (f) {
+          var el = document.getElementById(f.id);
+          if (el && !drawn[f.id] && el.offsetParent !== null &&
+              el.getBoundingClientRect().top < limit) drawFigure(f.id);
+        });
+      });
+    }, { passive: true });
+  } else {
+    drawAll();
   }
 
   // Printing: a live chart does not survive the print layout (its SVG is sized for the
-  // screen and redraws asynchronously), so every figure — hidden views too — also gets a
-  // static SVG image of itself, shown only in print. html.print-ready says they are current.
+  // screen and redraws asynchronously), so on beforeprint every figure is drawn and rendered
+  // by plotly.js as a static SVG image of itself, shown only in print; html.print-ready says
+  // they are current. Not at load: rendering them all stalled the page for ~180 ms. `?print=1`
+  // (reportgen build --pdf) does it at load, since headless printing waits for no event.
   var PRINT_WIDTH = 900;
   var printRun = 0;
   function printImages() {
@@ -143,20 +217,31 @@
       root.setAttribute('data-print-ready', 'true');
     });
   }
+  function forPrint() { return drawAll().then(printImages); }
+  window.reportPrintImages = forPrint;
+  window.addEventListener('beforeprint', function () {
+    if (!root.classList.contains('print-ready')) forPrint().catch(fail);
+  });
+
+  function relabelOne(id, l) {
+    var el = document.getElementById(id);
+    if (!el || !drawn[id] || figLangs[id] === undefined || figLangs[id] === l) {
+      return Promise.resolve();
+    }
+    figLangs[id] = l;
+    var p = byId[id].i18n[l];
+    relabelModebar(el, l);
+    return Plotly.update(el, p.data, p.layout, p.traces);
+  }
 
   function relabel(l) {
-    if (!Plotly || figLang === l) return Promise.resolve();
+    if (!Plotly) return Promise.resolve();
     var t0 = performance.now();
-    figLang = l;
-    return Promise.all(DATA.figs.map(function (f) {
-      var p = f.i18n[l];
-      var el = document.getElementById(f.id);
-      relabelModebar(el, l);
-      return Plotly.update(el, p.data, p.layout, p.traces);
-    })).then(function () {
-      window.__lastToggleMs = performance.now() - t0;
-      return printImages();
-    });
+    return Promise.all(DATA.figs.map(function (f) { return relabelOne(f.id, l); }))
+      .then(function () {
+        window.__lastToggleMs = performance.now() - t0;
+        if (root.classList.contains('print-ready')) printImages();
+      });
   }
 
   function setLang(l) {
@@ -191,9 +276,10 @@
       b.setAttribute('aria-selected', b.getAttribute('data-view') === id ? 'true' : 'false');
     });
     root.setAttribute('data-view', id);
-    if (!Plotly || figLang === null) return;
+    if (!Plotly) return;
     DATA.figs.forEach(function (f) {
-      if (f.id.indexOf(id + '-') === 0) Plotly.Plots.resize(document.getElementById(f.id));
+      var el = document.getElementById(f.id);
+      if (f.id.indexOf(id + '-') === 0 && el && el._fullLayout) Plotly.Plots.resize(el);
     });
   }
   document.querySelectorAll('.view-btn').forEach(function (b) {
@@ -202,6 +288,11 @@
   window.reportShowView = showView;
 
 
-  if (!window.PlotlyReady) { fail(new Error('plotly.js loader missing')); return; }
-  window.PlotlyReady.then(draw).catch(fail);
+  if (/[?&]print=1(&|$)/.test(location.search)) forPrint().catch(fail);
+  // After the first frame: unpack plotly.js (so it is ready when a figure asks), and show at
+  // once a browser that cannot.
+  function early() {
+    setTimeout(function () { if (window.unpackPlotly) window.unpackPlotly().catch(fail); }, 0);
+  }
+  if (window.requestAnimationFrame) requestAnimationFrame(early); else early();
 })();

@@ -13,8 +13,10 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 HOSTILE_SCRIPT = "</script><script>alert(1)</script>"
 HOSTILE_IMG = "<img src=x onerror=alert(2)>"
-# Every figure drawn: the page flag, and an SVG with a layout in each plot container.
-ALL_DRAWN = """(n) => document.documentElement.dataset.rendered === 'true' &&
+# Every figure drawn: the page flag, and an SVG with a layout in each plot container. Figures
+# are drawn as they near the viewport; the predicate asks for all of them (idempotent).
+ALL_DRAWN = """(n) => (window.reportDrawAll && window.reportDrawAll(), true) &&
+  document.documentElement.dataset.rendered === 'true' &&
   document.querySelectorAll('.js-plotly-plot').length === n &&
   [...document.querySelectorAll('.js-plotly-plot')].every(g => g.querySelector('.main-svg') &&
                                                              g._fullLayout)"""

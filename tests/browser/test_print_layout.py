@@ -115,6 +115,9 @@ def test_opening_language_order(open_page: Any, browser: Any, sample_report: Pat
 
 def test_every_figure_has_a_print_image(open_page: Any, sample_report: Path) -> None:
     page, watch = open_page(sample_report)
+    # made on beforeprint, not at load (they used to stall the page for ~180 ms after drawing)
+    assert page.locator("img.plot-print").count() == 0
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     page.wait_for_function("() => document.documentElement.dataset.printReady === 'true'")
     n = page.evaluate("JSON.parse(document.getElementById('report-figs').textContent)"
                       ".figs.length")

@@ -12,6 +12,8 @@ import pytest
 from pagekit import REPO, SAMPLE
 
 SAMPLES = REPO / "sample_runs"
+DRAWN = """() => (window.reportDrawAll && window.reportDrawAll(), true) &&
+  document.documentElement.dataset.rendered === 'true'"""
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +66,12 @@ def test_index_cards_trend_links_and_language(open_page: Any, site: Path,
         assert href.startswith("file://")
         assert Path(href[len("file://"):]).is_file(), href
     page.locator(".round-card a").first.click()
-    page.wait_for_function("() => document.documentElement.dataset.rendered === 'true'",
-                           polling=20, timeout=60_000)
+    page.wait_for_function(DRAWN, polling=20, timeout=60_000)
     assert page.url.split("?")[0].endswith("/round2-rtx4090.html")
     assert page.locator(".series-index").get_attribute("href") == "index.html"
     assert page.locator("#baseline").count() == 1
     page.locator(".series-index").click()
-    page.wait_for_function("() => document.documentElement.dataset.rendered === 'true'",
-                           polling=20, timeout=60_000)
+    page.wait_for_function(DRAWN, polling=20, timeout=60_000)
     assert page.url.split("?")[0].endswith("/index.html")
     assert watch.console_errors == [] and watch.page_errors == [] and watch.requests == []
 

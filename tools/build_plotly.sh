@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Build the plotly.js that reportgen inlines into every page: plotly.js's core (which holds
+# the scatter trace) plus only the other trace types the pages draw, from the `plotly.js`
+# npm package at the version plotly.py bundles (so Python-side figure validation and the
+# browser renderer agree), bundled and minified with esbuild.
+#
+# Usage: tools/build_plotly.sh [python] [trace ...]   (default traces: scatter bar)
+# Writes templates/static/vendor/plotly-custom.min.js.gz (gzip -9 -n: no name, mtime 0),
+# plotly-custom.LICENSE, .VERSION and .TRACES (the trace types it registers, one a line;
+# tests/test_render.py fails when a figure needs one that is not there). Needs npm; network
+# only to the npm registry.
+set -euo pipefail
+
+PY="${1:-python}"
+shift || true
+TRACES=("$@")
+[ ${#TRACES[@]} -gt 0 ] || TRACES=(scatter bar)
+ESBUILD_VERSION=0.28.2
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DEST="$ROOT/templates/static/vendor"
+VERSION="$("$PY" -c 'import plotly.offline as o; print(o.get_plotlyjs_version())')"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+cd "$WORK"
+npm init -y >/dev/null
+npm install --silent --no-audit --no-fund --ignore-scripts \
+  "plotly.js@${VERSION}" "esbuild@${ESBUILD_VERSION}" >/dev/null
+{
+  echo "var Plotly = require('plotly.js/lib/core');   // core registers scatter"
+  echo "Plotly.register(["
+  for t in "${TRACES[@]}"; do
+    [ "$t" = scatter ] || echo "  require('plotly.js/lib/$t'),"
+  done
+  echo "]);"
+  echo "module.exports = Plotly;"
+} > entry.js
+# maplibre's stylesheet is imported by the registry for map traces: not needed here.
+npx esbuild entry.js --bundle --format=iife --global-name=Plotly --minify --target=es2016 \
+  --define:global=window --define:define.amd=false --loader:.css=empty \
+  --log-level=error --outfile=bundle.js
+LIST="$(IFS=,; echo "${TRACES[*]}")"
+{
+  printf '/**\n* plotly.js (custom: %s - minified) v%s\n' "$LIST" "$VERSION"
+  printf '* Copyright 2012-2026, Plotly, Inc.\n* All rights reserved.\n'
+  printf '* Licensed under the MIT license\n*/\n'
+  cat bundle.js
+} > plotly-custom.min.js
+node -e "
+  global.window = global; global.self = global;
+  const src = require('fs').readFileSync('bundle.js', 'utf8');
+  if (!src.includes('\"${VERSION}\"')) { console.error('bundle does not say ${VERSION}'); process.exit(1); }
+"
+
+mkdir -p "$DEST"
+gzip -9 -n -c plotly-custom.min.js > "$DEST/plotly-custom.min.js.gz"
+cp node_modules/plotly.js/LICENSE "$DEST/plotly-custom.LICENSE"
+echo "$VERSION" > "$DEST/plotly-custom.VERSION"
+printf '%s\n' "${TRACES[@]}" | sort > "$DEST/plotly-custom.TRACES"
+echo "built plotly.js ${VERSION} (${LIST}): $(wc -c < "$DEST/plotly-custom.min.js.gz") bytes gz"
