@@ -5,6 +5,7 @@ another stage."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from reportgen.safe_read import printable
@@ -22,3 +23,13 @@ def display_path(path: Path, root: Path) -> str:
         return printable(resolved.relative_to(base).as_posix())
     except ValueError:
         return printable(str(path))
+
+
+DIGIT_RUN = re.compile(r"([0-9]+)")
+
+
+def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
+    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order;
+    by length and digits, so no int() of a digit run of any length."""
+    return tuple((0, len(p.lstrip("0")), p.lstrip("0")) if p.isdigit() else (1, 0, p)
+                 for p in DIGIT_RUN.split(name))

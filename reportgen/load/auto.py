@@ -25,7 +25,6 @@ from reportgen.load.placement import (
     Configuration,
     Unplaced,
     Workload,
-    natural_key,
     run_name,
 )
 from reportgen.load.records import EngineData, LoadedRound
@@ -284,11 +283,10 @@ def _date(summary: pd.DataFrame) -> tuple[str, str]:
 
 def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
     """The `runs` table: one row per run used, in file order."""
-    # file order (path, then line): how a reader finds a run again in the folder
-    # numbers in names compare as numbers: rate2 before rate16, c8 before c16
-    placed = placed.assign(_line=placed["line"].astype(float),
-                           _rel=[natural_key(r) for r in placed["rel"]]).sort_values(
-        ["_rel", "_line"], kind="stable")
+    # file order (path, then line): how a reader finds a run again in the folder; the page
+    # lists them in natural order (rate2 before rate16: reportgen.page.inputs)
+    placed = placed.assign(_line=placed["line"].astype(float)).sort_values(
+        ["rel", "_line"], kind="stable")
 
     def col(name: str) -> pd.Series:
         if name in placed.columns:

@@ -18,13 +18,14 @@ from pathlib import PurePosixPath
 import numpy as np
 import pandas as pd
 
+from reportgen.paths import natural_key  # re-exported: placement.natural_key
+
 AXES = ("concurrency", "request_rate")
 LENGTH_TOLERANCE = 0.10  # runs whose mean lengths differ by less than this share a workload
 TOKEN = re.compile(r"[A-Za-z0-9]+")
 SWEEP_DIR = re.compile(r"^(.*?)-?BENCH-.*$")
 NUMBERISH = re.compile(r"(?:inf|infinity)$", re.IGNORECASE)  # `rateinf` names an axis point
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
-DIGIT_RUN = re.compile(r"([0-9]+)")
 NAME_SPLIT = re.compile(r"[-\s]+")
 # a parallel layout written in a folder or file name: tp8, ep8, dp2, pp2, tep8, dep8, tp4_pp2
 LAYOUT = re.compile(r"(?<![a-z0-9])((?:t|d)?ep|tp|dp|pp|cp)[-=]?([0-9]{1,4})(?![0-9])",
@@ -103,13 +104,6 @@ EXACT_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens")  # co
 DEDUPE_COLUMNS = ("completed", "total_input_tokens", "total_output_tokens", "duration_s",
                   "output_throughput_tok_s", "ttft_median_ms", "itl_median_ms",
                   "ttft_mean_ms", "e2el_median_ms")
-
-
-def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
-    """Numbers compare as numbers (`run=2` before `run=10`), so repeats keep their order;
-    by length and digits, so no int() of a digit run of any length."""
-    return tuple((0, len(p.lstrip("0")), p.lstrip("0")) if p.isdigit() else (1, 0, p)
-                 for p in DIGIT_RUN.split(name))
 
 
 def run_name(rel: str, line: float, many: bool, record: int = 0) -> str:

@@ -11,6 +11,7 @@ from reportgen.listing import shorten
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, same, tcell
 from reportgen.page.model import Cell, Column, Fold, Heading, PageBlock, Para, Row, Table
+from reportgen.paths import natural_key
 
 
 def inferred_table(b: Builder) -> list[PageBlock]:
@@ -45,6 +46,9 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
     runs = b.inputs.runs
     if runs is not None and len(runs):
         rows = []
+        # natural order of the files: rate2 before rate16, c8 before c16 (tables keep path order)
+        runs = runs.iloc[sorted(range(len(runs)), key=lambda i: natural_key(
+            str(runs["source"].iloc[i])))]
         for r in runs.itertuples(index=False):
             x = r.concurrency if not b.rate_axis else (
                 r.request_rate if math.isfinite(r.request_rate) else math.inf)
