@@ -11,7 +11,7 @@ threshold lines at the default SLO.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -117,11 +117,12 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             hovertemplate=f"{labels[e][lang]}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W<extra></extra>"))
     shapes, notes = [], []
     for i, w in enumerate(windows.itertuples(index=False)):
+        start, end = cast(pd.Timestamp, w.start), cast(pd.Timestamp, w.end)
         shapes.append(dict(type="rect", xref="x", yref="y domain",
-                           x0=w.start.isoformat(), x1=w.end.isoformat(), y0=0, y1=1,
+                           x0=start.isoformat(), x1=end.isoformat(), y0=0, y1=1,
                            line=dict(width=0), fillcolor=BAND_COLORS[i % 2], layer="below"))
         notes.append(dict(text=ui.raw("telemetry.fig_band", lang, c=f"{w.concurrency:g}"),
-                          x=w.start.isoformat(), xref="x", xanchor="left", y=1,
+                          x=start.isoformat(), xref="x", xanchor="left", y=1,
                           yref="y domain", yanchor="bottom", showarrow=False,
                           font=dict(size=10)))
     fig.update_layout(height=420, uirevision="keep", shapes=shapes, annotations=notes,

@@ -9,7 +9,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from reportgen.formatting import MISSING, format_value
 from reportgen.i18n import UI, Bi
@@ -104,7 +104,8 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
         for i, e in enumerate(entries):
             for m in e.metrics:
                 if m.key == key:
-                    lines.setdefault(m.engine, [math.nan] * len(entries))[i] = float(m.value)
+                    number = float(cast(float, m.value))
+                    lines.setdefault(m.engine, [math.nan] * len(entries))[i] = number
         if lines:
             panels.append((key, list(lines.items())))
     labels: dict[str, Bi] = {}
@@ -116,10 +117,10 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
     gap = 0.08
     height = (1 - gap * (n - 1)) / n
     layout: dict[str, object] = {}
-    for p, (key, lines) in enumerate(panels):
+    for p, (key, series) in enumerate(panels):
         axis = "" if p == 0 else str(p + 1)
         top = 1 - p * (height + gap)
-        for engine, ys in lines:
+        for engine, ys in series:
             label = labels.get(engine or "", Bi.plain(engine or ""))
             color = PALETTE[engines.index(engine) % len(PALETTE)] if engine in engines else \
                 "#1f2937"
@@ -167,7 +168,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
     dicts = {lang: trend_figure(entries, ui, lang) for lang in LANGS}
     figs = {"defaultLang": default_lang, "template": template(), "figs": [
         {"id": "trend-plot", "fig": dicts[default_lang], "i18n": figure_patches(dicts)}]}
-    height = int(dicts[default_lang]["layout"].get("height", 460))  # type: ignore[union-attr]
+    height = int(cast("dict[str, Any]", dicts[default_lang]["layout"]).get("height", 460))
     bundle = bundle_for({"scatter"}, templates)
     assets = load_assets(templates)
     js_index = static_script(templates, "index.js")

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 from markupsafe import escape
@@ -310,6 +310,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     preview: Preview
     port: int
     waiting: threading.BoundedSemaphore
+    raw_requestline: bytes            # set by the base class before parse_request
     server_version = "reportgen-serve"
     timeout = CLIENT_TIMEOUT_S        # socket timeout: a half-sent request is dropped
     protocol_version = "HTTP/1.0"     # one request per connection: nothing held open idle
@@ -340,7 +341,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         if not str(self.raw_requestline, "iso-8859-1").strip():
-            self.command, self.request_version = None, self.default_request_version
+            self.command, self.request_version = cast(Any, None), self.default_request_version
             self.requestline = ""
             self.send_error(400, "empty request line")  # the stdlib just hangs up
             return False
@@ -459,9 +460,9 @@ class Server:
                  say: Say = _quiet, poll_s: float = POLL_S) -> None:
         self.preview = Preview(root, lang, say)
         self.poll_s = poll_s
-        handler = type("Handler", (_Handler,), {
+        handler = cast("type[_Handler]", type("Handler", (_Handler,), {
             "preview": self.preview, "port": 0,
-            "waiting": threading.BoundedSemaphore(MAX_WAITING)})
+            "waiting": threading.BoundedSemaphore(MAX_WAITING)}))
         self.httpd = _bind(port, handler)
         self.port = int(self.httpd.server_address[1])
         handler.port = self.port

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import pandas as pd
 
@@ -145,7 +146,7 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     ids = [w["id"] for w in workloads if isinstance(w, Mapping) and isinstance(w.get("id"), str)] \
         if isinstance(workloads, list) else []
     if ids:   # several workloads: this one, else the first
-        chosen = workload if workload in ids else ids[0]
+        chosen = cast(str, workload if workload in ids else ids[0])
         values = {k[len(chosen) + 1:]: v for k, v in values.items()
                   if k.startswith(f"{chosen}/")}
         if "workload" in tiers.columns:

@@ -10,6 +10,8 @@ interpolation. A tier pools all of its repeats. Values are seconds in, milliseco
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 import pandas as pd
 
@@ -108,7 +110,8 @@ def distribution_table(per_request: pd.DataFrame,
     ok = per_request["success"].to_numpy(bool)
     multi = per_request["output_tokens"].to_numpy(float) > 1
     columns = {m: per_request[f"{m}_s"].to_numpy(float) for m in METRICS if m != "itl"}
-    groups = per_request.groupby(TIER_KEYS, sort=False).indices
+    groups = cast("dict[tuple[Any, Any], np.ndarray]",
+                  per_request.groupby(TIER_KEYS, sort=False).indices)
     for (engine, c), index in groups.items():
         for metric in METRICS:
             if metric == "itl":

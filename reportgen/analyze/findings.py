@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,7 @@ def saturation(rows: pd.DataFrame) -> Mapping[str, Any] | None:
     for here, after in itertools.pairwise(own):
         if here["output_tok_s"] > 0 and after["output_tok_s"] / here["output_tok_s"] - 1.0 \
                 < SATURATION_GROWTH:
-            return here
+            return cast(Mapping[str, Any], here)
     return None
 
 
@@ -88,8 +88,8 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
             value = float(sat.get(column, math.nan))
             if math.isfinite(value):
                 out[f"{base}.saturation_{column}"] = value
-    requests = float(pd.to_numeric(tiers.get("requests"), errors="coerce").sum())
-    failed = float(pd.to_numeric(tiers.get("failed"), errors="coerce").sum())
+    requests = float(pd.to_numeric(cast(pd.Series, tiers.get("requests")), errors="coerce").sum())
+    failed = float(pd.to_numeric(cast(pd.Series, tiers.get("failed")), errors="coerce").sum())
     if requests > 0:
         out |= {"findings.requests": int(requests), "findings.failed": int(failed)}
     if checks is not None and len(checks):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,8 @@ def tier_durations(per_request: pd.DataFrame, summary: pd.DataFrame) -> pd.DataF
     runs = per_request[["source", "record"]].drop_duplicates()
     rows = summary[["source", "record", *TIER_KEYS, "duration_s"]].drop_duplicates(
         ["source", "record"]).merge(runs, on=["source", "record"], how="inner")
-    return rows.groupby(TIER_KEYS, sort=False, as_index=False)["duration_s"].sum()
+    return cast(pd.DataFrame,
+                rows.groupby(TIER_KEYS, sort=False, as_index=False)["duration_s"].sum())
 
 
 def goodput_table(per_request: pd.DataFrame, durations: pd.DataFrame,
@@ -134,7 +136,7 @@ def slo_values(slo: Slo | None, goodput: pd.DataFrame, capacity_frame: pd.DataFr
     v |= flatten_rows(goodput, "slo", "engine",
                       ("requests_sent", "requests_good", "attainment", "goodput_rps"))
     for row in capacity_frame.itertuples(index=False):
-        v[f"capacity.{row.engine}.load"] = float(row.capacity)
+        v[f"capacity.{row.engine}.load"] = float(cast(float, row.capacity))
         v[f"capacity.{row.engine}.status"] = str(row.status)
     best = most_capacity(capacity_frame)
     v["capacity.best"] = best

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -93,8 +94,8 @@ def tier_telemetry(gpu: pd.DataFrame, windows: pd.DataFrame, engine: str) -> pd.
     for c, runs in mine.groupby("concurrency", sort=True):
         energy, samples, status, utils = 0.0, 0, "ok", []
         for w in runs.itertuples(index=False):
-            start = (pd.Timestamp(w.start) - origin).total_seconds()
-            end = (pd.Timestamp(w.end) - origin).total_seconds()
+            start = (pd.Timestamp(cast(Any, w.start)) - origin).total_seconds()
+            end = (pd.Timestamp(cast(Any, w.end)) - origin).total_seconds()
             for board in boards:
                 sel = index == board
                 e, n, s = window_energy(t_all[sel], power[sel], start, end)
@@ -109,7 +110,8 @@ def tier_telemetry(gpu: pd.DataFrame, windows: pd.DataFrame, engine: str) -> pd.
         joined = np.concatenate(utils) if utils else np.array([])
         joined = joined[np.isfinite(joined)]
         rows.append({
-            "engine": engine, "concurrency": float(c), "runs": len(runs), "gpus": len(boards),
+            "engine": engine, "concurrency": float(cast(float, c)), "runs": len(runs),
+            "gpus": len(boards),
             "samples": samples, "duration_s": duration,
             "mean_power_w": energy / duration if ok else math.nan,
             "energy_j": energy if ok else math.nan, "output_tokens": tokens,

@@ -76,7 +76,7 @@ def copy_reason(rel: str, present: frozenset[str]) -> str | None:
 
 def skip_copies(files: Sequence[ScannedFile]) -> list[ScannedFile]:
     """``files`` with every copy turned into a skipped entry saying what it copies."""
-    present = set()
+    present: set[str] = set()
     for f in files:
         parts = PurePosixPath(f.rel).parts
         present.update("/".join(parts[:i + 1]) for i in range(len(parts)))

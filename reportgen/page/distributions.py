@@ -4,6 +4,7 @@ reader's SLO recomputed in the page (the SloPanel block; templates/static/slo.js
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pandas as pd
 
@@ -13,7 +14,7 @@ from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row
-from reportgen.page.model import Column, PageBlock, Para, SloPanel, Table
+from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
 from reportgen.page.slo_payload import payload
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text import Bi
@@ -39,7 +40,7 @@ def distributions(b: Builder) -> list[PageBlock]:
         out.append(Para(b.t("dist.synthetic_note"), "note"))
     figure = b.figure("distributions", b.t("dist.fig_caption"))
     if figure:
-        out.append(_panel(b, figure[0].id, synthetic))
+        out.append(_panel(b, cast(Figure, figure[0]).id, synthetic))
         out += figure
     out.append(_percentile_table(b))
     return out

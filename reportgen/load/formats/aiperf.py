@@ -31,7 +31,7 @@ import contextlib
 import datetime as dt
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from reportgen.errors import InputError
 from reportgen.load.bench_json import decode_records
@@ -194,7 +194,8 @@ def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv:
              ) -> ClientRun:
     record, units = summary_record(blocks, LATENCIES, "AIPerf", shown)
     settings: dict[str, tuple[str, str]] = {}
-    config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
+    config = cast("dict[str, Any]", data.get("input_config")
+                  if isinstance(data.get("input_config"), dict) else {})
     _axis(config, shown, record, settings)
     names = _find(config, "endpoint", "model_names") or _find(config, "models", "items")
     if isinstance(names, list) and names:
@@ -236,10 +237,12 @@ def _requests(raw: bytes, shown: str) -> ClientRun:
     for data, line in decode_records(raw, shown):
         if not isinstance(data, dict):
             raise InputError(shown, "expected one AIPerf record object per line", line)
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        meta = cast("dict[str, Any]", data.get("metadata")
+                    if isinstance(data.get("metadata"), dict) else {})
         if str(meta.get("benchmark_phase", "profiling")).lower() != "profiling":
             continue  # warm-up
-        metrics = data.get("metrics") if isinstance(data.get("metrics"), dict) else {}
+        metrics = cast("dict[str, Any]", data.get("metrics")
+                       if isinstance(data.get("metrics"), dict) else {})
         err = data.get("error")
         failed = err is not None
 

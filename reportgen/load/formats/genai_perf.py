@@ -17,7 +17,7 @@ Throughputs divide by the time from the first request sent to the last response 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
@@ -68,7 +68,8 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
             "its statistics cannot be placed as a run with no count of requests or time; "
             "a newer GenAI-Perf's profile_export_genai_perf.json has them"))]
     record, units = summary_record(blocks, LATENCIES, "GenAI-Perf", shown)
-    config = data.get("input_config") if isinstance(data.get("input_config"), dict) else {}
+    config = cast("dict[str, Any]", data.get("input_config")
+                  if isinstance(data.get("input_config"), dict) else {})
     settings: dict[str, tuple[str, str]] = {}
     _axis(config, shown, record, settings)
     model = config.get("model_names") or config.get("model")
@@ -107,7 +108,8 @@ def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
 
 def _lengths(config: dict[str, Any], record: dict[str, Any],
              settings: dict[str, tuple[str, str]], shown: str) -> None:
-    inp = config.get("input") if isinstance(config.get("input"), dict) else {}
+    inp = cast("dict[str, Any]", config.get("input")
+               if isinstance(config.get("input"), dict) else {})
     nested = {"input_len": (inp.get("synthetic_tokens"), "input.synthetic_tokens"),
               "output_len": (inp.get("output_tokens") or config.get("output_tokens"),
                              "input.output_tokens")}

@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
@@ -89,7 +89,8 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise InputError(shown, "GuideLLM benchmarks file, schema not supported: expected an "
                                 "object with a 'benchmarks' list")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    meta = cast("dict[str, Any]", data.get("metadata")
+                if isinstance(data.get("metadata"), dict) else {})
     version = str(meta.get("guidellm_version") or "")
     runs = []
     pos, line = 0, 1
@@ -121,7 +122,7 @@ def _stats(part: dict[str, Any], to_ms: float, metric: str, record: dict[str, An
             record[f"{key}_{metric}_ms"] = v * to_ms
     pct = part.get("percentiles")
     for name, shown in (PERCENTILES.items() if isinstance(pct, dict) else ()):
-        v = number(pct.get(name))
+        v = number(cast("dict[str, Any]", pct).get(name))
         if math.isfinite(v) and name != "p50":  # the median is written above
             record[f"{shown}_{metric}_ms"] = v * to_ms
 
