@@ -28,7 +28,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -861,22 +861,133 @@ def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                                                               if math.isfinite(v)), default=1)])
         layout[f"yaxis{suffix}"] = dict(anchor=f"x{suffix}", autorange="reversed",
                                         showticklabels=i == 0, type="category")
-    _base_layout(fig, ui, "every.ranking", lang, height=max(260, 60 + 34 * len(order)))
+    _base_layout(fig, ui, "ranking", lang, height=max(260, 60 + 34 * len(order)))
     fig.update_layout(**layout, margin=dict(l=160, r=40), bargap=0.3)
     return fig
 
 
-def _distributions(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
-    # its own module (h21): it imports this one's helpers
-    from reportgen.figures_distributions import distributions_figure
+# ----------------------------------------------------------------------------- distributions
+# The latency-distribution figure: ECDFs of TTFT, per-request TPOT, E2EL and pooled ITL in a
+# 2 × 2 grid of log x axes, one curve per configuration.
+#
+# The figure is sent with its traces empty: templates/static/slo.js fills them for the tier the
+# reader picks, from the same log-binned per-request data it computes goodput from (so the
+# page carries each value once), and moves the dashed threshold lines when an SLO input
+# changes. The figure itself only fixes the layout, the labels in both languages and the
+# threshold lines at the default SLO.
 
-    return distributions_figure(analysis, ui, lang)
+DIST_METRICS = ("ttft", "tpot", "e2el", "itl")
+# (x domain, y domain) per metric, in DIST_METRICS order
+DIST_DOMAINS = (((0.0, 0.46), (0.58, 1.0)), ((0.54, 1.0), (0.58, 1.0)),
+           ((0.0, 0.46), (0.0, 0.42)), ((0.54, 1.0), (0.0, 0.42)))
+DIST_HEIGHT = 640
 
 
-def _telemetry(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
-    from reportgen.figures_distributions import telemetry_figure
+def axis_names(i: int) -> tuple[str, str]:
+    """('x', 'y') for the first subplot, ('x2', 'y2') … for the others."""
+    n = "" if i == 0 else str(i + 1)
+    return f"x{n}", f"y{n}"
 
-    return telemetry_figure(analysis, ui, lang)
+
+def threshold_shapes(thresholds: dict[str, float]) -> list[dict[str, Any]]:
+    """Dashed vertical lines at the thresholds given (ms); slo.js builds the same list."""
+    shapes = []
+    for i, metric in enumerate(DIST_METRICS[:3]):
+        value = thresholds.get(metric, math.nan)
+        if value is None or not math.isfinite(value):
+            continue
+        x, y = axis_names(i)
+        shapes.append(dict(type="line", xref=x, yref=f"{y} domain", x0=value, x1=value,
+                           y0=0, y1=1, line=dict(color="#dc2626", width=1.5, dash="dash")))
+    return shapes
+
+
+def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    if analysis.requests is None or analysis.requests.empty:
+        return None
+    fig = Fig()
+    labels = engine_labels(analysis)
+    color = colors(analysis)
+    present = set(analysis.requests["engine"])
+    engines = [e for e in engine_order(analysis) if e in present]
+    for i in range(len(DIST_METRICS)):
+        x, y = axis_names(i)
+        hover = ui.raw("dist.fig_hover", lang)
+        for e in engines:
+            fig.add_trace(Scatter(
+                x=[], y=[], mode="lines", name=labels[e][lang], legendgroup=e,
+                showlegend=i == 0, line=dict(color=color[e], width=2, shape="hv"),
+                hovertemplate=f"{labels[e][lang]}<br>{hover}<extra></extra>",
+                xaxis=x, yaxis=y))
+    layout: dict[str, Any] = {}
+    annotations = []
+    for i, metric in enumerate(DIST_METRICS):
+        (xd, yd) = DIST_DOMAINS[i]
+        n = "" if i == 0 else str(i + 1)
+        ytitle = ui.raw("dist.fig_itl_y" if metric == "itl" else "dist.fig_y", lang)
+        layout[f"xaxis{n}"] = dict(type="log", domain=list(xd), anchor=f"y{n}",
+                                   title=dict(text="ms"))
+        layout[f"yaxis{n}"] = dict(domain=list(yd), anchor=f"x{n}", range=[0, 1.02],
+                                   tickformat=".0%", title=dict(text=ytitle))
+        annotations.append(dict(text=f"<b>{ui.raw(f'dist.metric_{metric}', lang)}</b>",
+                                x=xd[0], xref="paper", xanchor="left", y=yd[1],
+                                yref="paper", yanchor="bottom", showarrow=False))
+    slo = analysis.slo
+    thresholds = {m: slo.threshold(m) for m in DIST_METRICS[:3]} if slo is not None else {}
+    fig.update_layout(height=DIST_HEIGHT, uirevision="keep", annotations=annotations,
+                      shapes=threshold_shapes(thresholds), hovermode="closest",
+                      margin=dict(t=36), **layout)
+    return fig
+
+
+# ------------------------------------------------------------------- telemetry timeline (h21)
+
+BAND_COLORS = ("rgba(37,99,235,0.08)", "rgba(234,88,12,0.08)")
+MAX_POINTS = 500    # per configuration: every k-th sample beyond this (the table integrates all)
+
+
+def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
+    """Board power over local time per configuration (GPUs summed per sample instant), and
+    each run's window [date − duration, date] as a band labelled with its tier."""
+    import pandas as pd
+
+    samples = analysis.telemetry_samples
+    windows = analysis.telemetry_windows
+    if samples is None or samples.empty or analysis.telemetry.empty:
+        return None
+    fig = Fig()
+    labels = engine_labels(analysis)
+    color = colors(analysis)
+    for e in engine_order(analysis):
+        mine = samples[samples["engine"] == e]
+        if mine.empty:
+            continue
+        total = mine.groupby("timestamp", sort=True)["power_draw_w"].sum()
+        step = max(1, -(-len(total) // MAX_POINTS))
+        total = total.iloc[::step]
+        # ms since 1970 of the naive local times: a date axis shows them as that wall clock
+        when = pd.to_datetime(total.index).to_numpy("datetime64[ms]").astype(np.int64)
+        fig.add_trace(Scatter(
+            x=when.astype(np.float64), y=total.to_numpy(np.float32), mode="lines",
+            name=labels[e][lang],
+            line=dict(color=color[e], width=1.5),
+            hovertemplate=f"{labels[e][lang]}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W<extra></extra>"))
+    shapes, notes = [], []
+    for i, w in enumerate(windows.itertuples(index=False)):
+        start, end = cast(pd.Timestamp, w.start), cast(pd.Timestamp, w.end)
+        shapes.append(dict(type="rect", xref="x", yref="y domain",
+                           x0=start.isoformat(), x1=end.isoformat(), y0=0, y1=1,
+                           line=dict(width=0), fillcolor=BAND_COLORS[i % 2], layer="below"))
+        notes.append(dict(text=ui.raw("telemetry.fig_band", lang, c=f"{w.concurrency:g}"),
+                          x=start.isoformat(), xref="x", xanchor="left", y=1,
+                          yref="y domain", yanchor="bottom", showarrow=False,
+                          font=dict(size=10)))
+    fig.update_layout(height=420, uirevision="keep", shapes=shapes, annotations=notes,
+                      xaxis=dict(type="date", title=dict(text=ui.raw("telemetry.fig_x", lang))),
+                      yaxis=dict(title=dict(text=ui.raw("telemetry.fig_y", lang)),
+                                 rangemode="tozero"),
+                      margin=dict(t=40))
+    return fig
 
 
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
@@ -888,8 +999,8 @@ BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-6", "tradeoff", tradeoff_figure),
     ("fig-7", "pareto", pareto_figure),
     ("fig-8", "ranking", ranking_figure),
-    ("fig-9", "distributions", _distributions),
-    ("fig-10", "telemetry", _telemetry),
+    ("fig-9", "distributions", distributions_figure),
+    ("fig-10", "telemetry", telemetry_figure),
 )
 # lines over a single x value say nothing: a one-tier comparison draws the ranking instead
 LINE_KINDS = ("throughput", "itl", "wait", "reuse", "tradeoff")
@@ -941,6 +1052,11 @@ def _drawn(trace: Mapping[str, Any]) -> bool:
     return trace.get("hoverinfo") == "skip" and trace.get("x") == [None]
 
 
+# figures whose traces the page's script fills (slo.js draws the ECDFs from the embedded
+# per-request data): empty here by design, never dropped as "no data"
+FILLED_IN_PAGE = frozenset({"distributions"})
+
+
 def build_figures(analysis: Analysis, ui: UI, lang: str,
                   baseline: Baseline | None = None) -> list[FigureSpec]:
     """All figures the data supports, in one language; with a baseline, its curves dashed."""
@@ -951,10 +1067,11 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
         if single and kind in LINE_KINDS:
             continue
         fig = builder(analysis, ui, lang)
-        if fig is not None:
+        if fig is not None and kind not in FILLED_IN_PAGE:
             fig.data = [t for t in fig.data if _drawn(t)]
             if not any(_has_points(t) for t in fig.data):
                 continue   # no series has data: no empty axes, no legend of nothing
+        if fig is not None:
             if baseline is not None:
                 add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
             out.append(FigureSpec(fig_id, kind, fig))

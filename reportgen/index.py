@@ -39,53 +39,17 @@ from reportgen.index_cache import (
     read_entry,
     tables_path,
 )
+from reportgen.index_page import METRICS, Entry, Metric, render_index
 from reportgen.index_site import Site, staged
 from reportgen.safe_read import printable
 from reportgen.text import Bi
 
 if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
-    from reportgen.baseline import Value
     from reportgen.page.model import SeriesLink
 
 BASELINE_TOML = "baseline.toml"   # = reportgen.baseline.BASELINE_TOML
 Progress = Callable[[str], None]
 INDEX = "index.html"
-
-# Card and trend figures: (value name with {e} per engine, UI key under [index.metric], format)
-METRICS: tuple[tuple[str, str, str], ...] = (
-    ("crossover.concurrency", "crossover", ".1f"),
-    ("setup.failed_total", "failed", "d"),
-    ("setup.tier_count", "tier_count", "d"),
-    ("engines.{e}.itl_p50_c1_ms", "step", ".2f"),
-    ("engines.{e}.efficiency_cmax", "efficiency", "pct"),
-)
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str            # value name, engine filled in
-    key: str
-    engine: str | None
-    value: Value
-    spec: str
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One round of the series, as the index shows it."""
-
-    name: str                    # output file stem: the folder's name
-    folder: Path
-    href: str | None             # relative link to its report; None: as published, no report
-    title: Bi
-    date: str
-    gpu: str
-    configurations: list[Bi]
-    labels: dict[str, Bi]        # engine id → label
-    metrics: list[Metric]
-    as_published: bool = False
-    source: Bi | None = None
-
 
 def _metrics(values: Mapping[str, object], engines: list[str]) -> list[Metric]:
     out = []
@@ -390,7 +354,6 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         # 4. commit: new pages first, each cache entry after its page, index.html last
         say("write the site")
         default = lang or first_lang or "zh"
-        from reportgen.index_page import render_index
 
         index_html = render_index(order, ui, default).encode("utf-8")
         existing = {n for n in updates if (site.out / f"{n}.html").exists()}

@@ -1,7 +1,7 @@
 """The index page of a series (`reportgen index`): a card per round, newest first, in pages of
 ``PAGE_SIZE`` with a filter by GPU, configuration and date (templates/static/index.js, vanilla
 JS; without script every card shows), and the trend figure of the headline figures. Made from
-``index.Entry`` records only — the cached tables — never from an analysis."""
+``Entry`` records only — the cached tables — never from an analysis."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from reportgen.formatting import MISSING, format_value
@@ -16,7 +17,7 @@ from reportgen.i18n import UI, Bi
 from reportgen.text import LANGS
 
 if TYPE_CHECKING:
-    from reportgen.index import Entry, Metric
+    from reportgen.analyze.compare import Value
 
 PAGE_SIZE = 24
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -38,6 +39,42 @@ class Card:
 class Choice:
     value: str
     text: str
+
+
+# Card and trend figures: (value name with {e} per engine, UI key under [index.metric], format)
+METRICS: tuple[tuple[str, str, str], ...] = (
+    ("crossover.concurrency", "crossover", ".1f"),
+    ("setup.failed_total", "failed", "d"),
+    ("setup.tier_count", "tier_count", "d"),
+    ("engines.{e}.itl_p50_c1_ms", "step", ".2f"),
+    ("engines.{e}.efficiency_cmax", "efficiency", "pct"),
+)
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str            # value name, engine filled in
+    key: str
+    engine: str | None
+    value: Value
+    spec: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One round of the series, as the index shows it."""
+
+    name: str                    # output file stem: the folder's name
+    folder: Path
+    href: str | None             # relative link to its report; None: as published, no report
+    title: Bi
+    date: str
+    gpu: str
+    configurations: list[Bi]
+    labels: dict[str, Bi]        # engine id → label
+    metrics: list[Metric]
+    as_published: bool = False
+    source: Bi | None = None
 
 
 def _value(m: Metric, as_published: bool) -> str:
@@ -93,7 +130,6 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
     series order: their dates when every round has one, else their folder names. A round
     without the figure leaves a gap; hover names the round by its title."""
     from reportgen.figures import PALETTE, Fig, Scatter, plotly_text
-    from reportgen.index import METRICS
 
     dated = _dated(entries)
     x = [e.date if dated else plotly_text(e.name) for e in entries]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from figure_registry import drawn_ids
+from figure_registry import SAMPLE_EXTRA, drawn_ids
 
 from reportgen.build import render_dir
 from reportgen.cli import main
@@ -109,7 +109,7 @@ def test_notes_appear_once(html: str) -> None:
 def test_figures_are_numbered_in_page_order(html: str) -> None:
     numbers = re.findall(r'<div class="fig-no"><span data-l="zh" lang="zh-CN">图 (\d+)', html)
     assert numbers == [str(i) for i in range(1, len(numbers) + 1)]
-    assert len(numbers) == len(drawn_ids())
+    assert len(numbers) == len(drawn_ids(extra=SAMPLE_EXTRA))
 
 
 def test_roofline_table_is_headed_by_what_it_holds(html: str) -> None:

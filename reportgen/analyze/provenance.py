@@ -49,6 +49,10 @@ TIER_KEYS: dict[str, tuple[str, ...]] = {
     "total_output_tokens": ("total_output_tokens",),
     "output_tok_s": ("total_output_tokens", "duration"),
     "total_tok_s": ("total_input_tokens", "total_output_tokens", "duration"),
+    # the file's own throughput keys, kept so a corrected key shows in diff (analyze/summary_keys)
+    "file_output_tok_s": ("output_throughput",),
+    "file_total_tok_s": ("total_token_throughput",),
+    "file_request_req_s": ("request_throughput",),
     "ttft_p50_ms": ("median_ttft_ms",),
     "ttft_p99_ms": ("p99_ttft_ms",),
     "ttft_mean_ms": ("mean_ttft_ms",),

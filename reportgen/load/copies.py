@@ -27,7 +27,7 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from reportgen.errors import Finding
-    from reportgen.load.scan import ScannedFile
+    from reportgen.load.scanned import ScannedFile
 
 ALWAYS_COPIES = frozenset({"__macosx", "backup", "backups", "bak"})
 # "name (1)", "name - Copy", "name - Copy (2)", "name copy", "name copy 2", "Copy of name",

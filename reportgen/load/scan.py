@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from reportgen.errors import InputError
 from reportgen.load.copies import skip_copies
+from reportgen.load.scanned import ScannedFile  # re-exported: scan.ScannedFile
 from reportgen.load.walk import walk
 from reportgen.safe_read import check_head, leads_out, open_regular, printable
 
@@ -38,20 +38,6 @@ LLAMA_MARKERS = (b"llama_model_loader:", b"build_info:", b"print_timing:", b"lla
                  b"slot launch_slot_", b"llama_kv_cache")
 UTF8_BOM = b"\xef\xbb\xbf"
 NOT_SCANNED = {"narrative", "__pycache__", "node_modules", ".git"}
-
-
-@dataclass(frozen=True)
-class ScannedFile:
-    """One file of the round and what it was taken for."""
-
-    path: Path
-    shown: str        # path relative to the round folder's parent (how messages name it)
-    rel: str          # path relative to the round folder (POSIX), the `source` in tables
-    kind: str         # json | client | console | vllm_log | llama_log | fingerprint | gpu_csv |
-    #                   metrics | script | failure | skipped | unreadable (a folder)
-    reason: str = ""  # why a file was skipped (or what a failure file says, what a client
-    #                   file is)
-    client: str = ""  # kind client: the reader (reportgen.load.formats) that claimed it
 
 
 def _head(path: Path, shown: str) -> tuple[bytes, bytes]:

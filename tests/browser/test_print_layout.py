@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from figure_registry import drawn_ids
+from figure_registry import SAMPLE_EXTRA, drawn_ids
 from pagekit import SAMPLE, build
 
 from reportgen.pdf import print_pdf
@@ -24,7 +24,7 @@ MODEBAR = "[...document.querySelectorAll('#fig-1 .modebar-btn')].map(b => b.data
 
 def test_figures_are_numbered_in_page_order(open_page: Any, sample_report: Path) -> None:
     page, watch = open_page(sample_report)
-    count = len(drawn_ids())
+    count = len(drawn_ids(extra=SAMPLE_EXTRA))
     assert page.evaluate(FIG_NO) == [f"图 {i}" for i in range(1, count + 1)]
     page.click("#lang-toggle")
     page.wait_for_function("() => window.__lastToggleMs !== undefined")
