@@ -327,6 +327,36 @@ def _end_labels(analysis: Analysis, ui: UI, lang: str, tiers: np.ndarray, x: np.
     return out
 
 
+def _declutter(fig: Fig, xs: list[float], ys: list[float],
+               points: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Across the curves of a log–log figure, drop a point label that would overprint one
+    kept before it (several configurations starting at the same rate or concurrency): a
+    label keeps clear of the others by a share of each axis's span; hover still names every
+    point."""
+    def span(values: list[float]) -> tuple[float, float]:
+        finite = [math.log10(v) for v in values if math.isfinite(v) and v > 0]
+        lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
+        return lo, max(hi - lo, 1e-9)
+
+    (x0, dx), (y0, dy) = span(xs), span(ys)
+    kept: list[tuple[float, float]] = []
+    for trace, (tx, ty) in zip(fig.data, points, strict=True):   # one (x, y) per trace
+        text = trace.get("text")
+        if not isinstance(text, list):
+            continue
+        out = list(text)
+        for i, label in enumerate(text):
+            if not label:
+                continue
+            x, y = float(tx[i]), float(ty[i])
+            px, py = (math.log10(x) - x0) / dx, (math.log10(y) - y0) / dy
+            if any(abs(px - kx) < 0.12 and abs(py - ky) < 0.06 for kx, ky in kept):
+                out[i] = ""
+            else:
+                kept.append((px, py))
+        trace["text"] = out
+
+
 def _tier_rows(analysis: Analysis) -> Iterator[tuple[str, pd.DataFrame, np.ndarray]]:
     """(engine, its tier rows, excluded mask) in figure order, skipping engines with no tiers."""
     by_engine = rows_by_engine(analysis.tiers)
@@ -741,6 +771,7 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     seen = _Marks()
     xs: list[float] = []
     ys: list[float] = []
+    points: list[tuple[np.ndarray, np.ndarray]] = []
     for engine, rows, excluded in seen.tier_rows(analysis):
         tpot = _col(rows, "tpot_p50_ms")
         per_user = np.where(tpot > 0, 1000.0 / np.where(tpot > 0, tpot, np.nan), np.nan)
@@ -750,6 +781,7 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         notes = [n[0] for n in _notes(excluded, ui, lang, synth)]
         xs += list(_col(rows, "output_tok_s"))
         ys += list(per_user)
+        points.append((_col(rows, "output_tok_s"), per_user))
         fig.add_trace(Scatter(
             x=_col(rows, "output_tok_s"), y=per_user, mode="lines+markers+text",
             name=labels[engine][lang], text=_end_labels(analysis, ui, lang, conc,
@@ -761,6 +793,7 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             customdata=_custom(tpot, notes),
             hovertemplate=ui.raw("fig.tradeoff.hover", lang),
         ))
+    _declutter(fig, xs, ys, points)
     seen.legends(fig, ui, lang)
     _base_layout(fig, ui, "tradeoff", lang)
     fig.update_layout(

@@ -54,7 +54,7 @@ def _in_page(page: Any) -> dict[str, Any]:
 
 
 def _tables(root: Path, slo: Slo | None = None) -> dict[str, Any]:
-    return json.loads(json.dumps(to_json_dict(analyze_dir(root, slo).analysis)))
+    return json.loads(json.dumps(to_json_dict(analyze_dir(root, slo=slo).analysis)))
 
 
 def test_in_page_numbers_equal_the_tables_at_the_defaults(open_page: Any, slo_round: Path,
