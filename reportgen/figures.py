@@ -948,7 +948,7 @@ def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         hover = ui.raw("dist.fig_hover", lang)
         for e in engines:
             fig.add_trace(Scatter(
-                x=[], y=[], mode="lines", name=labels[e][lang], legendgroup=e,
+                x=[], y=[], mode="lines", name=labels[e][lang], legendgroup=e, meta=FILLED_META,
                 showlegend=i == 0, line=dict(color=color[e], width=2, shape="hv"),
                 hovertemplate=f"{labels[e][lang]}<br>{hover}<extra></extra>",
                 xaxis=x, yaxis=y))
@@ -1088,6 +1088,7 @@ def _drawn(trace: Mapping[str, Any]) -> bool:
 # figures whose traces the page's script fills (slo.js draws the ECDFs from the embedded
 # per-request data): empty here by design, never dropped as "no data"
 FILLED_IN_PAGE = frozenset({"distributions"})
+FILLED_META = "filled-by-slo.js"   # on each such trace: empty here, data from the page's script
 
 
 def build_figures(analysis: Analysis, ui: UI, lang: str,

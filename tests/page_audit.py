@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.build import Assembled
+from reportgen.figures import FILLED_META
 from reportgen.i18n import load_ui
 from reportgen.page.model import (
     Block,
@@ -169,6 +170,8 @@ def figure_faults(fig: dict[str, Any]) -> list[str]:
             continue
         if trace.get("hoverinfo") == "skip" and trace.get("x") == [None]:
             continue   # a key to the markers (open = excluded, ⊗ = synthetic), not a series
+        if trace.get("meta") == FILLED_META:
+            continue   # slo.js fills it from the embedded per-request data of its engine
         xs, ys = _array(trace.get("x")), _array(trace.get("y"))
         points = [1 for x, y in zip(xs, ys, strict=False) if math.isfinite(x) and
                   math.isfinite(y)]

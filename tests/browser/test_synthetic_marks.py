@@ -133,7 +133,9 @@ def test_the_cross_shows_on_a_filled_marker(open_page: Any, sample_report: Path,
 
 def test_the_cross_shows_in_print(open_page: Any, sample_report: Path) -> None:
     page, _ = open_page(sample_report, "?lang=en")
-    page.wait_for_function("document.documentElement.dataset.printReady === 'true'",
+    # print images are made on beforeprint (issue 23), not at load
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    page.wait_for_function("() => document.documentElement.dataset.printReady === 'true'",
                            timeout=60_000)
     point = page.evaluate(POINT, FIGURE)
     assert point is not None
