@@ -22,3 +22,17 @@ REAL_SAMPLES = DATA / "real_samples"
 SHARED = Path(os.environ.get("REPORTGEN_SHARED") or REPO.parent / "shared")
 SHARED_ROUNDS = SHARED / "real_rounds"
 SHARED_SAMPLES = SHARED / "real_samples"
+
+
+def real_round_params() -> list[object]:
+    """Every real round folder as a pytest parameter (id: the folder name): the vendored ones,
+    then those only ``../shared`` has, marked ``shared`` (skipped in a clone alone)."""
+    import pytest
+
+    vendored = sorted(p for p in REAL_ROUNDS.iterdir() if p.is_dir())
+    names = {p.name for p in vendored}
+    out: list[object] = [pytest.param(p, id=p.name) for p in vendored]
+    if SHARED_ROUNDS.is_dir():
+        out += [pytest.param(p, id=p.name, marks=pytest.mark.shared)
+                for p in sorted(SHARED_ROUNDS.iterdir()) if p.is_dir() and p.name not in names]
+    return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_paths import real_round_params
 from factories import ROUND_SHAPES, write_round
 from page_audit import audit, figure_faults, table_faults, text_faults
 
@@ -19,14 +20,13 @@ from reportgen.errors import InputError
 from reportgen.page.model import Card, Figure, Para, Row, Section, Table
 from reportgen.text import Bi
 
-ROUNDS = Path(__file__).resolve().parents[2] / "shared" / "real_rounds"
-FOLDERS = sorted(p.name for p in ROUNDS.iterdir() if p.is_dir()) if ROUNDS.is_dir() else []
+FOLDERS = real_round_params()   # vendored, then ../shared only (marked `shared`)
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
-def test_real_round_page_shows_no_missing_value(folder: str) -> None:
+def test_real_round_page_shows_no_missing_value(folder: Path) -> None:
     try:
-        built = assemble_report(ROUNDS / folder)
+        built = assemble_report(folder)
     except InputError as e:   # no reader for this client yet: refused with a reason
         assert str(e).strip()
         return

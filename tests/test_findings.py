@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from data_paths import real_round_params
 from factories import write_round
 
 from reportgen.analyze.findings import saturation
@@ -22,8 +23,7 @@ from reportgen.errors import InputError
 from reportgen.page.model import Block
 from reportgen.pipeline import analyze_dir
 
-ROUNDS = Path(__file__).resolve().parents[2] / "shared" / "real_rounds"
-FOLDERS = sorted(p.name for p in ROUNDS.iterdir() if p.is_dir()) if ROUNDS.is_dir() else []
+FOLDERS = real_round_params()   # vendored, then ../shared only (marked `shared`)
 NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)")
 
 
@@ -63,10 +63,10 @@ def _shown(text: str, reference: list[float]) -> bool:
 
 
 @pytest.mark.parametrize("folder", FOLDERS)
-def test_every_number_in_a_finding_is_in_the_tables(folder: str) -> None:
+def test_every_number_in_a_finding_is_in_the_tables(folder: Path) -> None:
     try:
-        built = assemble_report(ROUNDS / folder)
-        parts = analyze_dir(ROUNDS / folder).analysis.parts
+        built = assemble_report(folder)
+        parts = analyze_dir(folder).analysis.parts
     except InputError:
         return   # a client with no reader yet (tests/test_every_round.py checks the refusal)
     views = [v.sections for v in built.page.views] if built.page.views \
@@ -89,9 +89,9 @@ def test_every_number_in_a_finding_is_in_the_tables(folder: str) -> None:
                                 reverse=True):   # names, not figures: "llama2-70b-4096"
                 text = text.replace(label, " ")
             for number in NUMBER.findall(text):
-                assert _shown(number, reference), f"{folder}: {number} in {text!r}"
+                assert _shown(number, reference), f"{folder.name}: {number} in {text!r}"
                 checked += 1
-    if folder.startswith(("rtxpro6000", "a100")):   # two engines over many tiers
+    if folder.name.startswith(("rtxpro6000", "a100")):   # two engines over many tiers
         assert checked > 10
 
 

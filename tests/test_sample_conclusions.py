@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from data_paths import REFERENCE as DATA_REFERENCE
 
 from reportgen.cli import main
 
 HERE = Path(__file__).resolve()
 SAMPLE = HERE.parents[1] / "sample_runs" / "round2-rtx4090"
-REFERENCE = HERE.parents[2] / "shared" / "round2-reference" / "published_figures.toml"
+REFERENCE = DATA_REFERENCE / "published_figures.toml"   # vendored (tests/data)
 TAG = re.compile(r"<[^>]+>")
 QUOTE = re.compile(r"<blockquote>.*?</blockquote>", re.DOTALL)
 CHECK = {"en": "reportgen's check", "zh": "reportgen 的核对"}

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from data_paths import real_round_params
 from pagekit import build
 
 from reportgen.errors import InputError
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "real_rounds"
-FOLDERS = sorted(p.name for p in REAL.iterdir() if p.is_dir()) if REAL.is_dir() else []
+FOLDERS = real_round_params()   # vendored, then ../shared only (marked `shared`)
 
 # per figure: the overlapping pairs of its drawn point labels and annotations (boxes of
 # visible, non-empty text that share more than 4 px²), and its y tick labels
@@ -38,9 +38,9 @@ MEASURE = """() => [...document.querySelectorAll('.js-plotly-plot')]
 
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_no_overprinted_labels_and_every_y_axis_labelled(
-        folder: str, open_page: Any, tmp_path: Path) -> None:
+        folder: Path, open_page: Any, tmp_path: Path) -> None:
     try:
-        report = build(REAL / folder, tmp_path / "report.html")
+        report = build(folder, tmp_path / "report.html")
     except InputError:   # no reader for this client yet: tests/test_every_round.py
         return
     for lang in ("en", "zh"):
