@@ -17,18 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-# Row identity per table: cells are matched by these columns, not by position, so adding a
-# tier does not mark every later row as changed.
-ROW_KEYS: dict[str, tuple[str, ...]] = {
-    "engines": ("id",),
-    "tiers": ("engine", "concurrency"),
-    "crossovers": ("engine_a", "engine_b", "lower_tier"),
-    "graph_reuse": ("engine", "concurrency"),
-    "memory": ("engine",),
-    "prefill": ("engine", "concurrency"),
-    "checks": ("id", "engine", "concurrency"),
-}
-_NUMERIC_KEYS = frozenset({"concurrency", "lower_tier"})
+from reportgen import embedded
+
+# Row identity per table (cells are matched by these columns, not by position, so adding a
+# tier does not mark every later row as changed): one owner, the checked reader's schema.
+ROW_KEYS = embedded.ROW_KEYS
+_NUMERIC_KEYS = embedded.NUMERIC_KEYS
 # The same figure under another name in ``values`` (leaf names compared when grouping).
 _ALIASES = {"server_ms": "server_prefill_ms"}
 
