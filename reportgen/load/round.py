@@ -187,7 +187,7 @@ def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
 def _missing_tiers(summary: pd.DataFrame, bench_dirs: dict[str, str],
                    findings: list[Finding]) -> None:
     tiers = summary.dropna(subset=["concurrency"]).groupby("engine", sort=False)["concurrency"]
-    have = {engine: set(values) for engine, values in tiers}
+    have = {str(engine): set(values) for engine, values in tiers}  # engine ids are str
     everywhere = set().union(*have.values()) if have else set()
     for engine, own in have.items():
         missing = sorted(everywhere - own)
