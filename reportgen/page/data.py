@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -62,7 +62,9 @@ class Data:
             if "id" in self.engines.columns:
                 for i, eid in enumerate(self.engines["id"]):
                     if eid not in self._engine_rows:   # the first row of an id wins
-                        self._engine_rows[eid] = self.engines.iloc[i].to_dict()
+                        # the analysis names its columns with str
+                        self._engine_rows[eid] = cast(dict[str, Any],
+                                                      self.engines.iloc[i].to_dict())
         try:
             return self._engine_rows.get(engine, {})
         except TypeError:   # unhashable: matches no id
@@ -115,7 +117,8 @@ class Data:
         index: dict[str, dict[float, Mapping[str, Any]]] = {}
         if self.tiers.empty or "engine" not in self.tiers.columns:
             return index
-        for row in self.tiers.to_dict("records"):
+        # the analysis names its columns with str
+        for row in cast(list[dict[str, Any]], self.tiers.to_dict("records")):
             key = num(row["concurrency"])
             own = index.setdefault(row["engine"], {})
             if not math.isnan(key) and key not in own:
