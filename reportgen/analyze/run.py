@@ -57,6 +57,7 @@ from reportgen.analyze.roofline import (
     GB,
     add_floor,
     engine_roofline,
+    engine_row,
     kv_tokens_per_slot,
     step_ratio,
 )
@@ -448,7 +449,7 @@ def _memory(manifest: Manifest, engines: Mapping[str, EngineData], params: pd.Da
         elif facts is not None and facts.model_buffer_mib is not None:
             weights = _num(facts.model_buffer_mib) / 1024.0
             kv_tokens = _num(facts.kv_cells)
-            kv_gib = kv_pool_gib(kv_tokens, params.loc[spec.id, "kv_bytes_per_token"],
+            kv_gib = kv_pool_gib(kv_tokens, _num(params.loc[spec.id, "kv_bytes_per_token"]),
                                  _num(facts.kv_cache_mib))
             sources = {"weights": _where(facts, "model_buffer_mib"),
                        "kv_pool": f"kv_cells × kv_bytes_per_token ({_where(facts, 'kv_cells')})",
@@ -511,7 +512,7 @@ def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFra
         low, high = crossover_range(tiers, a, b)
         out["crossover.range_low"], out["crossover.range_high"] = low, high
 
-    ea, eb = engines.set_index("id").loc[a], engines.set_index("id").loc[b]
+    ea, eb = engine_row(engines, a), engine_row(engines, b)
     for key, value in step_ratio(engines, a, b).items():
         out[f"step_ratio.{key}"] = value
     out["batching.efficiency_ratio"] = float(eb["efficiency_cmax"] / ea["efficiency_cmax"])
