@@ -307,8 +307,8 @@ def _end_labels(analysis: Analysis, ui: UI, lang: str, tiers: np.ndarray, x: np.
     """Point labels of a curve: its first and last tier only (labels of crowded saturated
     points overprint; hover has every tier), the last only when it lies apart from the first
     on the log–log plane; named as the axis names them."""
-    rate = analysis.round.get("axis") == "request_rate"
-    inf_at = analysis.round.get("inf_at")
+    rate = analysis.round.axis == "request_rate"
+    inf_at = _drawn_inf_at(analysis)
 
     def name(c: float) -> str:
         if rate:
@@ -503,7 +503,7 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     _base_layout(fig, ui, "throughput", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang),
-                         analysis.round.get("inf_at")),
+                         _drawn_inf_at(analysis)),
         yaxis=_log_axis(analysis.tiers["output_tok_s"], ui.raw("fig.throughput.y", lang)),
     )
     return fig
@@ -560,7 +560,7 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     _base_layout(fig, ui, "itl", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang),
-                         analysis.round.get("inf_at")),
+                         _drawn_inf_at(analysis)),
         yaxis=dict(title=dict(text=ui.raw("fig.itl.y", lang)), rangemode="tozero"),
     )
     return fig
@@ -628,8 +628,8 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             hovertemplate=ui.raw("fig.memory.hover_measured", lang) + "%{customdata[0]}",
         ))
     seen.legends(fig, ui, lang)
-    gpu = analysis.round.get("memory_gib")
-    if isinstance(gpu, int | float) and math.isfinite(gpu):
+    gpu = analysis.round.memory_gib
+    if math.isfinite(gpu):
         text = ui.raw("fig.memory.gpu", lang, gib=f"{gpu:g}")
         fig.add_hline(float(gpu), line=dict(color="#dc2626", width=2, dash="dot"), text=text,
                       font=dict(color="#dc2626", size=12))
@@ -676,7 +676,7 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     _base_layout(fig, ui, "wait", lang, height=420)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang),
-                         analysis.round.get("inf_at")),
+                         _drawn_inf_at(analysis)),
         yaxis=dict(title=dict(text=ui.raw("fig.wait.y", lang)), tickformat=".0%"),
     )
     return fig
@@ -740,7 +740,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     seen.legends(fig, ui, lang)
     x_axis = _tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
-                         analysis.round.get("inf_at"))
+                         _drawn_inf_at(analysis))
     if not apart:
         _base_layout(fig, ui, "reuse", lang)
         fig.update_layout(
@@ -1051,13 +1051,27 @@ def _inf_at(tiers: pd.DataFrame) -> float | None:
     return float(finite.max() * 2.0) if finite.size else 1.0
 
 
+@dataclass
+class Drawn(Analysis):
+    """The analysis as the figures draw it: an inf request rate moved to ``inf_at`` on the
+    x axis (labelled ∞). A figure-only value, so it lives here, not in the analysis."""
+
+    inf_at: float | None = None
+
+
+def _drawn_inf_at(analysis: Analysis) -> float | None:
+    """Where the figures draw an inf request rate (None: the round has none)."""
+    return analysis.inf_at if isinstance(analysis, Drawn) else None
+
+
 def _with_inf_drawn(analysis: Analysis) -> Analysis:
     at = _inf_at(analysis.tiers)
     if at is None:
         return analysis
     tiers = analysis.tiers.copy()
     tiers["concurrency"] = tiers["concurrency"].astype(float).replace(math.inf, at)
-    return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
+    fields = {f.name: getattr(analysis, f.name) for f in dataclasses.fields(Analysis)}
+    return Drawn(**(fields | {"tiers": tiers}), inf_at=at)
 
 
 def _values(value: Any) -> np.ndarray:

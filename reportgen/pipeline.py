@@ -30,6 +30,7 @@ from reportgen.slo import Slo
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Baseline, Comparison, Missing, Source
     from reportgen.analyze.result import Analysis
+    from reportgen.analyze.round_facts import RoundInfo
     from reportgen.page.model import Page, Revisions, Series
 
 Progress = Callable[[str], None]
@@ -85,11 +86,10 @@ def tables_of(round_dir: Path) -> dict[str, Any]:
     return to_json_dict(analyze_dir(round_dir).analysis)
 
 
-def page_date(round_info: dict[str, Any]) -> str:
+def page_date(info: RoundInfo) -> str:
     """The data date shown on the page: never the build time."""
-    date = round_info.get("date")
-    if date:
-        return str(date)
+    if info.date:
+        return info.date
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch.isdigit():
         return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date().isoformat()
@@ -166,14 +166,14 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     if lang is not None and lang not in LANGS:
         raise InputError("--lang", f"expected one of {', '.join(LANGS)}, got {lang!r}")
     ra = analysis if isinstance(analysis, RoundAnalysis) else RoundAnalysis(
-        parts=[analysis], runs=None, axis=str(analysis.round.get("axis", "concurrency")))
+        parts=[analysis], runs=None, axis=analysis.round.axis)
     first = ra.first
     templates = templates_dir()
     ui = load_ui(templates / "i18n" / "ui.toml")
     # The opening language: ?lang=, the reader's stored choice, then the round's stated one
     # (--lang, else round.toml), then the browser's; `fallback` when none of them decides.
-    fallback = str(first.round.get("default_language") or "zh")
-    stated = lang or (fallback if first.round.get("default_language_given") else "")
+    fallback = first.round.default_language or "zh"
+    stated = lang or (fallback if first.round.default_language_given else "")
     default = stated or fallback   # the language the figure dicts are stored in
     many = len(ra.parts) > 1
     inferred = tuple(ra.inferred)
@@ -193,7 +193,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     page = None
     for i, part in enumerate(ra.parts):
         prefix = f"w{i + 1}-" if many else ""
-        workload = part.round.get("workload") or {}
+        workload = part.round.workload
         since, prose_values, base = against_baseline(part, baseline)
         progress("narrative")
         narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
@@ -213,15 +213,14 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
             del f["kind"], f["height"]
         figs += payload["figs"]
         runs = ra.runs
-        if runs is not None and workload:
-            runs = runs[runs["workload"] == workload.get("id")]
+        if runs is not None and workload is not None:
+            runs = runs[runs["workload"] == workload.id]
         inputs = Inputs(runs=runs, skipped=tuple(ra.skipped), inferred=inferred,
                         workloads=len(ra.parts), since=since)
         progress("page")
         if many:
-            label = workload.get("label") or {}
-            views.append(View(prefix.rstrip("-"), Bi(str(label.get("zh", "")),
-                                                     str(label.get("en", ""))),
+            label = workload.label if workload is not None else Bi("", "")
+            views.append(View(prefix.rstrip("-"), label,
                               build_sections(part, ui, narrative, kinds, revisions, inputs,
                                              prefix)))
         else:
@@ -256,6 +255,7 @@ def against_baseline(part: Analysis, baseline: Source | Missing | None
         return None, part.values, None
     if isinstance(baseline, Missing):
         return baseline, part.values | empty_values(list(part.labels())), None
-    base = baseline.for_workload((part.round.get("workload") or {}).get("id"))
+    base = baseline.for_workload(
+        part.round.workload.id if part.round.workload is not None else None)
     since = compare(base, part.values, part.labels())   # page text, escaped by the template
     return since, part.values | since.values, base

@@ -114,7 +114,7 @@ def test_a_mixed_sweep_becomes_two_views_each_on_its_own_axis(tmp_path: Path) ->
 
     done = analyze_dir(write_round(tmp_path / "mixed", "mixed"))
     parts = done.analysis.parts
-    assert [p.round["axis"] for p in parts] == ["concurrency", "request_rate"]
+    assert [p.round.axis for p in parts] == ["concurrency", "request_rate"]
     for p in parts:
         assert sorted(p.engines["id"]) == ["alpha", "beta"]   # not one per tier
         points = p.tiers.groupby("engine")["concurrency"].nunique()

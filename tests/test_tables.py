@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis, Constant
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.manifest import Text
 from reportgen.tables import to_csv, to_json, to_json_dict, to_markdown
+from reportgen.text import Bi
 
 
 def _analysis() -> Analysis:
@@ -24,8 +26,8 @@ def _analysis() -> Analysis:
                            "message_zh": ["中文 | 竖线"], "message_en": ["a | pipe"]})
     empty = pd.DataFrame({"engine_a": pd.Series(dtype=str), "concurrency": pd.Series(dtype=float)})
     return Analysis(
-        round={"title": {"zh": "标题", "en": "Title"}, "concurrency": [1, 2],
-               "memory_gib": np.float64(24.0)},
+        round=RoundInfo(title=Bi("标题", "Title"), concurrency=(1, 2),
+                        memory_gib=np.float64(24.0)),
         engines=engines, tiers=tiers, crossovers=empty, graph_reuse=pd.DataFrame(),
         memory=pd.DataFrame({"engine": ["a"], "weights_gib": [4.36]}),
         prefill=pd.DataFrame({"engine": ["a"], "server_samples": [40.0]}), checks=checks,

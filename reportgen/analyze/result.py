@@ -1,4 +1,5 @@
-"""The analysis result: plain frames, a flat dict of named figures, and the constants used."""
+"""The analysis result: the round's facts (analyze/round_facts.py), plain frames, a flat dict of
+named figures, and the constants used."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.manifest import Inferred, Text
 from reportgen.slo import Slo
 from reportgen.text import Bi
@@ -28,7 +30,7 @@ class Constant:
 class Analysis:
     """Everything the report shows, computed from the raw files (see docs/ARCHITECTURE.md)."""
 
-    round: dict[str, Any]
+    round: RoundInfo
     engines: pd.DataFrame
     tiers: pd.DataFrame
     crossovers: pd.DataFrame
