@@ -1051,7 +1051,7 @@ def _inf_at(tiers: pd.DataFrame) -> float | None:
     return float(finite.max() * 2.0) if finite.size else 1.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Drawn(Analysis):
     """The analysis as the figures draw it: an inf request rate moved to ``inf_at`` on the
     x axis (labelled ∞). A figure-only value, so it lives here, not in the analysis."""

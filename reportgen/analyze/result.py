@@ -26,9 +26,10 @@ class Constant:
     provenance: Text
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
-    """Everything the report shows, computed from the raw files (see docs/ARCHITECTURE.md)."""
+    """Everything the report shows, computed from the raw files (see docs/ARCHITECTURE.md).
+    Frozen: the page, figures and tables read it; a variant is a ``dataclasses.replace``."""
 
     round: RoundInfo
     engines: pd.DataFrame
