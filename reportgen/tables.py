@@ -64,6 +64,8 @@ def _plain(value: Any, integer: bool = False) -> Any:
         return value
     if value is None:
         return None
+    if isinstance(value, Bi):
+        return value.as_dict()
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -252,6 +254,8 @@ def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 
 def _cell(value: Any) -> Any:
     """A value for one CSV/markdown cell: bilingual text as 'zh / en', missing as NaN."""
+    if isinstance(value, Bi):
+        return f"{value.zh} / {value.en}"
     if isinstance(value, Mapping):
         return " / ".join(str(value.get(lang, "")) for lang in ("zh", "en"))
     return math.nan if value is None else value

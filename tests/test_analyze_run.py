@@ -234,9 +234,10 @@ def test_values_are_flat_scalars_with_placeholder_safe_names(analysis) -> None:
     name = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
     for key, value in analysis.values.items():
         assert name.match(key), key
-        assert value is None or isinstance(value, (bool, int, float, str, dict)), key
-        if isinstance(value, dict):
-            assert set(value) == {"zh", "en"}, key
+        # bilingual text is a Bi (the tables JSON writes it as {zh, en}), never a dict
+        assert value is None or isinstance(value, (bool, int, float, str, Bi)), key
+    assert analysis.values["engines.big.label"] == Bi("大", "Big")
+    assert analysis.values["setup.title"] == Bi("测试轮", "Test round")
     assert list(analysis.values) == sorted(analysis.values)
     assert analysis.values["waves.fast.c4.gap"] == pytest.approx(
         analysis.tiers.set_index(["engine", "concurrency"]).loc[("fast", 4), "wave_gap"])

@@ -31,7 +31,7 @@ def _analysis() -> Analysis:
         engines=engines, tiers=tiers, crossovers=empty, graph_reuse=pd.DataFrame(),
         memory=pd.DataFrame({"engine": ["a"], "weights_gib": [4.36]}),
         prefill=pd.DataFrame({"engine": ["a"], "server_samples": [40.0]}), checks=checks,
-        values={"z.last": 1.5, "a.first": np.nan, "m.label": {"zh": "甲", "en": "A"},
+        values={"z.last": 1.5, "a.first": np.nan, "m.label": Bi("甲", "A"),
                 "n.count": np.int64(3)},
         constants=[Constant("bandwidth_gb_s", 1008.0, "GB/s", Text("表", "table"))],
     )
@@ -53,6 +53,7 @@ def test_json_keys_nulls_pairs_and_ints() -> None:
     assert check["engine"] is None and check["value"] is None  # inf is not JSON
     assert list(data["values"]) == ["a.first", "m.label", "n.count", "z.last"]
     assert data["values"]["a.first"] is None and data["values"]["n.count"] == 3
+    assert data["values"]["m.label"] == {"zh": "甲", "en": "A"}   # a Bi, written as JSON
     assert data["constants"][0]["provenance"] == {"zh": "表", "en": "table"}
     assert data["crossovers"] == [] and data["round"]["memory_gib"] == 24.0
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.round_facts import RoundInfo
+from reportgen.analyze.values import Value
 from reportgen.manifest import Inferred, Text
 from reportgen.slo import Slo
 from reportgen.text import Bi
@@ -39,9 +40,9 @@ class Analysis:
     memory: pd.DataFrame
     prefill: pd.DataFrame
     checks: pd.DataFrame
-    # Flat, stable dotted names -> scalar (float, int, str, bool or None); narrative placeholders
-    # and headline cards resolve against this dict.
-    values: dict[str, Any] = field(default_factory=dict)
+    # Flat, stable dotted names -> scalar (float, int, str, bool, Bi or None); narrative
+    # placeholders and headline cards resolve against this dict.
+    values: dict[str, Value] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
     # the value names computed from inputs round.toml declares synthetic (marked † on the page)
     synthetic: Synthetic = field(default_factory=Synthetic)

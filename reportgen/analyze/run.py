@@ -575,19 +575,16 @@ def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
         "completed_total": info.completed_total, "failed_total": info.failed_total}
     for key, value in setup.items():
         v[f"setup.{key}"] = scalar(value)
-    v["setup.title"] = info.title.as_dict() if info.title is not None else None
+    v["setup.title"] = info.title
     v["setup.concurrency"] = " · ".join(str(c) for c in info.concurrency)
     v["setup.tier_count"] = len(info.concurrency)
 
     labels = {}
     for facts in info.engines:
-        label = facts.label.as_dict() if facts.label is not None else None
-        labels[facts.id] = label
+        labels[facts.id] = facts.label
         for f in dataclasses.fields(facts):
             if f.name not in ("id", "sources"):
-                value = getattr(facts, f.name)
-                v[f"engines.{facts.id}.{f.name}"] = label if f.name == "label" \
-                    else scalar(value)
+                v[f"engines.{facts.id}.{f.name}"] = scalar(getattr(facts, f.name))
     v |= flatten_rows(engines, "engines", "id", numeric_columns(engines), per_tier=False)
     for _, e in engines.iterrows():
         base = f"engines.{e['id']}"
@@ -768,7 +765,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                      memory, parity, temps, checks, pair, manifest.output_tokens)
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
-        tiers, order, {i: {"zh": t.zh, "en": t.en} for i, t in labels.items()},
+        tiers, order, labels,
         checks, values)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}

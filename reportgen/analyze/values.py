@@ -1,7 +1,8 @@
 """Flatten analysis frames into the dotted `values` dict (names documented in ARCHITECTURE.md).
 
-Values are plain Python scalars: float (NaN when missing), int, bool, str, or a {zh, en} dict
-for bilingual text. Per-tier keys use `c<C>` (e.g. `tiers.llamacpp.c32.output_tok_s`).
+Values are plain Python scalars: float (NaN when missing), int, bool, str, or a ``Bi`` for
+bilingual text (the tables JSON writes it as {zh, en}). Per-tier keys use `c<C>` (e.g.
+`tiers.llamacpp.c32.output_tok_s`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.text import Bi
+
+# One named figure (narrative placeholders, headline cards, the tables' ``values``): a number
+# (NaN when missing), a count, a flag, a text (None when unknown) or a bilingual text.
+Value = float | int | str | bool | Bi | None
+
 
 def scalar(value: Any) -> Any:
     """numpy / pandas scalars → Python; missing → NaN (None stays None for text)."""
     if type(value) is float or type(value) is str:  # most values: what the chain returns
         return value
-    if value is None:
-        return None
+    if value is None or isinstance(value, Bi):
+        return value
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):

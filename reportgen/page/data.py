@@ -12,6 +12,7 @@ import pandas as pd
 from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.result import Analysis
 from reportgen.analyze.round_facts import EngineFacts, RoundInfo
+from reportgen.analyze.values import Value
 from reportgen.bidi import has_bidi, isolate
 from reportgen.frames import rows_by_engine
 from reportgen.text import Bi
@@ -31,7 +32,7 @@ class Data:
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.round: RoundInfo = analysis.round
-        self.values: Mapping[str, Any] = analysis.values or {}
+        self.values: Mapping[str, Value] = analysis.values
         self.tiers: pd.DataFrame = analysis.tiers
         self.engines: pd.DataFrame = analysis.engines
         self.synthetic: Synthetic = analysis.synthetic
@@ -130,5 +131,5 @@ class Data:
     def excluded(self, engine: str, c: float) -> bool:
         return bool(self.tier(engine, c).get("excluded", False))
 
-    def v(self, name: str) -> Any:
+    def v(self, name: str) -> Value:
         return self.values.get(name, math.nan)

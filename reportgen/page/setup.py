@@ -255,10 +255,10 @@ def headline(b: Builder) -> list[PageBlock]:
     elif d.order and len(d.tiers):
         cards.append(step_absent(b))
     for engine in d.order:
-        c = d.v(f"throughput_drop.{engine}.concurrency")
+        c = num(d.v(f"throughput_drop.{engine}.concurrency"))
         if is_missing(c):
             continue
-        prev = d.v(f"throughput_drop.{engine}.previous_concurrency")
+        prev = num(d.v(f"throughput_drop.{engine}.previous_concurrency"))
         cards.append(Card(
             b.t("headline.anomaly_label", engine=d.label(engine), c=fmt_g(c)),
             b.t("headline.anomaly_value", tok=fmt(d.tier(engine, c).get("output_tok_s"),
