@@ -76,7 +76,7 @@ from reportgen.analyze.tiers import (
     mark_excluded,
     tier_stats,
 )
-from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
+from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
@@ -486,11 +486,11 @@ def _temperatures(manifest: Manifest, engines: Mapping[str, EngineData]) -> dict
 
 def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFrame,
                  memory: pd.DataFrame, pair: tuple[str, str] | None,
-                 labels: Mapping[str, Any]) -> dict[str, Any]:
+                 labels: Mapping[str, Bi | None]) -> dict[str, Value]:
     if pair is None:
         return {}
     a, b = pair
-    out: dict[str, Any] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
+    out: dict[str, Value] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
                            "pair.b_label": labels.get(b)}
     ratios = pair_ratios(tiers, a, b)
     for _, r in ratios.iterrows():
@@ -538,9 +538,9 @@ def _ratio(num: float, den: float) -> float:
     return float(num) / float(den) if den and math.isfinite(float(den)) else math.nan
 
 
-def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
+def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Value]:
     """The first tier where an engine's output throughput falls below the previous tier."""
-    out: dict[str, Any] = {}
+    out: dict[str, Value] = {}
     by_engine = ByEngine(tiers)
     for engine in order:
         own = by_engine[engine]
@@ -563,8 +563,8 @@ def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
             graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict], prefill: pd.DataFrame,
             memory: pd.DataFrame, parity: pd.DataFrame, temps: Mapping[str, float],
             checks: pd.DataFrame, pair: tuple[str, str] | None,
-            output_tokens: float) -> dict[str, Any]:
-    v: dict[str, Any] = {}
+            output_tokens: float) -> dict[str, Value]:
+    v: dict[str, Value] = {}
     setup = {
         "gpu": info.gpu, "gpu_count": info.gpu_count, "memory_gib": info.memory_gib,
         "bandwidth_gb_s": info.bandwidth_gb_s, "input_tokens": info.input_tokens,

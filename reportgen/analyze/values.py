@@ -7,8 +7,7 @@ bilingual text (the tables JSON writes it as {zh, en}). Per-tier keys use `c<C>`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -20,8 +19,9 @@ from reportgen.text import Bi
 Value = float | int | str | bool | Bi | None
 
 
-def scalar(value: Any) -> Any:
-    """numpy / pandas scalars → Python; missing → NaN (None stays None for text)."""
+def scalar(value: object) -> Value:
+    """numpy / pandas scalars → Python; missing → NaN (None stays None for text); anything
+    else as its text."""
     if type(value) is float or type(value) is str:  # most values: what the chain returns
         return value
     if value is None or isinstance(value, Bi):
@@ -34,11 +34,9 @@ def scalar(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         return value
-    if isinstance(value, Mapping):
-        return {str(k): scalar(v) for k, v in value.items()}
-    if pd.isna(value):
+    if pd.isna(value):  # type: ignore[call-overload]   # NaT, pd.NA: any missing scalar
         return float("nan")
-    return value
+    return str(value)
 
 
 def tier_key(concurrency: float) -> str:
@@ -53,11 +51,11 @@ def tier_key(concurrency: float) -> str:
 
 
 def flatten_rows(frame: pd.DataFrame, prefix: str, group: str | None, columns: Iterable[str],
-                 per_tier: bool = True) -> dict[str, Any]:
+                 per_tier: bool = True) -> dict[str, Value]:
     """`prefix[.<group value>][.c<C>].<column>` for every row and column. Columns are read
     whole (``tolist`` gives Python scalars, as a row of mixed dtypes does), not row by row:
     a round of many configurations has tens of thousands of these."""
-    out: dict[str, Any] = {}
+    out: dict[str, Value] = {}
     columns = [c for c in columns if c in frame.columns]
     groups = frame[group].tolist() if group is not None else None
     tiers = frame["concurrency"].tolist() if per_tier else None
