@@ -37,6 +37,7 @@ from reportgen.analyze.compare import Baseline
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.bidi import isolate
+from reportgen.figure_set import BuiltFigure, FigureSet
 from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
@@ -1127,10 +1128,9 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
 
 
 def figures_payload(analysis: Analysis, ui: UI, default_lang: str,
-                    baseline: Baseline | None = None) -> dict[str, Any]:
+                    baseline: Baseline | None = None) -> FigureSet:
     """What the page's script needs: the shared template, and per figure the default-language
-    figure plus the per-language patches. ``kinds`` maps id → kind; ``trace_types`` decides the
-    plotly.js bundle."""
+    figure plus the per-language patches; the trace types decide the plotly.js bundle."""
     by_lang = {lang: build_figures(analysis, ui, lang, baseline) for lang in LANGS}
     ids = [[s.id for s in by_lang[lang]] for lang in LANGS]
     if any(i != ids[0] for i in ids):
@@ -1140,16 +1140,11 @@ def figures_payload(analysis: Analysis, ui: UI, default_lang: str,
     for i, spec in enumerate(by_lang[default_lang]):
         dicts = {lang: by_lang[lang][i].figure.to_dict() for lang in LANGS}
         trace_types |= {str(t.get("type", "scatter")) for t in dicts[default_lang]["data"]}
-        figs.append({"id": spec.id, "kind": spec.kind, "fig": dicts[default_lang],
-                     "i18n": figure_patches(dicts),
-                     "height": int(dicts[default_lang]["layout"].get("height", 460))})
-    shared = template()
-    return {
-        "defaultLang": default_lang,
-        "template": shared,
-        "figs": figs,
-        "trace_types": sorted(trace_types),
-    }
+        height = int(dicts[default_lang]["layout"].get("height", 460))
+        figs.append(BuiltFigure(id=spec.id, kind=spec.kind, height=height,
+                                fig=dicts[default_lang], i18n=figure_patches(dicts)))
+    return FigureSet(default_lang=default_lang, template=template(), figures=tuple(figs),
+                     trace_types=frozenset(trace_types))
 
 
 # ------------------------------------------------------------------ the baseline's curves (h14)

@@ -12,7 +12,6 @@ from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import os
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
+from reportgen.figure_set import FigureSet
 from reportgen.i18n import UI, Bi, load_ui
 from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
@@ -116,20 +116,20 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
 @dataclass(frozen=True)
 class Assembled:
     """Everything the page is rendered from: the page model, the data block and the figures
-    payload. ``html()`` is the report's text; the gold test (tests/test_page_gold.py) reads
-    ``page`` too."""
+    placed on the page. ``html()`` is the report's text; the gold test
+    (tests/test_page_gold.py) reads ``page`` too."""
 
     page: Page
     report_data: dict[str, Any]
-    figs: dict[str, Any]
-    trace_types: set[str]
+    figures: FigureSet
 
     def html(self) -> str:
         from reportgen.render import render_page
         from reportgen.resources import templates_dir
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
-                           figs=self.figs, trace_types=self.trace_types, version=__version__)
+                           figs=self.figures.payload(), trace_types=self.figures.trace_types,
+                           version=__version__)
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
@@ -145,7 +145,7 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
 
     ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
     (``reportgen serve``): the figures and the data block, which depend on the analysis
-    only, are computed once into it."""
+    only, are computed once into it (both are only read afterwards)."""
     return assemble_page(analysis, round_dir, lang, progress, revisions, baseline=baseline,
                          series=series, reuse=reuse).html()
 
@@ -178,9 +178,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     many = len(ra.parts) > 1
     inferred = tuple(ra.inferred)
 
-    figs: list[dict[str, Any]] = []
-    trace_types: set[str] = set()
-    template: Any = None
+    built: list[FigureSet] = []
     views: list[View] = []
     date = page_date(first.round)
     declared = any(part.synthetic.declared.stated for part in ra.parts)
@@ -199,19 +197,16 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
         progress("figures")
         key = f"figures:{i}:{default}"
-        if reuse is not None and key in reuse:
-            payload = copy.deepcopy(reuse[key])
+        cached = reuse.get(key) if reuse is not None else None
+        if isinstance(cached, FigureSet):
+            own = cached
         else:
-            payload = figures_payload(part, ui.for_axis(ra.axis), default, base)
+            own = figures_payload(part, ui.for_axis(ra.axis), default, base)
             if reuse is not None:
-                reuse[key] = copy.deepcopy(payload)
-        trace_types |= set(payload.pop("trace_types"))
-        template = payload["template"]
-        kinds = {f["kind"]: (prefix + f["id"], f["height"]) for f in payload["figs"]}
-        for f in payload["figs"]:
-            f["id"] = prefix + f["id"]
-            del f["kind"], f["height"]
-        figs += payload["figs"]
+                reuse[key] = own
+        own = own.prefixed(prefix)
+        built.append(own)
+        kinds = own.placed()
         runs = ra.runs
         if runs is not None and workload is not None:
             runs = runs[runs["workload"] == workload.id]
@@ -231,7 +226,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
                           series=series, fallback_lang=fallback)
     sections = [s for view in views for s in view.sections] if views else page.sections
     placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
-    figs = [f for f in figs if f["id"] in placed]  # a section that does not apply has none
+    figures = FigureSet.joined(built, default).only(placed)
     progress("render")
     if reuse is not None and "report_data" in reuse:
         report_data = reuse["report_data"]  # read only by render_page
@@ -241,8 +236,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
         if reuse is not None:
             reuse["report_data"] = report_data
-    return Assembled(page, report_data,
-                     {"defaultLang": default, "template": template, "figs": figs}, trace_types)
+    return Assembled(page, report_data, figures)
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None

@@ -84,5 +84,5 @@ def test_dict_form_matches_plotly_key_order_and_arrays() -> None:
 def test_payload_carries_plain_json_only(ui) -> None:
     import json
 
-    payload = figures_payload(make_analysis(), ui, "en")
+    payload = figures_payload(make_analysis(), ui, "en").payload()
     json.dumps(payload, allow_nan=False)   # no numpy values, no NaN outside typed arrays
