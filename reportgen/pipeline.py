@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +113,16 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
     }
 
 
+@dataclass
+class Reuse:
+    """What a caller that renders the same analysis again with new prose keeps
+    (``reportgen serve``): the figures and the data block depend on the analysis only, so
+    they are computed once (and only read afterwards)."""
+
+    figures: dict[str, FigureSet] = field(default_factory=dict)   # by workload and language
+    report_data: dict[str, Any] | None = None
+
+
 @dataclass(frozen=True)
 class Assembled:
     """Everything the page is rendered from: the page model, the data block and the figures
@@ -137,15 +147,14 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
                     revisions: Revisions | None = None,
                     baseline: Source | Missing | None = None,
                     series: Series | None = None,
-                    reuse: dict[str, Any] | None = None) -> str:
+                    reuse: Reuse | None = None) -> str:
     """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
     read from ``round_dir``. A round with several workloads gets one view per workload.
     ``baseline`` adds "Since the previous round" and the baseline's dashed curves; ``series``
     the links of a report built by `reportgen index`.
 
-    ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
-    (``reportgen serve``): the figures and the data block, which depend on the analysis
-    only, are computed once into it (both are only read afterwards)."""
+    ``reuse``: kept by a caller that renders the same analysis again with new prose
+    (``reportgen serve``; see ``Reuse``)."""
     return assemble_page(analysis, round_dir, lang, progress, revisions, baseline=baseline,
                          series=series, reuse=reuse).html()
 
@@ -153,7 +162,7 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
 def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
                   progress: Progress = _quiet, revisions: Revisions | None = None, *,
                   baseline: Source | Missing | None = None, series: Series | None = None,
-                  reuse: dict[str, Any] | None = None) -> Assembled:
+                  reuse: Reuse | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
@@ -197,13 +206,13 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
         progress("figures")
         key = f"figures:{i}:{default}"
-        cached = reuse.get(key) if reuse is not None else None
-        if isinstance(cached, FigureSet):
+        cached = reuse.figures.get(key) if reuse is not None else None
+        if cached is not None:
             own = cached
         else:
             own = figures_payload(part, ui.for_axis(ra.axis), default, base)
             if reuse is not None:
-                reuse[key] = own
+                reuse.figures[key] = own
         own = own.prefixed(prefix)
         built.append(own)
         kinds = own.placed()
@@ -228,28 +237,29 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
     figures = FigureSet.joined(built, default).only(placed)
     progress("render")
-    if reuse is not None and "report_data" in reuse:
-        report_data = reuse["report_data"]  # read only by render_page
+    if reuse is not None and reuse.report_data is not None:
+        report_data = reuse.report_data  # read only by render_page
     else:
         from reportgen.listing import shorten_data
 
         report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
         if reuse is not None:
-            reuse["report_data"] = report_data
+            reuse.report_data = report_data
     return Assembled(page, report_data, figures)
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None
-                     ) -> tuple[Comparison | Missing | None, dict[str, Any], Baseline | None]:
+                     ) -> tuple[Comparison | Missing | None, dict[str, object], Baseline | None]:
     """For one workload's Analysis: the comparison the page shows, the names its narrative can
     use (the analysis values, plus ``baseline.*`` / ``since.*`` when a baseline is set — as
     missing values when round.toml's baseline is not there), and the baseline itself."""
     from reportgen.analyze.compare import Missing, compare, empty_values
+    values: dict[str, object] = dict(part.values)
     if baseline is None:
-        return None, part.values, None
+        return None, values, None
     if isinstance(baseline, Missing):
-        return baseline, part.values | empty_values(list(part.labels())), None
+        return baseline, values | empty_values(list(part.labels())), None
     base = baseline.for_workload(
         part.round.workload.id if part.round.workload is not None else None)
     since = compare(base, part.values, part.labels())   # page text, escaped by the template
-    return since, part.values | since.values, base
+    return since, values | since.values, base
