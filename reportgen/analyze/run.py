@@ -334,6 +334,11 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest,
         log_verbosity=verbosity, sources=sources, client=client or None)
 
 
+def _axis_value(value: object) -> float:
+    """A tier as its column holds it: an integer column's stays an int (the JSON shows 8)."""
+    return int(value) if isinstance(value, int | np.integer) else _num(value)
+
+
 def _int_or_none(value: Any) -> int | None:
     number = _num(value)
     return int(number) if math.isfinite(number) else None
@@ -607,8 +612,8 @@ def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
     v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
     v |= _first_drop_values(tiers, list(engines["id"]))
 
-    for engine, info in reuse_info.items():
-        for key, value in info.items():
+    for engine, blocks in reuse_info.items():
+        for key, value in blocks.items():
             v[f"graph_reuse.{engine}.{key}"] = value
         v[f"graph_reuse.{engine}.decode_steps_per_request"] = scalar(output_tokens)
         v[f"graph_reuse.{engine}.theoretical_max_reuse"] = theoretical_max_reuse(output_tokens)
@@ -733,7 +738,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     clients = configuration_clients(loaded.summary, order)
     facts = tuple(_engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id))
                   for spec in manifest.engines)
-    concurrency = tuple(scalar(c) for c in sorted(set(tiers["concurrency"])))
+    concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
     named = client_summary(clients, manifest.client if manifest.line_of("round.client")
                            else None)
     round_info = RoundInfo(
