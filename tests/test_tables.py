@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 
@@ -102,3 +103,21 @@ def test_crossover_ratios_are_named_for_their_direction() -> None:
     assert "ratio_upper" not in row
     assert "| a | b | 8.25 | 8 | 16 | 0.99 | 1.24 |" in to_markdown(b)
     assert "a_over_b_at_lower,a_over_b_at_upper" in to_csv(b)
+
+
+def test_round_facts_are_written_in_field_order() -> None:
+    from reportgen.analyze.round_facts import EngineFacts, WorkloadInfo
+    from reportgen.tables import round_json
+
+    info = RoundInfo(title=Bi("标题", "Title"), excluded={"a": (16,)}, engines=(
+        EngineFacts(id="a", label=Bi("甲", "A"), slots=4, sources={"slots": "a.log:3"}),))
+    out = round_json(info)
+    assert list(out)[:4] == ["title", "subtitle", "series", "date"] and "workload" not in out
+    assert out["title"] == {"zh": "标题", "en": "Title"} and out["excluded"] == {"a": [16]}
+    engine = out["engines"][0]
+    assert engine["label"] == {"zh": "甲", "en": "A"} and engine["slots"] == 4
+    assert list(engine)[-2:] == ["sources", "client"] and engine["sources"] == {"slots": "a.log:3"}
+    short = WorkloadInfo("short", Bi("短", "short"), None, 128.0, 64.0, True)
+    with_workload = round_json(dataclasses.replace(info, workload=short))
+    assert list(with_workload)[-1] == "workload"
+    assert with_workload["workload"]["label"] == {"zh": "短", "en": "short"}
