@@ -19,6 +19,7 @@ from reportgen.analyze.changes import Diff
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 from reportgen.listing import shorten
 from reportgen.terminal_text import terminal_safe
+from reportgen.text import Bi
 
 WIDTH = 100
 GAP = "  "
@@ -120,7 +121,7 @@ def tiers_text(analysis: Analysis, width: int = WIDTH) -> str:
     and named below; the engine column wraps if the rest still does not fit."""
     tiers: pd.DataFrame = analysis.tiers
     cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
-    if analysis.round.get("axis") == "request_rate":
+    if analysis.round.axis == "request_rate":
         cols = [("concurrency", "req/s", "g") if c[0] == "concurrency" else c for c in cols]
     if "repeats" in tiers.columns:
         cols.insert(2, ("repeats", "runs", "d"))
@@ -172,10 +173,10 @@ def check_report(findings: Sequence[object],
     self-checks, and last the line ``N pass · N warn · N fail``."""
     blocks: list[str] = []
     for part in analysis.parts:
-        workload = part.round.get("workload")
-        if len(analysis.parts) > 1 and workload:
-            blocks.append(f"\nworkload {terminal_safe(str(workload['id']))}: "
-                          f"{terminal_safe(str(workload['label']['en']))}")
+        workload = part.round.workload
+        if len(analysis.parts) > 1 and workload is not None:
+            blocks.append(f"\nworkload {terminal_safe(workload.id)}: "
+                          f"{terminal_safe(workload.label.en)}")
         blocks.append(tiers_text(part))
     if findings:
         blocks += ["\ninput warnings:", findings_text(findings)]
@@ -185,10 +186,11 @@ def check_report(findings: Sequence[object],
     statuses = ["warn"] * len(findings)
     for part in analysis.parts:
         blocks.append("")
-        workload = part.round.get("workload")
-        if len(analysis.parts) > 1 and workload:   # each workload's checks under its own heading
-            blocks.append(f"self-checks · workload {terminal_safe(str(workload['id']))}: "
-                          f"{terminal_safe(str(workload['label']['en']))}")
+        workload = part.round.workload
+        # each workload's checks under its own heading
+        if len(analysis.parts) > 1 and workload is not None:
+            blocks.append(f"self-checks · workload {terminal_safe(workload.id)}: "
+                          f"{terminal_safe(workload.label.en)}")
         blocks.append(checks_text(part))
         statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
     counts = status_counts(statuses)
@@ -237,7 +239,9 @@ def values_text(values: Mapping[str, Any], names: list[str], lang: str = "en") -
     rows = []
     for name in names:
         value = values[name]
-        if isinstance(value, Mapping):
+        if isinstance(value, Bi):
+            value = value.get(lang)
+        elif isinstance(value, Mapping):
             value = value.get(lang, value.get("en", ""))
         rows.append([name, plain(value)])
     return table_text(rows, ["name", "value"], wrap=1)

@@ -47,7 +47,7 @@ from reportgen.formatting import format_value
 from reportgen.i18n import load_ui, markdown
 from reportgen.paths import display_path
 from reportgen.safe_read import printable, read_bytes, read_input, refuse_outside
-from reportgen.text import LANGS
+from reportgen.text import LANGS, Bi
 
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
@@ -82,7 +82,9 @@ def _parse_ref(body: str) -> _Ref | None:
 
 def _lookup(values: Mapping[str, Any], name: str, lang: str) -> Any:
     value = values[name]
-    if isinstance(value, Mapping) and set(value) <= set(LANGS):  # bilingual text value
+    if isinstance(value, Bi):   # bilingual text value
+        return value.get(lang)
+    if isinstance(value, Mapping) and set(value) <= set(LANGS):  # as a tables JSON holds it
         return value.get(lang, value.get("en"))
     return value
 

@@ -19,6 +19,7 @@ name segment (`## values: crossover`, …). Numbers read as in the terminal
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -29,8 +30,10 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis, RoundAnalysis
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
+from reportgen.text import Bi
 
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
@@ -61,6 +64,8 @@ def _plain(value: Any, integer: bool = False) -> Any:
         return value
     if value is None:
         return None
+    if isinstance(value, Bi):
+        return value.as_dict()
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -115,7 +120,7 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
             frame = getattr(part, name)
             if _many(ra):
                 frame = frame.copy()
-                frame.insert(0, "workload", part.round["workload"]["id"])
+                frame.insert(0, "workload", _workload_id(part))
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     for name in SLO_FRAMES:
@@ -136,7 +141,7 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 def _with_workload(ra: RoundAnalysis, part: Analysis, frame: pd.DataFrame) -> pd.DataFrame:
     if not _many(ra):
         return frame
-    return frame.assign(workload=part.round["workload"]["id"])[
+    return frame.assign(workload=_workload_id(part))[
         ["workload", *frame.columns]]
 
 
@@ -152,10 +157,35 @@ def slo_info(ra: RoundAnalysis) -> dict[str, Any] | None:
             "percentiles": "numpy linear interpolation; ITL pooled over every chunk gap"}
 
 
+def _workload_id(part: Analysis) -> str:
+    return part.round.workload.id if part.round.workload is not None else ""
+
+
+def _json_of(value: object) -> object:
+    """A round record as the JSON it is written as: its fields in order, bilingual text as
+    ``{zh, en}``, tuples as lists (numbers and NaN are left to ``_plain``)."""
+    if isinstance(value, Bi):
+        return value.as_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json_of(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _json_of(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_json_of(v) for v in value]
+    return value
+
+
+def round_json(info: RoundInfo) -> dict[str, Any]:
+    """The tables JSON's ``round`` object of one workload (before ``_plain``); ``workload``
+    only when the analysis holds one of the round's workloads."""
+    return {f.name: _json_of(getattr(info, f.name)) for f in dataclasses.fields(info)
+            if f.name != "workload" or info.workload is not None}
+
+
 def round_info(ra: RoundAnalysis) -> dict[str, Any]:
-    info = dict(ra.first.round)
+    info = round_json(ra.first.round)
     if _many(ra):
-        info["workloads"] = [p.round["workload"] for p in ra.parts]
+        info["workloads"] = [_json_of(p.round.workload) for p in ra.parts]
     return info
 
 
@@ -163,7 +193,7 @@ def all_values(ra: RoundAnalysis) -> dict[str, Any]:
     """Every named figure; with several workloads each name is prefixed ``<workload>/``."""
     if not _many(ra):
         return dict(ra.first.values)
-    return {f"{p.round['workload']['id']}/{k}": v for p in ra.parts for k, v in p.values.items()}
+    return {f"{_workload_id(p)}/{k}": v for p in ra.parts for k, v in p.values.items()}
 
 
 def all_constants(ra: RoundAnalysis) -> list[Any]:
@@ -176,7 +206,7 @@ def all_constants(ra: RoundAnalysis) -> list[Any]:
 
 def _as_round(ra: RoundAnalysis | Analysis) -> RoundAnalysis:
     if isinstance(ra, Analysis):
-        return RoundAnalysis(parts=[ra], runs=None, axis=ra.round.get("axis", "concurrency"))
+        return RoundAnalysis(parts=[ra], runs=None, axis=ra.round.axis)
     return ra
 
 
@@ -224,6 +254,8 @@ def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 
 def _cell(value: Any) -> Any:
     """A value for one CSV/markdown cell: bilingual text as 'zh / en', missing as NaN."""
+    if isinstance(value, Bi):
+        return f"{value.zh} / {value.en}"
     if isinstance(value, Mapping):
         return " / ".join(str(value.get(lang, "")) for lang in ("zh", "en"))
     return math.nan if value is None else value
@@ -288,8 +320,8 @@ def _markdown_sections(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 
 def to_markdown(ra: RoundAnalysis | Analysis) -> str:
     ra = _as_round(ra)
-    title = ra.first.round.get("title") or {}
-    heading = title.get("en") if isinstance(title, Mapping) else str(title)
+    title = ra.first.round.title
+    heading = title.en if title is not None else ""
     parts = [f"# {heading or 'reportgen tables'}", ""]
     for name, frame in _markdown_sections(ra).items():
         parts += [f"## {name}", "", _markdown_table(frame) if len(frame) else "(none)", ""]

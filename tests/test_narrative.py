@@ -10,6 +10,7 @@ import pytest
 from reportgen.errors import InputError
 from reportgen.formatting import format_value
 from reportgen.narrative import SECTIONS, load_narrative, render_markdown
+from reportgen.text import Bi
 
 VALUES = {
     "crossover.concurrency": 8.2849,
@@ -20,7 +21,9 @@ VALUES = {
     "memory.mib": 19089.4,
     "missing": math.nan,
     "label": "llama.cpp *Q4* <b>x</b>",
-    "pair.a_label": {"zh": "甲引擎", "en": "Engine A"},
+    "pair.a_label": Bi("甲引擎", "Engine A"),
+    # a baseline's text, as its tables JSON holds it
+    "baseline.title": {"zh": "上一轮", "en": "Last round"},
 }
 
 
@@ -90,6 +93,8 @@ def test_raw_html_in_the_prose_is_escaped() -> None:
 def test_bilingual_values_follow_the_file_language() -> None:
     assert "甲引擎" in render("{{ pair.a_label }}", "zh")[1]
     assert "Engine A" in render("{{ pair.a_label }}", "en")[1]
+    assert "上一轮" in render("{{ baseline.title }}", "zh")[1]
+    assert "Last round" in render("{{ baseline.title }}", "en")[1]
 
 
 def test_missing_value_prints_a_dash() -> None:

@@ -61,6 +61,7 @@ from reportgen.analyze.roofline import (
     kv_tokens_per_slot,
     step_ratio,
 )
+from reportgen.analyze.round_facts import EngineFacts, Related, RoundInfo, WorkloadInfo
 from reportgen.analyze.summary_keys import key_checks, prefer_arrays
 from reportgen.analyze.telemetry import (
     TELEMETRY_COLUMNS,
@@ -76,7 +77,7 @@ from reportgen.analyze.tiers import (
     mark_excluded,
     tier_stats,
 )
-from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
+from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
@@ -89,6 +90,7 @@ from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.model_bytes import DTYPE_BYTES, model_bytes
 from reportgen.slo import Slo, goodput_arguments
+from reportgen.text import Bi
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -158,10 +160,6 @@ def _text(zh: str, en: str) -> Text:
 def _source(key: str, **params: Any) -> Text:
     """Where a constant came from, in both languages ([sources] of the analysis strings)."""
     return chk.strings().bi(f"sources.{key}", **params)
-
-
-def _bilingual(text: Text | None) -> dict[str, str] | None:
-    return None if text is None else {"zh": text.zh, "en": text.en}
 
 
 # ----------------------------------------------------------------------------- engine constants
@@ -280,8 +278,8 @@ def _read_from(manifest: Manifest, key: str) -> str:
     return found.detail if found is not None and found.kind == INFERRED else "round.toml"
 
 
-def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
-                  ) -> dict[str, Any]:
+def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest,
+                  client: str | None) -> EngineFacts:
     """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
     `sources`: field → where it was read (log/fingerprint line)."""
     # what a configuration lacks reads as an empty record: every fact None, no provenance
@@ -314,32 +312,32 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
     version = pick("version", (spec.version, _read_from(manifest, f"engines.{spec.id}.version")),
                    (vlog.version, _where(vlog, "version")),
                    (facts.build, _where(facts, "build")))
-    return {
-        "id": spec.id,
-        "label": _bilingual(spec.label),
-        "kind": spec.kind,
-        "version": version,
-        "dtype": pick("dtype", (vlog.dtype, _where(vlog, "dtype"))),
-        "bytes_per_param": _bytes_per_param(vlog.dtype),
-        "build": pick("build", (facts.build, _where(facts, "build"))),
-        "commit": pick("commit", (facts.commit, _where(facts, "commit"))),
-        "quant": found.group(1).upper() if found else None,
-        "model_file": model_file,
-        "model": pick("model", (vlog.model, _where(vlog, "model")),
-                      (spec.model, _read_from(manifest, f"engines.{spec.id}.model"))),
-        "tensor_parallel": spec.tensor_parallel,
-        "slots": None if slots is None else int(_num(slots)),
-        "context": None if context is None else int(_num(context)),
-        "prompt_cache": cache,
-        "driver": pick("driver", (fp.driver_version, _where(fp, "driver_version"))),
-        "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
-        "gpu_name": pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
-                         (fp.gpu_name, _where(fp, "gpu_name"))),
-        # how much the server logged (llama-server -lv): "the log gave no reason at level N"
-        "log_verbosity": _int_or_none(pick("log_verbosity", (
-            _arg(args, "verbosity"), _where(facts, "args.verbosity")))),
-        "sources": sources,
-    }
+    # the fields in the order of the engine's object in the tables JSON (EngineFacts)
+    dtype = pick("dtype", (vlog.dtype, _where(vlog, "dtype")))
+    build = pick("build", (facts.build, _where(facts, "build")))
+    commit = pick("commit", (facts.commit, _where(facts, "commit")))
+    model = pick("model", (vlog.model, _where(vlog, "model")),
+                 (spec.model, _read_from(manifest, f"engines.{spec.id}.model")))
+    driver = pick("driver", (fp.driver_version, _where(fp, "driver_version")))
+    cuda = pick("cuda", (fp.cuda_version, _where(fp, "cuda_version")))
+    gpu_name = pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
+                    (fp.gpu_name, _where(fp, "gpu_name")))
+    verbosity = _int_or_none(pick("log_verbosity", (
+        _arg(args, "verbosity"), _where(facts, "args.verbosity"))))
+    return EngineFacts(
+        id=spec.id, label=spec.label, kind=spec.kind, version=version, dtype=dtype,
+        bytes_per_param=_bytes_per_param(vlog.dtype), build=build, commit=commit,
+        quant=found.group(1).upper() if found else None, model_file=model_file, model=model,
+        tensor_parallel=spec.tensor_parallel,
+        slots=None if slots is None else int(_num(slots)),
+        context=None if context is None else int(_num(context)),
+        prompt_cache=cache, driver=driver, cuda=cuda, gpu_name=gpu_name,
+        log_verbosity=verbosity, sources=sources, client=client or None)
+
+
+def _axis_value(value: object) -> float:
+    """A tier as its column holds it: an integer column's stays an int (the JSON shows 8)."""
+    return int(value) if isinstance(value, int | np.integer) else _num(value)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -494,11 +492,11 @@ def _temperatures(manifest: Manifest, engines: Mapping[str, EngineData]) -> dict
 
 def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFrame,
                  memory: pd.DataFrame, pair: tuple[str, str] | None,
-                 labels: Mapping[str, Any]) -> dict[str, Any]:
+                 labels: Mapping[str, Bi | None]) -> dict[str, Value]:
     if pair is None:
         return {}
     a, b = pair
-    out: dict[str, Any] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
+    out: dict[str, Value] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
                            "pair.b_label": labels.get(b)}
     ratios = pair_ratios(tiers, a, b)
     for _, r in ratios.iterrows():
@@ -546,9 +544,9 @@ def _ratio(num: float, den: float) -> float:
     return float(num) / float(den) if den and math.isfinite(float(den)) else math.nan
 
 
-def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
+def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Value]:
     """The first tier where an engine's output throughput falls below the previous tier."""
-    out: dict[str, Any] = {}
+    out: dict[str, Value] = {}
     by_engine = ByEngine(tiers)
     for engine in order:
         own = by_engine[engine]
@@ -567,26 +565,32 @@ def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
     return out
 
 
-def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFrame,
+def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
             graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict], prefill: pd.DataFrame,
             memory: pd.DataFrame, parity: pd.DataFrame, temps: Mapping[str, float],
             checks: pd.DataFrame, pair: tuple[str, str] | None,
-            output_tokens: float) -> dict[str, Any]:
-    v: dict[str, Any] = {}
-    for key in ("gpu", "gpu_count", "memory_gib", "bandwidth_gb_s", "input_tokens",
-                "output_tokens", "kv_tokens_per_slot", "model", "client", "date", "driver",
-                "cuda", "requests_total", "requests_per_engine", "completed_total", "failed_total"):
-        v[f"setup.{key}"] = scalar(round_info.get(key))
-    v["setup.title"] = round_info["title"]
-    v["setup.concurrency"] = " · ".join(str(c) for c in round_info["concurrency"])
-    v["setup.tier_count"] = len(round_info["concurrency"])
+            output_tokens: float) -> dict[str, Value]:
+    v: dict[str, Value] = {}
+    setup = {
+        "gpu": info.gpu, "gpu_count": info.gpu_count, "memory_gib": info.memory_gib,
+        "bandwidth_gb_s": info.bandwidth_gb_s, "input_tokens": info.input_tokens,
+        "output_tokens": info.output_tokens, "kv_tokens_per_slot": info.kv_tokens_per_slot,
+        "model": info.model, "client": info.client, "date": info.date, "driver": info.driver,
+        "cuda": info.cuda, "requests_total": info.requests_total,
+        "requests_per_engine": info.requests_per_engine,
+        "completed_total": info.completed_total, "failed_total": info.failed_total}
+    for key, value in setup.items():
+        v[f"setup.{key}"] = scalar(value)
+    v["setup.title"] = info.title
+    v["setup.concurrency"] = " · ".join(str(c) for c in info.concurrency)
+    v["setup.tier_count"] = len(info.concurrency)
 
     labels = {}
-    for facts in round_info["engines"]:
-        labels[facts["id"]] = facts["label"]
-        for key, value in facts.items():
-            if key not in ("id", "sources"):
-                v[f"engines.{facts['id']}.{key}"] = scalar(value)
+    for facts in info.engines:
+        labels[facts.id] = facts.label
+        for f in dataclasses.fields(facts):
+            if f.name not in ("id", "sources"):
+                v[f"engines.{facts.id}.{f.name}"] = scalar(getattr(facts, f.name))
     v |= flatten_rows(engines, "engines", "id", numeric_columns(engines), per_tier=False)
     for _, e in engines.iterrows():
         base = f"engines.{e['id']}"
@@ -609,8 +613,8 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
     v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
     v |= _first_drop_values(tiers, list(engines["id"]))
 
-    for engine, info in reuse_info.items():
-        for key, value in info.items():
+    for engine, blocks in reuse_info.items():
+        for key, value in blocks.items():
             v[f"graph_reuse.{engine}.{key}"] = value
         v[f"graph_reuse.{engine}.decode_steps_per_request"] = scalar(output_tokens)
         v[f"graph_reuse.{engine}.theoretical_max_reuse"] = theoretical_max_reuse(output_tokens)
@@ -645,15 +649,16 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 # ----------------------------------------------------------------------------- entry point
 
-def analyze(loaded: LoadedRound) -> Analysis:
-    """Compute every table and figure of the report from a LoadedRound."""
+def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analysis:
+    """Compute every table and figure of the report from a LoadedRound (``workload``: which
+    of the round's workloads it holds, when it was restricted to one)."""
     # a ratio over a zero or overflowing input is inf/NaN, shown as missing; numpy must not
     # print RuntimeWarnings about it (even under -q)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _analyze(loaded)
+        return _analyze(loaded, workload)
 
 
-def _analyze(loaded: LoadedRound) -> Analysis:
+def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     manifest = loaded.manifest
     engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
@@ -731,43 +736,31 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
     checks = chk.checks_frame(check_rows, axis)
 
-    facts = [_engine_facts(spec, engines.get(spec.id), manifest) for spec in manifest.engines]
     clients = configuration_clients(loaded.summary, order)
-    for f in facts:
-        f["client"] = clients.get(f["id"]) or None
-    concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
-    round_info: dict[str, Any] = {
-        "title": _bilingual(manifest.title),
-        "subtitle": _bilingual(manifest.subtitle),
-        "series": _bilingual(manifest.series),
-        "date": manifest.date,
-        "default_language": manifest.default_language,
-        "gpu": manifest.gpu,
-        "gpu_count": manifest.gpu_count,
-        "memory_gib": manifest.memory_gib,
-        "bandwidth_gb_s": manifest.bandwidth_gb_s,
-        "bandwidth_source": _bilingual(bandwidth_from),
-        "input_tokens": manifest.input_tokens,
-        "output_tokens": manifest.output_tokens,
-        "kv_tokens_per_slot": tokens,
-        "model": manifest.model_name,
-        **client_summary(clients, manifest.client if manifest.line_of("round.client")
-                         else None),
-        "concurrency": concurrency,
-        "requests_total": int(tiers["requests"].sum()),
-        "requests_per_engine": _same(tiers.groupby("engine")["requests"].sum()),
-        "completed_total": int(tiers["completed"].sum()),
-        "failed_total": int(tiers["failed"].sum()),
-        "driver": _joined([f["driver"] for f in facts]),
-        "cuda": _joined([f["cuda"] for f in facts]),
-        "engines": facts,
-        "primary_pair": list(pair) if pair else None,
-        "axis": axis,
-        "excluded": {k: list(v) for k, v in manifest.exclude_from_conclusions.items()},
-        "exclude_reason": _bilingual(reason),
-        "default_language_given": manifest.default_language_given,
-        "related": [{"title": _bilingual(r.title), "href": r.href} for r in manifest.related],
-    }
+    facts = tuple(_engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id))
+                  for spec in manifest.engines)
+    concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
+    named = client_summary(clients, manifest.client if manifest.line_of("round.client")
+                           else None)
+    round_info = RoundInfo(
+        title=manifest.title, subtitle=manifest.subtitle, series=manifest.series,
+        date=manifest.date, default_language=manifest.default_language, gpu=manifest.gpu,
+        gpu_count=manifest.gpu_count, memory_gib=manifest.memory_gib,
+        bandwidth_gb_s=manifest.bandwidth_gb_s, bandwidth_source=bandwidth_from,
+        input_tokens=manifest.input_tokens, output_tokens=manifest.output_tokens,
+        kv_tokens_per_slot=tokens, model=manifest.model_name,
+        client=named.client, client_names=named.names, clients_differ=named.differ,
+        concurrency=concurrency,
+        requests_total=int(tiers["requests"].sum()),
+        requests_per_engine=_same(tiers.groupby("engine")["requests"].sum()),
+        completed_total=int(tiers["completed"].sum()),
+        failed_total=int(tiers["failed"].sum()),
+        driver=_joined([f.driver for f in facts]), cuda=_joined([f.cuda for f in facts]),
+        engines=facts, primary_pair=pair, axis=axis,
+        excluded={k: tuple(v) for k, v in manifest.exclude_from_conclusions.items()},
+        exclude_reason=reason, default_language_given=manifest.default_language_given,
+        related=tuple(Related(r.title, r.href) for r in manifest.related),
+        workload=workload)
     if manifest.exclude_from_conclusions:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
                            for k, v in manifest.exclude_from_conclusions.items())
@@ -778,7 +771,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                      memory, parity, temps, checks, pair, manifest.output_tokens)
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
-        tiers, order, {i: {"zh": t.zh, "en": t.en} for i, t in labels.items()},
+        tiers, order, labels,
         checks, values)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
@@ -842,10 +835,10 @@ def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
 
 # ----------------------------------------------------------------------------- whole round
 
-def _workload_info(w: Workload) -> dict[str, Any]:
-    return {"id": w.id, "label": {"zh": w.label("zh"), "en": w.label("en")},
-            "dataset": w.dataset, "input_tokens": w.input_tokens,
-            "output_tokens": w.output_tokens, "from_settings": w.from_settings}
+def _workload_info(w: Workload) -> WorkloadInfo:
+    return WorkloadInfo(id=w.id, label=Bi(w.label("zh"), w.label("en")), dataset=w.dataset,
+                        input_tokens=w.input_tokens, output_tokens=w.output_tokens,
+                        from_settings=w.from_settings)
 
 
 def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
@@ -875,12 +868,9 @@ def _whole(value: float) -> float:
 
 def analyze_round(loaded: LoadedRound) -> RoundAnalysis:
     """Analyse every workload of the round separately (see RoundAnalysis)."""
-    if len(loaded.workloads) <= 1:
-        parts = [analyze(_for_workload(loaded, loaded.workloads[0]) if loaded.workloads
-                         else loaded)]
+    if not loaded.workloads:
+        parts = [analyze(loaded)]
     else:
-        parts = [analyze(_for_workload(loaded, w)) for w in loaded.workloads]
-    for part, w in zip(parts, loaded.workloads, strict=False):
-        part.round["workload"] = _workload_info(w)
+        parts = [analyze(_for_workload(loaded, w), _workload_info(w)) for w in loaded.workloads]
     return RoundAnalysis(parts=parts, runs=loaded.runs, axis=loaded.axis,
                          skipped=list(loaded.skipped), inferred=list(loaded.inferred))

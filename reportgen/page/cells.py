@@ -68,16 +68,6 @@ def prose_bi(per_lang: Mapping[str, str]) -> Bi:
     return Bi(per_lang["zh"], per_lang["en"])
 
 
-def bi_text(value: object) -> Bi | None:
-    """A round.toml text (``{zh, en}`` table or plain string) as Bi; None when absent."""
-    if isinstance(value, Mapping):
-        return Bi(str(value.get("zh", value.get("en", ""))), str(value.get("en", value.get("zh",
-                                                                                           ""))))
-    if isinstance(value, str) and value:
-        return same(value)
-    return None
-
-
 def per_lang_join(parts: Sequence[Bi], sep: str = "; ") -> Bi:
     """Bi pieces joined with ``sep``, per language."""
     return Bi(sep.join(p.zh for p in parts), sep.join(p.en for p in parts))
