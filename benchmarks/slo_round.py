@@ -75,3 +75,42 @@ def write_random_round(root: Path, slo: str = "", requests: int = 200,
             (bench / f"c{c}.json").write_text(json.dumps(data), encoding="utf-8")
             written[engine, c] = (duration, rows)
     return written
+
+
+def per_request_values(record: dict[str, object]) -> int:
+    """Numbers in a record's per-request arrays: ttfts, latencies, input/output lengths and
+    every ITL gap (what a build reads, checks and bins per request)."""
+    scalars = sum(len(record[k]) for k in ("ttfts", "latencies", "input_lens", "output_lens"))
+    return scalars + sum(len(gaps) for gaps in record["itls"])
+
+
+def write_values_round(root: Path, values: int = 10_000_000, tiers: tuple[int, ...] = (
+        1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128), seed: int = 11) -> int:
+    """2 configurations × ``tiers`` of `--save-detailed` records holding ``values``
+    per-request numbers in all (the build budget of issue 21); returns the count written."""
+    rng = np.random.default_rng(seed)
+    engines = ("alpha", "beta")
+    per_request = 4 + 32  # four scalars + ~32 ITL gaps (output lengths 1 … 64, mean 32.5 − 1)
+    requests = max(1, values // (per_request * len(engines) * len(tiers)))
+    text = "".join(f'\n[[engines]]\nid = "{e}"\nlabel = "{e}"\ndir = "{e}"\nkind = "vllm"\n'
+                   for e in engines)
+    (root / "round.toml").write_text(
+        '[round]\ntitle = "10 M per-request values"\n\n[workload]\ninput_tokens = 8\n'
+        'output_tokens = 64\n' + text + "\n[slo]\nttft_ms = 500\ntpot_ms = 50\n",
+        encoding="utf-8")
+    written = 0
+    for engine in engines:
+        bench = root / engine / "bench"
+        bench.mkdir(parents=True)
+        for c in tiers:
+            ttft = rng.lognormal(np.log(0.2), 0.5, requests).round(6)
+            n = rng.integers(1, 65, requests)
+            tpot = rng.lognormal(np.log(0.03), 0.3, requests).round(6)
+            latency = (ttft + tpot * np.maximum(n - 1, 0)).round(6)
+            gaps = np.round(tpot, 6).tolist()
+            rows = [(float(ttft[i]), float(latency[i]), int(n[i]), "") for i in range(requests)]
+            data = record(c, float(latency.sum() / c + 1.0), rows)
+            data["itls"] = [[gaps[i]] * (int(n[i]) - 1) for i in range(requests)]
+            written += per_request_values(data)
+            (bench / f"c{c}.json").write_text(json.dumps(data), encoding="utf-8")
+    return written
