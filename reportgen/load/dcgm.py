@@ -43,8 +43,8 @@ def dcgm_samples(series: pd.DataFrame) -> pd.DataFrame:
     tidy = pd.DataFrame({"time_s": rows["time_s"], "index": index,
                          "column": rows["name"].map(FIELDS), "value": value})
     # several series of one field and GPU at one instant (pod labels …): their mean
-    wide = tidy.pivot_table(index=["time_s", "index"], columns="column", values="value",
-                            aggfunc="mean", dropna=False).reset_index()
+    wide = tidy.groupby(["time_s", "index", "column"], sort=True)["value"].mean() \
+        .unstack("column").reset_index()
     for column in FIELDS.values():
         if column not in wide.columns:
             wide[column] = np.nan

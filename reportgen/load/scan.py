@@ -110,8 +110,10 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
         return "fingerprint", ""
     if NVSMI_CSV.match(head):
         return "gpu_csv", ""
+    if looks_timestamped(head):
+        return "series", ""
     if _is_prometheus(head):
-        return ("series" if looks_timestamped(head) else "metrics"), ""
+        return "metrics", ""
     if name.endswith(SCRIPT_SUFFIXES) and any(m in head for m in LAUNCH):
         return "script", ""
     return "skipped", "not a benchmark result, log or sample this tool reads"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -32,6 +33,8 @@ from reportgen.safe_read import read_input
 KIND = "series"  # its size cap in reportgen.safe_read.CAPS
 COLUMNS = ("name", "labels", "time_s", "value")
 JSON_SNIFF = (b'"resultType"', b'"result"')
+# `name{labels} value timestamp_ms`: a 10+ digit epoch in ms (no real counter prints so)
+STAMPED_LINE = re.compile(rb"^[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{.*\})?[ \t]+\S+[ \t]+-?\d{10,}$")
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,11 @@ def looks_like_query_json(head: bytes) -> bool:
 
 
 def looks_timestamped(head: bytes) -> bool:
-    """Prometheus text whose first sample line ends in a timestamp (three fields)."""
+    """Prometheus text whose first sample line ends in a millisecond epoch timestamp."""
     for line in head.splitlines():
         line = line.strip()
         if line and not line.startswith(b"#"):
-            rest = line.rsplit(b"}", 1)[-1] if b"}" in line else line
-            return len(rest.split()) == (3 if b"}" not in line else 2)
+            return STAMPED_LINE.match(line) is not None
     return False
 
 
