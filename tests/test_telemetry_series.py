@@ -183,3 +183,22 @@ def test_any_layout_reads_series_next_to_results(tmp_path: Path) -> None:
     (root / "round.toml").write_text('[telemetry]\nutc_offset = "+08:00"\n', encoding="utf-8")
     tele = analyze_dir(root).analysis.first.telemetry
     assert tele["peak_kv_usage"].tolist() == pytest.approx([0.40, 0.87])
+
+
+def test_nvidia_smi_far_from_every_run_is_named(tmp_path: Path) -> None:
+    root = _round(tmp_path, "untimed")
+    (root / "alpha" / "telemetry" / "series.prom").unlink()
+    lines = ["timestamp, index, power.draw [W]"] + [
+        f"2026/11/30 12:00:{s:02d}.000, 0, 100.00 W" for s in range(20)]   # a day early
+    (root / "alpha" / "gpu.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    analysis = analyze_dir(root).analysis.first
+    assert analysis.telemetry.empty
+    (note,) = analysis.telemetry_notes
+    assert note.kind == "outside" and note.files == "round-untimed/alpha/gpu.csv"
+    # a day later the same samples cover C=1 (12:00:00–12:00:10): 100 W × 10 s ÷ 1,000 tok
+    (root / "alpha" / "gpu.csv").write_text("\n".join(lines).replace("11/30", "12/01") + "\n",
+                                            encoding="utf-8")
+    tele = analyze_dir(root).analysis.first.telemetry
+    row = tele[tele["concurrency"] == 1].iloc[0]
+    assert row["source"] == "nvidia-smi" and row["energy_per_output_token_j"] == \
+        pytest.approx(1.0)

@@ -803,7 +803,8 @@ def _analyze(loaded: LoadedRound) -> Analysis:
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
     windows = run_windows(loaded.summary)
-    inputs = telemetry_inputs(engines, manifest.utc_offset_min, windows)
+    inputs = telemetry_inputs(engines, manifest.utc_offset_min, windows,
+                              manifest.path.parent)
     gpus = {e: frame for e, (frame, _) in inputs.gpus.items()}
     parts = [combine(tier_telemetry(gpus.get(spec.id), windows, spec.id,
                                     inputs.gpus[spec.id][1] if spec.id in inputs.gpus else ""),

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 from reportgen.analyze.telemetry import AlignmentNote, near_windows, utc_to_local
 from reportgen.load.records import EngineData
+from reportgen.paths import display_path
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class TelemetryInputs:
 
 
 def telemetry_inputs(engines: Mapping[str, EngineData], offset_min: float | None,
-                     windows: pd.DataFrame) -> TelemetryInputs:
+                     windows: pd.DataFrame, root: Path) -> TelemetryInputs:
+    """``root``: the round folder (how a file is named in a note)."""
     gpus: dict[str, tuple[pd.DataFrame, str]] = {}
     series: dict[str, pd.DataFrame] = {}
     notes: list[AlignmentNote] = []
@@ -71,6 +74,7 @@ def telemetry_inputs(engines: Mapping[str, EngineData], offset_min: float | None
             if near_windows(data.gpu["timestamp"], windows, engine):
                 gpus[engine] = (data.gpu, "nvidia-smi")
             elif (windows["engine"] == engine).any():
-                notes.append(AlignmentNote(engine, "outside", data.files.gpu_csv.name
-                                           if data.files.gpu_csv else ""))
+                csv = data.files.gpu_csv
+                notes.append(AlignmentNote(engine, "outside", display_path(csv, root)
+                                           if csv is not None else "gpu.csv"))
     return TelemetryInputs(gpus, series, tuple(notes))
