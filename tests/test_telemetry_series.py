@@ -202,3 +202,15 @@ def test_nvidia_smi_far_from_every_run_is_named(tmp_path: Path) -> None:
     row = tele[tele["concurrency"] == 1].iloc[0]
     assert row["source"] == "nvidia-smi" and row["energy_per_output_token_j"] == \
         pytest.approx(1.0)
+
+
+def test_results_without_a_date_cannot_be_aligned(tmp_path: Path) -> None:
+    root = _round(tmp_path)
+    for bench in (root / "alpha" / "bench").glob("*.json"):
+        record = json.loads(bench.read_text())
+        del record["date"]          # as SGLang's JSONL: no wall-clock time at all
+        bench.write_text(json.dumps(record), encoding="utf-8")
+    analysis = analyze_dir(root).analysis.first
+    assert analysis.telemetry.empty
+    assert [(n.kind, n.files) for n in analysis.telemetry_notes] == [
+        ("no_window", "round-text/alpha/telemetry/series.prom")]

@@ -219,9 +219,9 @@ def utc_to_local(time_s: pd.Series, offset_min: float) -> pd.Series:
 @dataclass(frozen=True)
 class AlignmentNote:
     """Why some telemetry of ``engine`` is not in the table: ``kind`` ``no_offset`` (UTC
-    samples, no utc_offset), ``untimed`` (samples with no timestamp) or ``outside`` (no sample
-    within a minute of any run window: the clock or the offset may be wrong); ``files`` as
-    shown."""
+    samples, no utc_offset), ``untimed`` (samples with no timestamp), ``outside`` (no sample
+    within a minute of any run window: the clock or the offset may be wrong) or ``no_window``
+    (the results record no run end time); ``files`` as shown."""
     engine: str
     kind: str
     files: str

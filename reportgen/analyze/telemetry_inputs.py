@@ -1,7 +1,7 @@
 """Each configuration's telemetry on the results' local clock: which GPU samples the tier table
 integrates (DCGM when it can be aligned, else nvidia-smi), its engine gauges, and an
 ``AlignmentNote`` for every file that could not be placed (no UTC offset, no timestamps, no
-sample near any run)."""
+sample near any run, no run end time in the results)."""
 
 from __future__ import annotations
 
@@ -48,6 +48,14 @@ def telemetry_inputs(engines: Mapping[str, EngineData], offset_min: float | None
     for engine, data in engines.items():
         tele = data.telemetry
         files = ", ".join(tele.files) if tele is not None else ""
+        if not (windows["engine"] == engine).any():
+            # SGLang's JSONL and most clients record no run end time: nothing to align to
+            have = [*(tele.files if tele is not None else ()),
+                    *([display_path(data.files.gpu_csv, root)]
+                      if data.files.gpu_csv is not None else [])]
+            if have:
+                notes.append(AlignmentNote(engine, "no_window", ", ".join(have)))
+            continue
         if tele is not None and tele.untimed:
             notes.append(AlignmentNote(engine, "untimed", ", ".join(tele.untimed)))
         stamped = tele is not None and not (tele.dcgm.empty and tele.engine.empty)
@@ -73,7 +81,7 @@ def telemetry_inputs(engines: Mapping[str, EngineData], offset_min: float | None
                 and "timestamp" in data.gpu.columns:
             if near_windows(data.gpu["timestamp"], windows, engine):
                 gpus[engine] = (data.gpu, "nvidia-smi")
-            elif (windows["engine"] == engine).any():
+            else:
                 csv = data.files.gpu_csv
                 notes.append(AlignmentNote(engine, "outside", display_path(csv, root)
                                            if csv is not None else "gpu.csv"))
