@@ -214,3 +214,21 @@ def test_results_without_a_date_cannot_be_aligned(tmp_path: Path) -> None:
     assert analysis.telemetry.empty
     assert [(n.kind, n.files) for n in analysis.telemetry_notes] == [
         ("no_window", "round-text/alpha/telemetry/series.prom")]
+
+
+def test_timeline_with_kv_axis_passes_plotly_validation(tmp_path: Path) -> None:
+    import plotly.graph_objects as go
+
+    from reportgen.figures import build_figures
+    from reportgen.i18n import load_ui
+
+    ui = load_ui(Path(__file__).resolve().parents[1] / "templates" / "i18n" / "ui.toml")
+    analysis = analyze_dir(_round(tmp_path)).analysis.first
+    for lang in ("zh", "en"):
+        (spec,) = [s for s in build_figures(analysis, ui, lang) if s.id == "fig-10"]
+        fig = spec.figure.to_dict()
+        out = go.Figure(fig).to_dict()
+        out["layout"].pop("template", None)
+        assert out == fig
+        kv = [t for t in fig["data"] if t.get("yaxis") == "y2"]
+        assert len(kv) == 1 and fig["layout"]["yaxis2"]["tickformat"] == ".0%"
