@@ -232,3 +232,17 @@ def test_timeline_with_kv_axis_passes_plotly_validation(tmp_path: Path) -> None:
         assert out == fig
         kv = [t for t in fig["data"] if t.get("yaxis") == "y2"]
         assert len(kv) == 1 and fig["layout"]["yaxis2"]["tickformat"] == ".0%"
+
+
+def test_init_asks_for_the_offset(tmp_path: Path) -> None:
+    from reportgen.init_toml import init_text
+    from reportgen.load.round import load_round
+
+    root = _round(tmp_path, offset=None)
+    (root / "round.toml").unlink()
+    result = init_text(load_round(root))
+    assert any(t.startswith("telemetry.utc_offset") for t in result.open_keys)
+    filled = result.text.replace('# TODO utc_offset = "+00:00"', 'utc_offset = "+08:00"')
+    (root / "round.toml").write_text(filled, encoding="utf-8")
+    tele = analyze_dir(root).analysis.first.telemetry
+    assert tele["energy_per_output_token_j"].tolist() == pytest.approx([3.0, 3.0])
