@@ -981,13 +981,16 @@ MAX_POINTS = 500    # per configuration: every k-th sample beyond this (the tabl
 
 
 def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
-    """Board power over local time per configuration (GPUs summed per sample instant), and
-    each run's window [date − duration, date] as a band labelled with its tier."""
+    """Board power over local time per configuration (GPUs summed per sample instant), the
+    engines' KV usage on a second axis where scraped over time, and each run's window
+    [date − duration, date] as a band labelled with its tier."""
     import pandas as pd
 
     samples = analysis.telemetry_samples
     windows = analysis.telemetry_windows
-    if samples is None or samples.empty or analysis.telemetry.empty:
+    kv = analysis.telemetry_kv
+    if analysis.telemetry.empty or ((samples is None or samples.empty)
+                                    and (kv is None or kv.empty)):
         return None
     fig = Fig()
     labels = engine_labels(analysis)
@@ -1006,6 +1009,18 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             name=labels[e][lang],
             line=dict(color=color[e], width=1.5),
             hovertemplate=f"{labels[e][lang]}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W<extra></extra>"))
+    for e in engine_order(analysis) if kv is not None and len(kv) else ():
+        mine = kv[kv["engine"] == e].sort_values("timestamp", kind="stable")
+        if mine.empty:
+            continue
+        step = max(1, -(-len(mine) // MAX_POINTS))
+        mine = mine.iloc[::step]
+        when = pd.to_datetime(mine["timestamp"]).to_numpy("datetime64[ms]").astype(np.int64)
+        name = ui.raw("telemetry.fig_kv_name", lang, label=labels[e][lang])
+        fig.add_trace(Scatter(
+            x=when.astype(np.float64), y=mine["kv_usage"].to_numpy(np.float32), mode="lines",
+            name=name, yaxis="y2", line=dict(color=color[e], width=1, dash="dot"),
+            hovertemplate=f"{name}<br>%{{x|%H:%M:%S}}<br>%{{y:.0%}}<extra></extra>"))
     shapes, notes = [], []
     for i, w in enumerate(windows.itertuples(index=False)):
         start, end = cast(pd.Timestamp, w.start), cast(pd.Timestamp, w.end)
@@ -1021,6 +1036,10 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                       yaxis=dict(title=dict(text=ui.raw("telemetry.fig_y", lang)),
                                  rangemode="tozero"),
                       margin=dict(t=40))
+    if kv is not None and len(kv):
+        fig.update_layout(yaxis2=dict(title=dict(text=ui.raw("telemetry.fig_kv", lang)),
+                                      overlaying="y", side="right", range=[0, 1.02],
+                                      dtick=0.25, tickformat=".0%", showgrid=False))
     return fig
 
 

@@ -102,6 +102,20 @@ def init_text(loaded: LoadedRound) -> InitResult:
     out.append(kv_line)
     if kv_line.startswith("# TODO"):
         todo.append("model.kv_bytes_per_token (roofline floor, KV capacity)")
+    stamped = any(d.telemetry is not None and not (d.telemetry.dcgm.empty
+                                                   and d.telemetry.engine.empty)
+                  for d in loaded.engines.values())
+    if m.utc_offset_min is not None or stamped:
+        out += ["", "[telemetry]"]
+        if m.utc_offset_min is not None:
+            whole = int(abs(m.utc_offset_min))
+            sign = "-" if m.utc_offset_min < 0 else "+"
+            out.append(f'utc_offset = "{sign}{whole // 60:02d}:{whole % 60:02d}"')
+        else:
+            out.append('# TODO utc_offset = "+00:00"  # the benchmark host\'s `date +%z`: places '
+                       "DCGM / engine scrapes (UTC) on the results' local clock")
+            todo.append("telemetry.utc_offset (power, J/tok, peak KV usage from DCGM / engine "
+                        "scrapes)")
     for spec in m.engines:
         data = loaded.engines.get(spec.id)
         out += ["", "[[engines]]", f"id = {_q(spec.id)}"]

@@ -59,6 +59,7 @@ CAPS: dict[str, Cap] = {
     "fingerprint": Cap(16 * MiB, "a fingerprint.txt"),
     "gpu_csv": Cap(1 * GiB, "an nvidia-smi CSV"),
     "metrics": Cap(256 * MiB, "a Prometheus scrape"),
+    "series": Cap(1 * GiB, "a telemetry time series (timestamped scrapes or query_range JSON)"),
     "report": Cap(256 * MiB, "a report.html"),
 }
 

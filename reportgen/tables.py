@@ -48,7 +48,7 @@ INT_COLUMNS = frozenset({
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
     "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
-    "requests_good", "runs", "gpus", "samples",
+    "requests_good", "runs", "gpus", "samples", "preemptions",
 })
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.round_facts import RoundInfo
+from reportgen.analyze.telemetry import AlignmentNote
 from reportgen.analyze.values import Value
 from reportgen.manifest import Inferred, Text
 from reportgen.slo import Slo
@@ -70,6 +71,12 @@ class Analysis:
     # round's run windows (± a minute), and the windows (engine, concurrency, start, end)
     telemetry_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
     telemetry_windows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # what could not be aligned (analyze/telemetry.py AlignmentNote), round.toml's UTC offset
+    # (minutes; None: not stated) and the engines' KV usage over time (engine, timestamp,
+    # kv_usage) for the timeline
+    telemetry_notes: tuple[AlignmentNote, ...] = ()
+    telemetry_offset_min: float | None = None
+    telemetry_kv: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def labels(self) -> dict[str, Bi]:
         """Engine id → its label in both languages (the engines table's ``label_zh`` /

@@ -65,10 +65,13 @@ from reportgen.analyze.round_facts import EngineFacts, Related, RoundInfo, Workl
 from reportgen.analyze.summary_keys import key_checks, prefer_arrays
 from reportgen.analyze.telemetry import (
     TELEMETRY_COLUMNS,
+    combine,
     run_windows,
     telemetry_samples,
+    tier_engine,
     tier_telemetry,
 )
+from reportgen.analyze.telemetry_inputs import telemetry_inputs
 from reportgen.analyze.tiers import (
     FILE_KEY_COLUMNS,
     REPEAT_COLUMNS,
@@ -794,17 +797,21 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
     windows = run_windows(loaded.summary)
-    parts = [tier_telemetry(data.gpu, windows, spec.id) for spec in manifest.engines
-             if (data := engines.get(spec.id)) is not None and data.gpu is not None]
+    inputs = telemetry_inputs(engines, manifest.utc_offset_min, windows,
+                              manifest.path.parent)
+    gpu_frames = {e: frame for e, (frame, _) in inputs.gpus.items()}
+    parts = [combine(tier_telemetry(gpu_frames.get(spec.id), windows, spec.id,
+                                    inputs.gpus[spec.id][1] if spec.id in inputs.gpus else ""),
+                     tier_engine(inputs.series.get(spec.id), windows, spec.id))
+             for spec in manifest.engines]
     telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
         if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
-    samples = telemetry_samples(
-        {spec.id: data.gpu for spec in manifest.engines
-         if (data := engines.get(spec.id)) is not None and data.gpu is not None}, windows)
+    samples = telemetry_samples(gpu_frames, windows)
     if len(telemetry):
         values = dict(sorted((values | flatten_rows(
             telemetry, "telemetry", "engine",
-            ("mean_power_w", "energy_j", "energy_per_output_token_j", "gpu_util_pct"))).items()))
+            ("mean_power_w", "energy_j", "energy_per_output_token_j", "gpu_util_pct",
+             "sm_active_pct", "peak_kv_usage", "preemptions"))).items()))
     synthetic = synthetic_values(
         manifest.declared, manifest.path.parent, loaded.summary,
         {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values,
@@ -817,7 +824,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                     distributions=distributions, slo=slo,
                     goodput=goodput, capacity_at_slo=capacity_at_slo, telemetry=telemetry,
                     telemetry_samples=samples,
-                    telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))])
+                    telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))],
+                    telemetry_notes=inputs.notes, telemetry_offset_min=manifest.utc_offset_min,
+                    telemetry_kv=inputs.kv_samples(windows))
 
 
 def _slo_in_results(summary: pd.DataFrame) -> Slo | None:

@@ -469,6 +469,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         workloads,
     )
     from reportgen.load.scan import scan_round
+    from reportgen.load.telemetry import load_telemetry
 
     files = scan_round(root, show)
     results = read_results(files)
@@ -541,6 +542,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     logs_llama, _ = _attach(files, placed, "llama_log")
     prints, loose_prints = _attach(files, placed, "fingerprint")
     csvs, loose_csvs = _attach(files, placed, "gpu_csv")
+    series, loose_series = _attach(files, placed, "series")
 
     given_engines = {e.id: e for e in (given.engines if given else ())}
     engines: dict[str, EngineData] = {}
@@ -574,6 +576,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
         if csv is not None:
             data.gpu = load_gpu_csv(csv.path, name=csv.shown)
+        # a series file in no configuration's folder belongs to each (one server, one GPU set)
+        data.telemetry = load_telemetry([f.path for f in series.get(c.id) or loose_series],
+                                        show, c.id, findings)
         gpu_found = _config_gpu(data, settings.get(c.id, []))
         if gpu_found and spec.gpu is None:
             data.spec = spec = dataclasses.replace(spec, gpu=gpu_found[0])
