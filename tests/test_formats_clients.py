@@ -258,8 +258,7 @@ def test_genai_perf_published_file_without_counts_is_listed_with_why() -> None:
 
 def test_genai_perf_with_counts_uses_the_blocks() -> None:
     """The published file's blocks plus a request_count and the nested config of 0.0.14+
-    (hand-made: no GenAI-Perf run was possible here, its perf_analyzer binary needs glibc
-    2.38)."""
+    (hand-made from a published 24.12-era file; the real 0.0.16 fixture is tested below)."""
     data = json.loads(GENAI_REAL.read_bytes())
     data["request_count"] = {"unit": "count", "avg": 500}
     flat = data.pop("input_config")
@@ -399,3 +398,36 @@ def test_aiperf_03_reads_loadgen_settings_and_its_jsonl() -> None:
         jsonl = path.parent / "profile_export.jsonl"
         [reqs] = aiperf.read(jsonl.read_bytes(), jsonl.name)
         assert len(reqs.record["ttfts"]) == rec["completed"]
+
+
+GENAI = "genai-perf-0.0.16"
+
+
+def test_genai_perf_real_summary_and_csv_agree_and_state_the_stimulus() -> None:
+    """The real client's JSON and CSV of one run give the same record (the CSV rounded to two
+    decimals); the JSON's stimulus, the CSV's folder name, give the axis."""
+    for path in files(GENAI, "profile_export_genai_perf.json"):
+        data = json.loads(path.read_bytes())
+        [run] = genai_perf.read(path.read_bytes(), path.name)
+        [csv_run] = genai_perf.read(path.with_suffix(".csv").read_bytes(),
+                                    path.with_suffix(".csv").relative_to(CLIENTS).as_posix())
+        rec, stimulus = run.record, data["input_config"]["perf_analyzer"]["stimulus"]
+        assert rec["median_ttft_ms"] == data["time_to_first_token"]["p50"]
+        assert rec["completed"] == data["request_count"]["avg"]
+        assert csv_run.record["median_ttft_ms"] == pytest.approx(rec["median_ttft_ms"], abs=0.005)
+        if "concurrency" in stimulus:
+            assert rec["max_concurrency"] == csv_run.record["max_concurrency"] \
+                == stimulus["concurrency"]
+        else:
+            assert rec["request_rate"] == csv_run.record["request_rate"] \
+                == stimulus["request_rate"]
+
+
+def test_genai_perf_raw_export_is_listed_not_read() -> None:
+    """perf_analyzer's profile_export.json beside the summary is the same run's raw
+    timestamps: listed with why, never a second run."""
+    paths = files(GENAI, "profile_export.json")
+    for path in paths:
+        assert claim(path, CLIENTS / GENAI) is genai_perf
+        [run] = genai_perf.read(path.read_bytes(), path.name)
+        assert "profile_export_genai_perf.json" in run.not_a_run and not run.record
