@@ -201,3 +201,40 @@ def test_per_request_data_that_does_not_add_up_is_listed_not_guessed(tmp_path: P
     why = dict(loaded.skipped)["results/per_request_lifecycle_metrics.json"]
     assert "not split" in why and "stage_1" in why
     assert loaded.requests.empty
+
+
+REAL = Path(__file__).parent / "data" / "clients" / "inference-perf-0.7.0"
+
+
+def test_the_real_clients_per_request_file_splits_into_its_stages() -> None:
+    """inference-perf 0.7.0's own files (tests/data/clients/inference-perf-0.7.0/README.md):
+    each stage gets exactly its requests, and the TTFT and E2E latency medians of the
+    requests it gets are the ones inference-perf reports for that stage."""
+    loaded = load_round(REAL)
+    stages = sorted((REAL / "results").glob("stage_*_lifecycle_metrics.json"))
+    assert len(stages) == 3
+    req = loaded.requests.merge(loaded.summary[["source", "record", "request_rate"]],
+                                on=["source", "record"])
+    n = req.groupby("request_rate").size()
+    for path in stages:
+        o = json.loads(path.read_bytes())
+        rate = o["load_summary"]["requested_rate"]
+        assert n[rate] == o["load_summary"]["count"]
+        mine = req[(req["request_rate"] == rate) & req["success"].astype(bool)]
+        lat = o["successes"]["latency"]
+        assert mine["ttft_s"].median() == pytest.approx(lat["time_to_first_token"]["median"])
+        assert mine["latency_s"].median() == pytest.approx(lat["request_latency"]["median"])
+    assert len(req) == len(json.loads(
+        (REAL / "results" / "per_request_lifecycle_metrics.json").read_bytes()))
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("config.yaml", "configuration as it ran"),
+    ("inference-perf.partial.stage_0.yaml", "benchmark-report schema"),
+    ("validation.json", "validation of its own reports"),
+])
+def test_the_real_clients_side_files_say_what_they_are(name: str, why: str) -> None:
+    raw = (REAL / "results" / name).read_bytes()
+    assert why in (ip.sniff(name, raw[:65536]) or "")
+    [run] = ip.read(raw, name)
+    assert why in run.not_a_run

@@ -15,7 +15,8 @@ Known limits: GuideLLM 0.4.0 does not import with transformers 5 (``pip install
 own ``perf-analyzer`` PyPI package does not ship: install ``tritonclient==2.51.0`` (the newest
 wheel whose binary needs glibc ≤ 2.34: 2.52 on need 2.38; 2.44 has the OpenAI service kind,
 2.47 also ``--request-count``), ``nvidia-cuda-runtime-cu12`` (the binary links libcudart.so.12)
-and ``"pandas<3"`` (tritonclient 2.51 pins numpy < 2) in its env.
+and ``"pandas<3"`` (tritonclient 2.51 pins numpy < 2) in its env. inference-perf needs
+Python ≥ 3.12: ``python3.12 -m venv /work/clientenvs/inference-perf-0.7.0``.
 
 No model or tokenizer can be downloaded here, so the clients get a word-level tokenizer built
 on the spot (``tokenizer/``: whitespace-split words, vocabulary from the text corpora the
@@ -255,6 +256,57 @@ def genai_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> 
             shutil.copy2(f, target)
 
 
+INFERENCE_PERF_CONFIG = """\
+load:
+  type: constant
+  stages:
+  - rate: 2
+    duration: 4
+  - rate: 4
+    duration: 4
+  - rate: 6
+    duration: 3
+api:
+  type: completion
+  streaming: true
+server:
+  type: vllm
+  model_name: {model}
+  base_url: {url}
+  ignore_eos: true
+tokenizer:
+  pretrained_model_name_or_path: {tokenizer}
+data:
+  type: random
+  input_distribution: {{min: {inp}, max: {inp}, mean: {inp}, std_dev: 0}}
+  output_distribution: {{min: {out}, max: {out}, mean: {out}, std_dev: 0}}
+report:
+  request_lifecycle:
+    summary: true
+    per_stage: true
+    per_request: true
+storage:
+  local_storage:
+    path: {path}
+"""
+
+
+def inference_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> None:
+    """Three constant-rate stages (2/s and 4/s for 4 s, 6/s for 3 s) with the per-request
+    report, which holds every stage's requests. Needs Python ≥ 3.12 in its env (``python3.12
+    -m venv``); its ``chat`` API has no random data generator, so it sends completions."""
+    tok = build_tokenizer(env, work)
+    out = work / "results"
+    config = work / "config.yml"
+    config.write_text(INFERENCE_PERF_CONFIG.format(
+        model=STUB_SETTINGS["model"], url=stub.url, tokenizer=tok, inp=INPUT_TOKENS,
+        out=OUTPUT_TOKENS, path=out), encoding="utf-8")
+    log.append("config.yml: " + " ".join(config.read_text(encoding="utf-8").split()))
+    run([str(env.bin / "inference-perf"), "--config_file", str(config)], work, log,
+        {"HF_HUB_OFFLINE": "1"})
+    copy_tree(out, dest / "results")
+
+
 KEEP = (".json", ".jsonl", ".csv", ".yaml")
 LEAVE_OUT = ("inputs.json", "outputs.json", "profile_export_raw.jsonl",
              ".aiperf_results_ready.json")
@@ -269,7 +321,8 @@ def copy_tree(src: Path, dest: Path) -> None:
             shutil.copy2(f, target)
 
 
-CLIENTS = {"guidellm": guidellm, "aiperf": aiperf, "genai-perf": genai_perf}
+CLIENTS = {"guidellm": guidellm, "aiperf": aiperf, "genai-perf": genai_perf,
+           "inference-perf": inference_perf}
 
 
 def find_envs(root: Path, only: list[str]) -> list[Env]:

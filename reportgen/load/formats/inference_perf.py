@@ -47,7 +47,35 @@ UNITS = "seconds (inference-perf lifecycle report, successes.latency.*), ×1000"
 STAGE_FILE = re.compile(r"stage_(\d+)_lifecycle_metrics\.json$")
 
 
+# files beside the reports that are no run (0.7): what each is, as the listing says it
+SIDE_FILES = {
+    "config": "inference-perf configuration as it ran (config.yaml), not a run",
+    "partial": "inference-perf per-stage report in the benchmark-report schema "
+               "(inference-perf.partial.stage_N.yaml): the same stage as "
+               "stage_N_lifecycle_metrics.json, which is read",
+    "validation": "inference-perf's validation of its own reports (validation.json), not a run",
+}
+
+
+def _side_file(head: bytes) -> str | None:
+    text = head.lstrip()
+    if text[:1] == b"{":
+        if b'"reports"' in head and b'_lifecycle_metrics.json"' in head \
+                and b'"check"' in head:
+            return "validation"
+        return None
+    if re.search(rb"(?m)^load:\s*$", head) and re.search(rb"(?m)^report:\s*$", head) \
+            and b"request_lifecycle:" in head:
+        return "config"
+    if re.match(rb"version: \S+\s+run:\s", text) and b"uid: inference-perf-stage-" in head:
+        return "partial"
+    return None
+
+
 def sniff(name: str, head: bytes) -> str | None:
+    side = _side_file(head)
+    if side is not None:
+        return SIDE_FILES[side]
     text = head.lstrip()
     if text[:1] == b"[":
         if b'"start_time"' in head and b'"end_time"' in head and b'"info"' in head \
@@ -66,6 +94,9 @@ def _not_run(why: str) -> list[ClientRun]:
 
 
 def read(raw: bytes, shown: str) -> list[ClientRun]:
+    side = _side_file(raw[:65536])
+    if side is not None:
+        return _not_run(SIDE_FILES[side])
     data = decode_one(raw, shown)
     name = PurePosixPath(shown).name.lower()
     if isinstance(data, list):
