@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,32 @@ def test_the_real_clients_side_files_say_what_they_are(name: str, why: str) -> N
     assert why in (ip.sniff(name, raw[:65536]) or "")
     [run] = ip.read(raw, name)
     assert why in run.not_a_run
+
+
+def test_computed_metrics_without_info_read_the_same(tmp_path: Path) -> None:
+    """0.7 with ``per_request_fields: {info: false, computed_metrics: true}``: the client's own
+    per-request TTFT, gaps and token counts give the same arrays as the token times."""
+    reqs = _stages_folder(tmp_path / "r", "response_metrics")
+    lean = []
+    for r in reqs:
+        times = r["info"]["response_metrics"]["output_token_times"]
+        entry = {"start_time": r["start_time"], "end_time": r["end_time"], "error": r["error"]}
+        if r["error"] is None:
+            entry["computed_metrics"] = {
+                "request_latency": r["end_time"] - r["start_time"],
+                "time_to_first_token": times[0] - r["start_time"],
+                "inter_token_latencies": [b - a for a, b in pairwise(times)],
+                "input_tokens": 10, "output_tokens": len(times)}
+        lean.append(entry)
+    raw = json.dumps(lean).encode()
+    assert ip.sniff("per_request_lifecycle_metrics.json", raw)
+    [full] = ip.read(json.dumps(reqs).encode(), "p.json")
+    [part] = ip.read(raw, "p.json")
+    for key in ("ttfts", "latencies", "output_lens", "errors"):
+        assert part.record[key] == pytest.approx(full.record[key]), key
+    ok = [i for i, e in enumerate(full.record["errors"]) if not e]
+    # a failed request's prompt length is in info only
+    assert [part.record["input_lens"][i] for i in ok] == [full.record["input_lens"][i]
+                                                          for i in ok]
+    for mine, theirs in zip(part.record["itls"], full.record["itls"], strict=True):
+        assert mine == pytest.approx(theirs)

@@ -78,8 +78,9 @@ def sniff(name: str, head: bytes) -> str | None:
         return SIDE_FILES[side]
     text = head.lstrip()
     if text[:1] == b"[":
-        if b'"start_time"' in head and b'"end_time"' in head and b'"info"' in head \
-                and b'"request"' in head:
+        # 0.7 can leave out request, response or info (per_request_fields), never the times
+        if b'"start_time"' in head and b'"end_time"' in head and any(
+                k in head for k in (b'"info"', b'"request"', b'"computed_metrics"')):
             return "inference-perf per-request lifecycle list"
         return None
     if text[:1] != b"{" or b'"load_summary"' not in head or b'"successes"' not in head:
@@ -179,20 +180,38 @@ def _response(info: dict[str, Any]) -> dict[str, Any]:
     return info  # ≤ 0.4: flat
 
 
+def _times_of(start: float, cm: dict[str, Any]) -> list[float]:
+    """Token times rebuilt from computed_metrics (TTFT and the gaps after it), from which
+    the same TTFT and gaps follow; none when the request did not stream."""
+    ttft = number(cm.get("time_to_first_token"))
+    gaps = cm.get("inter_token_latencies")
+    if not math.isfinite(ttft) or not isinstance(gaps, list) or not gaps:
+        return []
+    times = [start + ttft]
+    for g in gaps:
+        times.append(times[-1] + number(g))
+    return times
+
+
 def _requests(data: list[Any], shown: str) -> ClientRun:
     """Every request of the file, sorted by start_time, as per-request arrays (seconds)."""
-    rows: list[tuple[float, float, dict[str, Any], Any]] = []
+    rows: list[tuple[float, float, dict[str, Any], Any, dict[str, Any]]] = []
     for i, r in enumerate(data):
         if not isinstance(r, dict):
             raise InputError(shown, f"request {i}: expected an object")
         start, end = number(r.get("start_time")), number(r.get("end_time"))
         if not (math.isfinite(start) and math.isfinite(end)):
             raise InputError(shown, f"request {i}: no numeric start_time / end_time")
-        info = r.get("info")
-        rows.append((start, end, info if isinstance(info, dict) else {}, r.get("error")))
+        info, cm = r.get("info"), r.get("computed_metrics")
+        rows.append((start, end, info if isinstance(info, dict) else {}, r.get("error"),
+                     cm if isinstance(cm, dict) else {}))
     rows.sort(key=lambda row: row[0])
     ttfts, lats, ins, outs, itls, errors = [], [], [], [], [], []
-    for start, end, info, error in rows:
+    for start, end, info, error, cm in rows:
+        if cm:  # 0.7 computed_metrics: the client's own per-request values (s)
+            info = {"input_tokens": cm.get("input_tokens"),
+                    "output_tokens": cm.get("output_tokens"),
+                    "output_token_times": _times_of(start, cm)}
         resp = _response(info)
         times = [t for t in (number(x) for x in resp.get("output_token_times") or [])
                  if math.isfinite(t)]
