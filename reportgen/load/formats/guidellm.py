@@ -3,7 +3,9 @@
 One file is a ``GenerativeBenchmarksReport``: ``benchmarks`` is a list, one entry per scheduling
 strategy that ran (``synchronous``, ``throughput``, ``concurrent`` with ``streams``, ``constant``
 or ``poisson`` at ``rate`` …; a sweep is several of them). Each entry becomes one run, its axis
-value from its strategy: in 0.3 under ``args.strategy``, from 0.4 on under ``config.strategy``.
+value from its strategy: in 0.3 under ``args.strategy``, from 0.4 on under ``config.strategy``;
+the benchmarks of a ``sweep`` profile all go on the rate axis at their measured rate, as
+GuideLLM draws them (``_sweep_axis``).
 
 Metrics come from the ``successful`` part of each ``StatusDistributionSummary`` (client source:
 ``objects/statistics.py`` in 0.3, ``schemas/statistics.py`` later). Their units are in the
