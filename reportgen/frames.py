@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+# the runs table's ``concurrency_note``: how a run's value on the axis was established when not
+# as configured: "num_prompts" (the effective concurrency of an old client), "measured_rate"
+# (a request rate the client measured: a GuideLLM sweep's benchmarks)
+MEASURED_RATE = "measured_rate"
+
 
 def rows_by_engine(frame: pd.DataFrame | None) -> dict[str, pd.DataFrame]:
     """Each engine's rows of ``frame`` sorted by concurrency (stable), as filtering then

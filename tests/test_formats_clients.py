@@ -72,8 +72,16 @@ def test_guidellm_json_values_come_from_the_successful_distributions(folder: str
                 _dist(bench, "request_latency")["median"] * 1000)
             out = _dist(bench, "output_token_count")["total_sum"]
             assert rec["output_throughput"] == pytest.approx(out / rec["duration"])
-            strategy = (bench.get("config") or bench["args"])["strategy"]
+            holder = bench.get("config") or bench["args"]
+            strategy, profile = holder["strategy"], holder["profile"]
             kind = strategy["type_"]
+            if (profile.get("kind") or profile.get("type_")) == "sweep":
+                # every benchmark of a sweep on the rate axis at its measured rate
+                measured = _dist(bench, "requests_per_second")["mean"]
+                assert rec["request_rate"] == measured and "max_concurrency" not in rec
+                assert run.units["request_rate"].startswith(f"measured: the {kind} benchmark")
+                assert run.settings["strategy"][0] == "sweep"
+                continue
             if kind == "synchronous":
                 assert rec["max_concurrency"] == 1
             elif kind == "concurrent":
@@ -86,11 +94,73 @@ def test_guidellm_json_values_come_from_the_successful_distributions(folder: str
             assert run.definitions["tpot"].startswith("GuideLLM inter_token_latency")
 
 
-def test_guidellm_sweep_holds_every_strategy() -> None:
-    [path] = files("guidellm-0.8.1", "sweep/benchmarks.json")
-    kinds = [r.settings["strategy"][0] for r in guidellm.read(path.read_bytes(), "b.json")]
+@pytest.mark.parametrize("folder", [f for f in FIXTURES if f.startswith("guidellm")])
+def test_guidellm_sweep_is_one_rate_sweep_at_measured_rates(folder: str) -> None:
+    """A sweep (synchronous, throughput, then constant/Poisson rates) is one series on the
+    rate axis: each benchmark at its measured requests per second, as GuideLLM draws it, the
+    target rate (where there was one) in the note; the 512 cap is no concurrency tier."""
+    [path] = files(folder, "sweep/benchmarks.json")
+    benches = json.loads(path.read_bytes())["benchmarks"]
+    runs = guidellm.read(path.read_bytes(), "sweep/benchmarks.json")
+    kinds = [b["config"]["strategy"]["type_"] for b in benches]
     assert kinds[:2] == ["synchronous", "throughput"]
-    assert set(kinds[2:]) == {"poisson"}
+    assert set(kinds[2:]) <= {"poisson", "constant"} and len(kinds) > 2
+    for run, bench, kind in zip(runs, benches, kinds, strict=True):
+        rate = bench["metrics"]["requests_per_second"]["successful"]["mean"]
+        assert run.record["request_rate"] == rate
+        note = run.units["request_rate"]
+        target = bench["config"]["strategy"].get("rate")
+        assert note.startswith(f"measured: the {kind} benchmark of a GuideLLM sweep")
+        assert (f"target {target:g} req/s" if target else "no target rate") in note
+    rows = bench_rows([(r.record, r.line) for r in runs], "b.json").rows
+    assert all(math.isnan(r["concurrency"]) for r in rows)
+    # the last target equals throughput's measured rate (profiles/sweep.py): at targets two
+    # benchmarks would share one point; measured, they are four
+    assert len({r.record["request_rate"] for r in runs}) == len(runs)
+
+
+def _sweep_bench(kind: str, rps: float | None, ok: int = 4, **strategy: object) -> dict:
+    dist = {"successful": {"mean": 2.0, "median": 2.0, "std_dev": 0.0, "count": ok,
+                           "total_sum": 4.0 * ok, "percentiles": {}}}
+    metrics: dict = {"request_totals": {"successful": ok, "errored": 0, "incomplete": 0},
+                     "time_to_first_token_ms": dist, "output_token_count": dist,
+                     "request_latency": dist}
+    if rps is not None:
+        metrics["requests_per_second"] = {"successful": {"mean": rps, "count": ok}}
+    return {"type_": "generative_benchmark", "start_time": 10.0, "end_time": 12.0,
+            "config": {"strategy": {"type_": kind, **strategy},
+                       "profile": {"type_": "sweep", "max_concurrency": 512}},
+            "metrics": metrics}
+
+
+def test_guidellm_sweep_hand_checkable() -> None:
+    """synchronous at 1.5 req/s measured, throughput at 6, constant 3.75 (target) measured
+    3.5, constant 6 (target) with no rate in the file: 8 requests / 2 s = 4."""
+    raw = json.dumps({"benchmarks": [
+        _sweep_bench("synchronous", 1.5, max_concurrency=1),
+        _sweep_bench("throughput", 6.0, max_concurrency=512),
+        _sweep_bench("constant", 3.5, rate=3.75, max_concurrency=512),
+        _sweep_bench("poisson", None, ok=8, rate=6.0, max_concurrency=512)],
+        "metadata": {"guidellm_version": "0.6.0"}}).encode()
+    runs = guidellm.read(raw, "b.json")
+    assert [r.record["request_rate"] for r in runs] == [1.5, 6.0, 3.5, 4.0]
+    assert not any("max_concurrency" in r.record for r in runs)
+    assert "target 3.75 req/s" in runs[2].units["request_rate"]
+    assert "successful requests / duration" in runs[3].units["request_rate"]
+    assert "target 6 req/s" in runs[3].units["request_rate"]
+    assert runs[3].record["burstiness"] == 1.0
+    assert "no target rate" in runs[0].units["request_rate"]
+    assert {r.settings["strategy"][0] for r in runs} == {"sweep"}
+
+
+def test_guidellm_plain_concurrent_profile_stays_on_the_concurrency_axis() -> None:
+    for folder in (f for f in FIXTURES if f.startswith("guidellm")):
+        [path] = files(folder, "concurrent/benchmarks.json")
+        benches = json.loads(path.read_bytes())["benchmarks"]
+        runs = guidellm.read(path.read_bytes(), "b.json")
+        assert [r.record["max_concurrency"] for r in runs] == [
+            b["config"]["strategy"]["streams"] for b in benches]
+        assert not any("request_rate" in r.units for r in runs)
 
 
 @pytest.mark.parametrize("folder", ["guidellm-0.8.1"])  # 0.4 wrote no YAML (--outputs json,yaml)
@@ -258,8 +328,7 @@ def test_genai_perf_published_file_without_counts_is_listed_with_why() -> None:
 
 def test_genai_perf_with_counts_uses_the_blocks() -> None:
     """The published file's blocks plus a request_count and the nested config of 0.0.14+
-    (hand-made: no GenAI-Perf run was possible here, its perf_analyzer binary needs glibc
-    2.38)."""
+    (hand-made from a published 24.12-era file; the real 0.0.16 fixture is tested below)."""
     data = json.loads(GENAI_REAL.read_bytes())
     data["request_count"] = {"unit": "count", "avg": 500}
     flat = data.pop("input_config")
@@ -356,7 +425,10 @@ def test_guidellm_published_file() -> None:
     bench = json.loads(raw)["benchmarks"][0]
     [run] = guidellm.read(raw, "benchmarks_stripped.json")
     rec = run.record
-    assert rec["max_concurrency"] == 1  # synchronous
+    # the synchronous benchmark of a sweep (args.profile.type_): at its measured rate
+    assert bench["args"]["profile"]["type_"] == "sweep"
+    assert rec["request_rate"] == bench["metrics"]["requests_per_second"]["successful"]["mean"]
+    assert "max_concurrency" not in rec
     assert rec["completed"] == bench["request_totals"]["successful"]
     assert rec["failed"] == bench["request_totals"]["errored"] + bench["request_totals"][
         "incomplete"]
@@ -367,7 +439,7 @@ def test_guidellm_published_file() -> None:
     [from_yaml] = guidellm.read((root / "benchmarks_stripped.yaml").read_bytes(), "b.yaml")
     assert from_yaml.record == rec
     row = bench_rows([(rec, run.line)], "benchmarks_stripped.json").rows[0]
-    assert row["concurrency"] == 1 and row["completed"] == rec["completed"]
+    assert row["request_rate"] == rec["request_rate"] and row["completed"] == rec["completed"]
 
 
 def test_client_files_benchmark_runs_at_a_tiny_scale(tmp_path: Path) -> None:
@@ -399,3 +471,36 @@ def test_aiperf_03_reads_loadgen_settings_and_its_jsonl() -> None:
         jsonl = path.parent / "profile_export.jsonl"
         [reqs] = aiperf.read(jsonl.read_bytes(), jsonl.name)
         assert len(reqs.record["ttfts"]) == rec["completed"]
+
+
+GENAI = "genai-perf-0.0.16"
+
+
+def test_genai_perf_real_summary_and_csv_agree_and_state_the_stimulus() -> None:
+    """The real client's JSON and CSV of one run give the same record (the CSV rounded to two
+    decimals); the JSON's stimulus, the CSV's folder name, give the axis."""
+    for path in files(GENAI, "profile_export_genai_perf.json"):
+        data = json.loads(path.read_bytes())
+        [run] = genai_perf.read(path.read_bytes(), path.name)
+        [csv_run] = genai_perf.read(path.with_suffix(".csv").read_bytes(),
+                                    path.with_suffix(".csv").relative_to(CLIENTS).as_posix())
+        rec, stimulus = run.record, data["input_config"]["perf_analyzer"]["stimulus"]
+        assert rec["median_ttft_ms"] == data["time_to_first_token"]["p50"]
+        assert rec["completed"] == data["request_count"]["avg"]
+        assert csv_run.record["median_ttft_ms"] == pytest.approx(rec["median_ttft_ms"], abs=0.005)
+        if "concurrency" in stimulus:
+            assert rec["max_concurrency"] == csv_run.record["max_concurrency"] \
+                == stimulus["concurrency"]
+        else:
+            assert rec["request_rate"] == csv_run.record["request_rate"] \
+                == stimulus["request_rate"]
+
+
+def test_genai_perf_raw_export_is_listed_not_read() -> None:
+    """perf_analyzer's profile_export.json beside the summary is the same run's raw
+    timestamps: listed with why, never a second run."""
+    paths = files(GENAI, "profile_export.json")
+    for path in paths:
+        assert claim(path, CLIENTS / GENAI) is genai_perf
+        [run] = genai_perf.read(path.read_bytes(), path.name)
+        assert "profile_export_genai_perf.json" in run.not_a_run and not run.record

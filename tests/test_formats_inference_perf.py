@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,158 @@ def test_a_folder_of_reports_loads_with_the_client_column(tmp_path: Path) -> Non
     skipped = dict(loaded.skipped)
     assert "every stage together" in skipped["results/summary_lifecycle_metrics.json"]
     assert "Prometheus" in skipped["results/stage_0_prometheus_metrics.json"]
+
+
+# ------------------------------------------- per-request data of every stage, split by stage
+
+
+def _request(start: float, ttft: float, gap: float, n_out: int, flavour: str,
+             error: str | None = None) -> dict:
+    """One entry of per_request_lifecycle_metrics.json (reportgen/base.py), in the token-time
+    layout of each version: ``flat`` (≤ 0.4), ``response_info`` (0.5), ``response_metrics``
+    (0.6+)."""
+    times = [start + ttft + k * gap for k in range(n_out)] if error is None else []
+    end = times[-1] if times else start + 0.5
+    resp = {"output_tokens": n_out if error is None else 0, "output_token_times": times}
+    info: dict = {"input_tokens": 10}
+    if flavour == "flat":
+        info.update(resp)
+    else:
+        info[flavour] = resp
+    return {"start_time": start, "end_time": end, "request": "{}", "response": None,
+            "info": info,
+            "error": {"error_type": "HTTP 500", "error_msg": error} if error else None}
+
+
+def _stage_report(n_ok: int, n_failed: int, rate: float) -> dict:
+    tput = {k: v * rate for k, v in TINY["successes"]["throughput"].items()}
+    return {**TINY, "load_summary": {"count": n_ok + n_failed, "requested_rate": rate},
+            "successes": {**TINY["successes"], "count": n_ok, "throughput": tput},
+            "failures": {"count": n_failed}}
+
+
+def _stages_folder(root: Path, flavour: str) -> list[dict]:
+    """Stage 0 at 1 req/s: requests at t = 100, 101 (TTFT 0.1 s); stage 1 at 2 req/s:
+    t = 110, 110.5, 111, the second failed (TTFT 0.3 s). Written in completion order, not
+    in order of sending, as inference-perf's collector keeps them."""
+    reqs = [_request(110.0, 0.3, 0.02, 4, flavour), _request(100.0, 0.1, 0.01, 3, flavour),
+            _request(111.0, 0.3, 0.02, 4, flavour), _request(101.0, 0.1, 0.01, 3, flavour),
+            _request(110.5, 0.3, 0.02, 4, flavour, error="boom")]
+    (root / "results").mkdir(parents=True)
+    (root / "results" / "per_request_lifecycle_metrics.json").write_text(json.dumps(reqs))
+    (root / "results" / "stage_0_lifecycle_metrics.json").write_text(
+        json.dumps(_stage_report(2, 0, 1.0)))
+    (root / "results" / "stage_1_lifecycle_metrics.json").write_text(
+        json.dumps(_stage_report(2, 1, 2.0)))
+    return reqs
+
+
+@pytest.mark.parametrize("flavour", ["flat", "response_info", "response_metrics"])
+def test_per_request_file_is_sorted_by_start_and_read_in_seconds(flavour: str,
+                                                                 tmp_path: Path) -> None:
+    reqs = _stages_folder(tmp_path / "r", flavour)
+    raw = (tmp_path / "r" / "results" / "per_request_lifecycle_metrics.json").read_bytes()
+    assert ip.sniff("per_request_lifecycle_metrics.json", raw)
+    [part] = ip.read(raw, "per_request_lifecycle_metrics.json")
+    assert part.requests_of == "stage_*" and not part.not_a_run
+    rec = part.record
+    assert rec["ttfts"][:2] == pytest.approx([0.1, 0.1])   # stage 0 first: t = 100, 101
+    assert rec["ttfts"][2] == pytest.approx(0.3)
+    assert rec["errors"] == ["", "", "", "HTTP 500: boom", ""]
+    assert rec["ttfts"][3] == 0.0 and rec["output_lens"] == [3, 3, 4, 0, 4]
+    assert rec["latencies"][0] == pytest.approx(0.1 + 2 * 0.01)
+    assert rec["itls"][0] == pytest.approx([0.01, 0.01]) and rec["itls"][3] == []
+    assert len(reqs) == 5
+
+
+def test_per_request_data_is_split_by_stage(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    _stages_folder(root, "response_metrics")
+    loaded = load_round(root)
+    req = loaded.requests.merge(loaded.summary[["source", "record", "request_rate"]],
+                                on=["source", "record"])
+    by_rate = req.groupby("request_rate")
+    assert by_rate.size().to_dict() == {1.0: 2, 2.0: 3}
+    assert by_rate["success"].sum().to_dict() == {1.0: 2, 2.0: 2}
+    ttft = req[req["success"].astype(bool)].groupby("request_rate")["ttft_s"].mean()
+    assert ttft.to_dict() == pytest.approx({1.0: 0.1, 2.0: 0.3})
+    skipped = dict(loaded.skipped)
+    assert "split in order of sending" in skipped["results/per_request_lifecycle_metrics.json"]
+
+
+def test_per_request_data_that_does_not_add_up_is_listed_not_guessed(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    _stages_folder(root, "flat")
+    # stage 1 now says 3 successes: the requests in order of sending hold 2
+    (root / "results" / "stage_1_lifecycle_metrics.json").write_text(
+        json.dumps(_stage_report(3, 0, 2.0)))
+    loaded = load_round(root)
+    why = dict(loaded.skipped)["results/per_request_lifecycle_metrics.json"]
+    assert "not split" in why and "stage_1" in why
+    assert loaded.requests.empty
+
+
+REAL = Path(__file__).parent / "data" / "clients" / "inference-perf-0.7.0"
+
+
+def test_the_real_clients_per_request_file_splits_into_its_stages() -> None:
+    """inference-perf 0.7.0's own files (tests/data/clients/inference-perf-0.7.0/README.md):
+    each stage gets exactly its requests, and the TTFT and E2E latency medians of the
+    requests it gets are the ones inference-perf reports for that stage."""
+    loaded = load_round(REAL)
+    stages = sorted((REAL / "results").glob("stage_*_lifecycle_metrics.json"))
+    assert len(stages) == 3
+    req = loaded.requests.merge(loaded.summary[["source", "record", "request_rate"]],
+                                on=["source", "record"])
+    n = req.groupby("request_rate").size()
+    for path in stages:
+        o = json.loads(path.read_bytes())
+        rate = o["load_summary"]["requested_rate"]
+        assert n[rate] == o["load_summary"]["count"]
+        mine = req[(req["request_rate"] == rate) & req["success"].astype(bool)]
+        lat = o["successes"]["latency"]
+        assert mine["ttft_s"].median() == pytest.approx(lat["time_to_first_token"]["median"])
+        assert mine["latency_s"].median() == pytest.approx(lat["request_latency"]["median"])
+    assert len(req) == len(json.loads(
+        (REAL / "results" / "per_request_lifecycle_metrics.json").read_bytes()))
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("config.yaml", "configuration as it ran"),
+    ("inference-perf.partial.stage_0.yaml", "benchmark-report schema"),
+    ("validation.json", "validation of its own reports"),
+])
+def test_the_real_clients_side_files_say_what_they_are(name: str, why: str) -> None:
+    raw = (REAL / "results" / name).read_bytes()
+    assert why in (ip.sniff(name, raw[:65536]) or "")
+    [run] = ip.read(raw, name)
+    assert why in run.not_a_run
+
+
+def test_computed_metrics_without_info_read_the_same(tmp_path: Path) -> None:
+    """0.7 with ``per_request_fields: {info: false, computed_metrics: true}``: the client's own
+    per-request TTFT, gaps and token counts give the same arrays as the token times."""
+    reqs = _stages_folder(tmp_path / "r", "response_metrics")
+    lean = []
+    for r in reqs:
+        times = r["info"]["response_metrics"]["output_token_times"]
+        entry = {"start_time": r["start_time"], "end_time": r["end_time"], "error": r["error"]}
+        if r["error"] is None:
+            entry["computed_metrics"] = {
+                "request_latency": r["end_time"] - r["start_time"],
+                "time_to_first_token": times[0] - r["start_time"],
+                "inter_token_latencies": [b - a for a, b in pairwise(times)],
+                "input_tokens": 10, "output_tokens": len(times)}
+        lean.append(entry)
+    raw = json.dumps(lean).encode()
+    assert ip.sniff("per_request_lifecycle_metrics.json", raw)
+    [full] = ip.read(json.dumps(reqs).encode(), "p.json")
+    [part] = ip.read(raw, "p.json")
+    for key in ("ttfts", "latencies", "output_lens", "errors"):
+        assert part.record[key] == pytest.approx(full.record[key]), key
+    ok = [i for i, e in enumerate(full.record["errors"]) if not e]
+    # a failed request's prompt length is in info only
+    assert [part.record["input_lens"][i] for i in ok] == [full.record["input_lens"][i]
+                                                          for i in ok]
+    for mine, theirs in zip(part.record["itls"], full.record["itls"], strict=True):
+        assert mine == pytest.approx(theirs)

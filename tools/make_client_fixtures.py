@@ -11,9 +11,12 @@ the client wrote to ``tests/data/clients/<client>-<version>/`` with a README nam
 its version, each command and the stub's timing model.
 
 Known limits: GuideLLM 0.4.0 does not import with transformers 5 (``pip install
-"transformers<5"`` in its env); GenAI-Perf needs NVIDIA's ``perf_analyzer`` binary, which its
-PyPI package does not ship and whose tritonclient wheels need glibc 2.38 (older ones lack the
-OpenAI service kind), so ``genai_perf`` below is written from its CLI but has not run here.
+"transformers<5"`` in its env). GenAI-Perf runs NVIDIA's ``perf_analyzer`` binary, which its
+own ``perf-analyzer`` PyPI package does not ship: install ``tritonclient==2.51.0`` (the newest
+wheel whose binary needs glibc ≤ 2.34: 2.52 on need 2.38; 2.44 has the OpenAI service kind,
+2.47 also ``--request-count``), ``nvidia-cuda-runtime-cu12`` (the binary links libcudart.so.12)
+and ``"pandas<3"`` (tritonclient 2.51 pins numpy < 2) in its env. inference-perf needs
+Python ≥ 3.12: ``python3.12 -m venv /work/clientenvs/inference-perf-0.7.0``.
 
 No model or tokenizer can be downloaded here, so the clients get a word-level tokenizer built
 on the spot (``tokenizer/``: whitespace-split words, vocabulary from the text corpora the
@@ -229,22 +232,79 @@ def aiperf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> None
 def genai_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> None:
     tok = build_tokenizer(env, work)
     exe = str(env.bin / "genai-perf")
-    path_env = {"PATH": f"{env.bin}:{os.environ['PATH']}"}
-    for c in CONCURRENCIES:
+    # tritonclient's perf_analyzer links libcudart.so.12 (loaded, never used without a GPU);
+    # the nvidia-cuda-runtime-cu12 wheel in the same env ships it
+    cudart = env.site / "nvidia" / "cuda_runtime" / "lib"
+    path_env = {"PATH": f"{env.bin}:{os.environ['PATH']}",
+                "LD_LIBRARY_PATH": f"{cudart}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    loads = [(f"c{c}", ["--concurrency", str(c)]) for c in CONCURRENCIES]
+    loads.append(("rate4", ["--request-rate", "4"]))
+    for tag, load in loads:
         run([exe, "profile", "-m", str(STUB_SETTINGS["model"]), "--url", stub.url.split("//")[1],
              "--endpoint-type", "chat", "--streaming", "--tokenizer", str(tok),
-             "--concurrency", str(c), "--request-count", str(REQUESTS),
+             *load, "--request-count", str(REQUESTS),
              "--warmup-request-count", "0",
              "--synthetic-input-tokens-mean", str(INPUT_TOKENS),
              "--synthetic-input-tokens-stddev", "0",
              "--output-tokens-mean", str(OUTPUT_TOKENS), "--output-tokens-stddev", "0",
-             "--random-seed", "1", "--artifact-dir", str(work / "artifacts" / f"c{c}")],
+             "--random-seed", "1", "--artifact-dir", str(work / "artifacts" / tag)],
             work, log, path_env)
     for f in sorted((work / "artifacts").rglob("*")):
         if f.is_file() and f.suffix in (".json", ".csv") and "inputs" not in f.name:
             target = dest / "artifacts" / f.relative_to(work / "artifacts")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, target)
+
+
+INFERENCE_PERF_CONFIG = """\
+load:
+  type: constant
+  stages:
+  - rate: 2
+    duration: 4
+  - rate: 4
+    duration: 4
+  - rate: 6
+    duration: 3
+api:
+  type: completion
+  streaming: true
+server:
+  type: vllm
+  model_name: {model}
+  base_url: {url}
+  ignore_eos: true
+tokenizer:
+  pretrained_model_name_or_path: {tokenizer}
+data:
+  type: random
+  input_distribution: {{min: {inp}, max: {inp}, mean: {inp}, std_dev: 0}}
+  output_distribution: {{min: {out}, max: {out}, mean: {out}, std_dev: 0}}
+report:
+  request_lifecycle:
+    summary: true
+    per_stage: true
+    per_request: true
+storage:
+  local_storage:
+    path: {path}
+"""
+
+
+def inference_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str]) -> None:
+    """Three constant-rate stages (2/s and 4/s for 4 s, 6/s for 3 s) with the per-request
+    report, which holds every stage's requests. Needs Python ≥ 3.12 in its env (``python3.12
+    -m venv``); its ``chat`` API has no random data generator, so it sends completions."""
+    tok = build_tokenizer(env, work)
+    out = work / "results"
+    config = work / "config.yml"
+    config.write_text(INFERENCE_PERF_CONFIG.format(
+        model=STUB_SETTINGS["model"], url=stub.url, tokenizer=tok, inp=INPUT_TOKENS,
+        out=OUTPUT_TOKENS, path=out), encoding="utf-8")
+    log.append("config.yml: " + " ".join(config.read_text(encoding="utf-8").split()))
+    run([str(env.bin / "inference-perf"), "--config_file", str(config)], work, log,
+        {"HF_HUB_OFFLINE": "1"})
+    copy_tree(out, dest / "results")
 
 
 KEEP = (".json", ".jsonl", ".csv", ".yaml")
@@ -261,7 +321,8 @@ def copy_tree(src: Path, dest: Path) -> None:
             shutil.copy2(f, target)
 
 
-CLIENTS = {"guidellm": guidellm, "aiperf": aiperf, "genai-perf": genai_perf}
+CLIENTS = {"guidellm": guidellm, "aiperf": aiperf, "genai-perf": genai_perf,
+           "inference-perf": inference_perf}
 
 
 def find_envs(root: Path, only: list[str]) -> list[Env]:
@@ -274,12 +335,24 @@ def find_envs(root: Path, only: list[str]) -> list[Env]:
     return envs
 
 
+# packages beside the client that shape what it measures (GenAI-Perf: the perf_analyzer binary)
+COMPANIONS = {"genai-perf": ("tritonclient", "nvidia-cuda-runtime-cu12")}
+
+
+def installed(env: Env, package: str) -> str | None:
+    name = package.replace("-", "_")
+    found = sorted(env.site.glob(f"{name}-*.dist-info"))
+    return found[0].name[len(name) + 1:-len(".dist-info")] if found else None
+
+
 def readme(env: Env, log: list[str]) -> str:
     cmds = "\n".join(f"    {c}" for c in log)
+    pins = [f"{env.client}=={env.version}"] + [
+        f"{p}=={v}" for p in COMPANIONS.get(env.client, ()) if (v := installed(env, p))]
     return (
         f"# {env.client} {env.version}: files written by the real client\n\n"
         f"Written by `tools/make_client_fixtures.py` on {time.strftime('%Y-%m-%d')}: "
-        f"`pip install {env.client}=={env.version}` in its own virtualenv, run against "
+        f"`pip install {' '.join(pins)}` in its own virtualenv, run against "
         "`tools/stub_server.py` on 127.0.0.1. The client's files were not edited; its "
         "input dataset files (`inputs.json`) and logs are left out.\n\n"
         "Commands (PORT: a free port; TOKENIZER: a word-level tokenizer built by the script, "

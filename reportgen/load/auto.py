@@ -21,6 +21,7 @@ import pandas as pd
 
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
+from reportgen.frames import MEASURED_RATE
 from reportgen.load.bench_json import bench_rows, decode_records, empty_requests, summary_frame
 from reportgen.load.placement import (
     Configuration,
@@ -313,7 +314,7 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
         "workload": placed["workload"].astype(str),
         "axis": axis,
         "concurrency": col("concurrency"),
-        "concurrency_note": placed["concurrency_note"],
+        "concurrency_note": _axis_notes(placed),
         "request_rate": rate.where(~rate.isin([math.inf])),
         "repeat": placed["repeat"].astype(int),
         "completed": completed,
@@ -326,6 +327,16 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
         "tpot_p50_ms": col("tpot_median_ms"),
         "e2el_p50_ms": col("e2el_median_ms"),
     }).reset_index(drop=True)
+
+
+def _axis_notes(placed: pd.DataFrame) -> list[str]:
+    """How each run's value on the axis was established, beyond the configured one: the
+    effective concurrency (``num_prompts``) or a measured request rate (``measured_rate``:
+    a GuideLLM sweep's benchmarks, whose reader says so in ``units["request_rate"]``)."""
+    units = placed["units"] if "units" in placed.columns else [None] * len(placed)
+    return [MEASURED_RATE if isinstance(u, dict) and str(u.get("request_rate", ""))
+            .startswith("measured") else str(n)
+            for n, u in zip(placed["concurrency_note"], units, strict=True)]
 
 
 def _split_configs(configs: list[Configuration], present: list[str]

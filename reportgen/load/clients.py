@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from reportgen.errors import Finding
 from reportgen.load.bench_json import BenchRows, bench_rows
 from reportgen.load.formats import ClientRun, reader
+from reportgen.paths import natural_key
 from reportgen.safe_read import read_input
 
 if TYPE_CHECKING:
@@ -58,6 +59,7 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
     out = ClientRows()
     _copies(read)
     _join(read, out)
+    _split_in_order(read, out)
     for cf in read:
         used = [r for r in cf.runs if not r.not_a_run and not r.requests_of]
         for reason in dict.fromkeys(r.not_a_run for r in cf.runs if r.not_a_run):
@@ -144,7 +146,7 @@ def _join(read: list[ClientFile], out: ClientRows) -> None:
                 here.setdefault((r.client, r.key, folder[id(cf)]), []).append((cf, i))
     for cf in read:
         for r in cf.runs:
-            if not r.requests_of:
+            if not r.requests_of or r.requests_of.endswith("*"):
                 continue
             near = here.get((r.client, r.requests_of, folder[id(cf)]))  # the same folder
             if not near:
@@ -164,3 +166,61 @@ def _join(read: list[ClientFile], out: ClientRows) -> None:
                                                 units={**run.units, **r.units})
             out.skipped.append((cf.file.rel, f"per-request data of {owner.file.rel}; joined "
                                              "to that run"))
+
+
+def _split_in_order(read: list[ClientFile], out: ClientRows) -> None:
+    """Cut a file of several runs' requests (``requests_of="<prefix>*"``, sorted in order of
+    sending) into the runs of that prefix in its folder, in the order of their keys, by each
+    run's request count. Joined only when the counts add up and every run's slice holds as
+    many successful requests as the run counts: else it is listed with why, never guessed."""
+    for cf in read:
+        folder = PurePosixPath(cf.file.rel).parent
+        for r in cf.runs:
+            if not r.requests_of.endswith("*"):
+                continue
+            prefix = r.requests_of[:-1]
+            owners = sorted(
+                ((o, i) for o in read if PurePosixPath(o.file.rel).parent == folder
+                 for i, run in enumerate(o.runs)
+                 if run.client == r.client and run.key.startswith(prefix)
+                 and not run.not_a_run and not run.requests_of),
+                key=lambda oi: natural_key(oi[0].runs[oi[1]].key))
+            cut = _cut(r, [o.runs[i] for o, i in owners])
+            if isinstance(cut, str):  # why not
+                out.skipped.append((cf.file.rel, f"per-request data of every {r.client} "
+                                                 f"{prefix.rstrip('_')}; not split: {cut}"))
+                continue
+            for (o, i), part in zip(owners, cut, strict=True):
+                run = o.runs[i]
+                o.runs[i] = dataclasses.replace(run, record={**run.record, **part},
+                                                units={**run.units, **r.units})
+            keys = [o.runs[i].key for o, i in owners]
+            out.skipped.append((cf.file.rel, f"per-request data of {len(owners)} "
+                                             f"{r.client} runs ({keys[0]} … {keys[-1]}); "
+                                             "split in order of sending, joined to each"))
+
+
+def _cut(part: ClientRun, runs: list[ClientRun]) -> list[dict[str, Any]] | str:
+    """Each run's slice of ``part``'s arrays, or why they cannot be cut."""
+    errors = part.record.get("errors")
+    if not runs:
+        return "no run of it in this folder"
+    if not isinstance(errors, list):
+        return "no per-request list"
+    sizes = [r.record.get("num_prompts") for r in runs]
+    if not all(isinstance(n, int) for n in sizes):
+        return "a run states no request count"
+    counts = [int(n) for n in sizes if isinstance(n, int)]
+    if sum(counts) != len(errors):
+        return f"{len(errors)} requests, the runs count {sum(counts)}"
+    parts: list[dict[str, Any]] = []
+    start = 0
+    for run, n in zip(runs, counts, strict=True):
+        ok = sum(1 for e in errors[start:start + n] if not e)
+        if ok != run.record.get("completed"):
+            return (f"{run.key}'s {n} requests in order of sending hold {ok} successful, "
+                    f"it counts {run.record.get('completed')}")
+        parts.append({k: v[start:start + n] for k, v in part.record.items()
+                      if isinstance(v, list)})
+        start += n
+    return parts

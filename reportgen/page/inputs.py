@@ -7,6 +7,7 @@ import math
 import re
 
 from reportgen.formatting import fmt_g
+from reportgen.frames import MEASURED_RATE
 from reportgen.listing import shorten
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, same, tcell
@@ -39,6 +40,8 @@ def _source_file(source: str) -> str:
     return head if "/" in head or re.search(r"\.(json|jsonl|log|txt|csv|toml|md)$", head) \
         else ""
 
+MEASURED_MARK = "※"  # after a rate the client measured (see inputs.measured_rate)
+
 
 def inputs_tables(b: Builder) -> list[PageBlock]:
     """The runs behind this view's tiers, and the files of the round that were not
@@ -54,9 +57,11 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
         for r in runs.itertuples(index=False):
             x = r.concurrency if not b.rate_axis else (
                 r.request_rate if math.isfinite(num(r.request_rate)) else math.inf)
+            # a measured rate is marked, never shown as if it had been the target
+            mark = MEASURED_MARK if r.concurrency_note == MEASURED_RATE else ""
             rows.append(Row([
                 tcell(str(r.source), "path"), tcell(b.d.label(str(r.engine))),
-                Cell(same(fmt_g(x)), True), ncell(r.repeat, "d"),
+                Cell(same(fmt_g(x) + mark), True), ncell(r.repeat, "d"),
                 ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
                 ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),
                 ncell(r.itl_p50_ms, ".2f")]))
@@ -71,6 +76,8 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
                 Table(cols, rows, None, variant="wide")]
         if (runs["concurrency_note"] == "num_prompts").any():
             out.append(Para(b.t("inputs.effective_concurrency"), "note"))
+        if (runs["concurrency_note"] == MEASURED_RATE).any():
+            out.append(Para(b.t("inputs.measured_rate", mark=MEASURED_MARK), "note"))
     if b.inputs.skipped:
         short = shorten(b.inputs.skipped)
         rows = [Row([tcell(f), tcell(why)]) for f, why in short.shown]

@@ -47,7 +47,10 @@ class ClientRun:
     # joining a run split over two files (llmperf's *_summary.json + *_individual_responses
     # .json): ``key`` names this run; a ClientRun with ``requests_of`` set carries only the
     # per-request arrays of the run of that key in another file of the same client (the one in
-    # the nearest folder), and is never a run of its own
+    # the nearest folder), and is never a run of its own. ``requests_of="<prefix>*"``: the
+    # requests of several runs run one after another (inference-perf's stages), in order of
+    # sending: cut, in the order of their keys, into the runs of that prefix in the same
+    # folder, by each run's request count (``num_prompts``)
     key: str = ""
     requests_of: str = ""
     # how the client defines a metric where clients differ (ITL, TPOT: per chunk or per token,

@@ -40,11 +40,19 @@ DEFINITIONS = {
             "1); distribution over requests; numpy linear percentiles",
 }
 CSV_ROWS = (b"Time To First Token (", b"Request Latency (", b"Output Token Throughput")
+# perf_analyzer's own export beside the summary: raw request/response timestamps (ns) and
+# payloads, one "experiment" per stimulus; GenAI-Perf derives its summary from it
+RAW_HEAD = b'{"experiments":[{"experiment":{"mode":'
+RAW_WHY = ("perf_analyzer's raw timestamps (profile_export.json), from which GenAI-Perf "
+           "computed the profile_export_genai_perf.json beside it: that summary is the run; "
+           "the raw file's per-request timestamps are not read")
 
 
 def sniff(name: str, head: bytes) -> str | None:
     text = head.lstrip()
     base = name.rsplit("/", 1)[-1]
+    if _is_raw(head):
+        return "perf_analyzer raw export (profile_export.json), not a run"
     if text[:1] == b"{" and b'"input_config"' in head and b'"aiperf_version"' not in head \
             and b'"request_latency"' in head and b'"unit"' in head:
         return "GenAI-Perf summary (profile_export_genai_perf.json)"
@@ -54,7 +62,13 @@ def sniff(name: str, head: bytes) -> str | None:
     return None
 
 
+def _is_raw(raw: bytes) -> bool:
+    return b"".join(raw[:256].split()).startswith(RAW_HEAD)
+
+
 def read(raw: bytes, shown: str) -> list[ClientRun]:
+    if _is_raw(raw):
+        return [ClientRun({}, client=CLIENT, not_a_run=RAW_WHY)]
     if raw.lstrip()[:1] == b"{":
         data = decode_one(raw, shown)
         if not isinstance(data, dict):

@@ -3,7 +3,9 @@
 One file is a ``GenerativeBenchmarksReport``: ``benchmarks`` is a list, one entry per scheduling
 strategy that ran (``synchronous``, ``throughput``, ``concurrent`` with ``streams``, ``constant``
 or ``poisson`` at ``rate`` …; a sweep is several of them). Each entry becomes one run, its axis
-value from its strategy: in 0.3 under ``args.strategy``, from 0.4 on under ``config.strategy``.
+value from its strategy: in 0.3 under ``args.strategy``, from 0.4 on under ``config.strategy``;
+the benchmarks of a ``sweep`` profile all go on the rate axis at their measured rate, as
+GuideLLM draws them (``_sweep_axis``).
 
 Metrics come from the ``successful`` part of each ``StatusDistributionSummary`` (client source:
 ``objects/statistics.py`` in 0.3, ``schemas/statistics.py`` later). Their units are in the
@@ -135,6 +137,45 @@ def _strategy(bench: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _profile(bench: dict[str, Any]) -> str:
+    """The profile that scheduled the benchmark: ``config.profile.kind`` (0.8),
+    ``config.profile.type_`` (0.4 – 0.7), ``args.profile.type_`` (0.3)."""
+    for holder in ("config", "args"):
+        h = bench.get(holder)
+        prof = h.get("profile") if isinstance(h, dict) else None
+        if isinstance(prof, dict):
+            return str(prof.get("kind") or prof.get("type_") or "")
+    return ""
+
+
+def _sweep_axis(bench: dict[str, Any], strategy: dict[str, Any], ok: int, duration: float,
+                shown: str, i: int, record: dict[str, Any], units: dict[str, str]) -> str:
+    """A benchmark of a ``sweep`` profile goes on the request-rate axis at its **measured**
+    rate, as GuideLLM itself draws a sweep (``benchmark/outputs/html.py``: x = the successful
+    requests per second; ``plot.py`` the same), whatever its strategy. A sweep runs
+    synchronous, then throughput, then constant or Poisson rates spaced between those two
+    measured rates, the last one equal to throughput's (``profiles/sweep.py``): at target
+    rates, synchronous and throughput would have no place and the last two benchmarks would
+    land on one point. ``units["request_rate"]`` says the rate is measured, with the target
+    where there was one. The sweep's ``max_concurrency`` (512 by default) is a cap, not a
+    swept value: it is left out."""
+    kind = str(strategy.get("type_") or "")
+    target = number(strategy.get("rate"))
+    if kind == "poisson":
+        record["burstiness"] = 1.0
+    part = _successful(bench["metrics"], "requests_per_second")
+    measured = number(part.get("mean")) if part is not None else math.nan
+    where = f"benchmarks[{i}] metrics.requests_per_second.successful.mean"
+    if not measured > 0 and ok > 0 and duration > 0:
+        measured, where = ok / duration, f"benchmarks[{i}] successful requests / duration"
+    if measured > 0:
+        record["request_rate"] = measured
+        aim = f", target {target:g} req/s" if target > 0 else ", no target rate"
+        units["request_rate"] = (f"measured: the {kind} benchmark of a GuideLLM sweep{aim} "
+                                 f"({shown}: {where})")
+    return kind
+
+
 def _axis(strategy: dict[str, Any], record: dict[str, Any]) -> str:
     kind = str(strategy.get("type_") or "")
     cap = number(strategy.get("max_concurrency"))
@@ -179,15 +220,20 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         duration = end - start
     record: dict[str, Any] = {"completed": ok, "failed": errored + incomplete,
                               "num_prompts": ok + errored + incomplete}
-    kind = _axis(_strategy(bench), record)
-    settings = {"strategy": (kind, f"{shown}: benchmarks[{i}] strategy.type_")}
+    units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
+             "duration": "end_time - start_time of the benchmark (s)",
+             "output_throughput": "output_token_count.successful.total_sum / duration"}
+    if _profile(bench) == "sweep":  # one sweep, one view: every benchmark on the rate axis
+        kind = _sweep_axis(bench, _strategy(bench), ok, duration, shown, i, record, units)
+        # the configuration's strategy: the same for every benchmark of the sweep
+        settings = {"strategy": ("sweep", f"{shown}: benchmarks[{i}] profile")}
+    else:
+        kind = _axis(_strategy(bench), record)
+        settings = {"strategy": (kind, f"{shown}: benchmarks[{i}] strategy.type_")}
     if not duration > 0:
         return ClientRun(record, line, CLIENT, settings=settings,
                          not_a_run=f"GuideLLM benchmark {i} ({kind}) has no measured time")
     record["duration"] = duration
-    units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
-             "duration": "end_time - start_time of the benchmark (s)",
-             "output_throughput": "output_token_count.successful.total_sum / duration"}
     for name, key in (("prompt_token_count", "total_input_tokens"),
                       ("output_token_count", "total_output_tokens")):
         part = _successful(metrics, name)
