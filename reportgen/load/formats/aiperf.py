@@ -40,9 +40,9 @@ from reportgen.load.formats.metric_blocks import (
     COUNTS,
     TIME_UNITS,
     Block,
-    axis_from_path,
     blocks_from_csv,
     blocks_from_json,
+    put_axis,
     summary_record,
 )
 from reportgen.load.formats.metric_keys import decode_one, number
@@ -175,19 +175,7 @@ def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
         kind = phase.get("type")
         if isinstance(kind, str):
             settings["strategy"] = (kind, f"{shown}: {where}.type")
-    if not (math.isfinite(conc) or math.isfinite(rate)):
-        found = axis_from_path(shown)
-        if found is not None:
-            where = "the artifact folder's name"
-            conc, rate = found
-    if conc >= 1 and conc == int(conc):
-        record["max_concurrency"] = int(conc)
-        settings["max_concurrency"] = (str(int(conc)), f"{shown}: {where}")
-    if rate > 0:
-        record["request_rate"] = rate
-        settings["request_rate"] = (f"{rate:g}", f"{shown}: {where}")
-    elif math.isfinite(conc):
-        record["request_rate"] = "inf"  # a closed loop: requests sent as fast as slots free
+    put_axis(record, settings, shown, conc, rate, where)
 
 
 def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv: bool

@@ -23,9 +23,9 @@ from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
 from reportgen.load.formats.metric_blocks import (
     COUNTS,
-    axis_from_path,
     blocks_from_csv,
     blocks_from_json,
+    put_axis,
     summary_record,
 )
 from reportgen.load.formats.metric_keys import decode_one, number
@@ -92,18 +92,9 @@ def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
     if not isinstance(stimulus, dict):
         stimulus, where = config, "input_config"
     conc, rate = number(stimulus.get("concurrency")), number(stimulus.get("request_rate"))
-    if not (math.isfinite(conc) or math.isfinite(rate)):
-        found = axis_from_path(shown)
-        if found is not None:
-            where = "the artifact folder's name"
-            conc, rate = found
     if conc >= 1 and conc == int(conc):
-        record["max_concurrency"] = int(conc)
-        record["request_rate"] = "inf"
-        settings["max_concurrency"] = (str(int(conc)), f"{shown}: {where}")
-    elif rate > 0:
-        record["request_rate"] = rate
-        settings["request_rate"] = (f"{rate:g}", f"{shown}: {where}")
+        rate = math.nan  # perf_analyzer runs a concurrency or a rate: the concurrency wins
+    put_axis(record, settings, shown, conc, rate, where)
 
 
 def _lengths(config: dict[str, Any], record: dict[str, Any],
