@@ -17,7 +17,7 @@ Throughputs divide by the time from the first request sent to the last response 
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
@@ -28,7 +28,7 @@ from reportgen.load.formats.metric_blocks import (
     put_axis,
     summary_record,
 )
-from reportgen.load.formats.metric_keys import decode_one, number
+from reportgen.load.formats.metric_keys import decode_one, member, number
 
 CLIENT = "genai-perf"
 LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
@@ -68,8 +68,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
             "its statistics cannot be placed as a run with no count of requests or time; "
             "a newer GenAI-Perf's profile_export_genai_perf.json has them"))]
     record, units = summary_record(blocks, LATENCIES, "GenAI-Perf", shown)
-    config = cast("dict[str, Any]", data.get("input_config")
-                  if isinstance(data.get("input_config"), dict) else {})
+    config = member(data, "input_config")
     settings: dict[str, tuple[str, str]] = {}
     _axis(config, shown, record, settings)
     model = config.get("model_names") or config.get("model")
@@ -99,8 +98,7 @@ def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
 
 def _lengths(config: dict[str, Any], record: dict[str, Any],
              settings: dict[str, tuple[str, str]], shown: str) -> None:
-    inp = cast("dict[str, Any]", config.get("input")
-               if isinstance(config.get("input"), dict) else {})
+    inp = member(config, "input")
     nested = {"input_len": (inp.get("synthetic_tokens"), "input.synthetic_tokens"),
               "output_len": (inp.get("output_tokens") or config.get("output_tokens"),
                              "input.output_tokens")}

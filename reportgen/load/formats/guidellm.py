@@ -32,7 +32,7 @@ from typing import Any, cast
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
 from reportgen.load.formats.json_fields import Fields, decode_fields
-from reportgen.load.formats.metric_keys import count, decode_one, number
+from reportgen.load.formats.metric_keys import count, decode_one, member, number
 
 CLIENT = "guidellm"
 # GuideLLM's percentile field names: p001 is the 0.1th, p01 the 1st, p999 the 99.9th
@@ -106,8 +106,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise InputError(shown, "GuideLLM benchmarks file, schema not supported: expected an "
                                 "object with a 'benchmarks' list")
-    meta = cast("dict[str, Any]", data.get("metadata")
-                if isinstance(data.get("metadata"), dict) else {})
+    meta = member(data, "metadata")
     version = str(meta.get("guidellm_version") or "")
     runs = []
     # where benchmark i starts, for its line (GuideLLM writes JSON on one line: all at line 1)
