@@ -89,6 +89,8 @@ def skip_copies(files: Sequence[ScannedFile]) -> list[ScannedFile]:
 
 
 def _finite(value: object) -> bool:
+    if type(value) is float:  # nearly every figure: no ABC check (dedupe compares thousands)
+        return math.isfinite(value)
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and \
         math.isfinite(value)
 
