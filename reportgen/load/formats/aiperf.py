@@ -77,7 +77,7 @@ def sniff(name: str, head: bytes) -> str | None:
     text = head.lstrip()
     base = name.rsplit("/", 1)[-1]
     if text[:1] == b"{":
-        if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
+        if b'"num_profile_runs"' in head and (m := AGGREGATE.search(head)):
             return f"AIPerf {m.group(1).decode()} aggregate (profile_export_aiperf_*.json)"
         if b'"sweep_id"' in head and b'"cfg"' in head and b'"benchmark_id"' in head:
             return "AIPerf run configuration (run_config.json)"
@@ -110,7 +110,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if not text.startswith(b"{"):
         return [_summary(blocks_from_csv(raw, shown, WANTED), {}, shown, csv=True)]
     head = raw[:65536]
-    if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
+    if b'"num_profile_runs"' in head and (m := AGGREGATE.search(head)):
         kind = m.group(1).decode()
         return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS.get(kind, (
             f"AIPerf {kind} aggregate: a summary of runs whose own "
