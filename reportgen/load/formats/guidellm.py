@@ -79,8 +79,10 @@ USED: Fields = {
     "benchmarks": [{
         **{key: None for key in ("type_", "config", "args", "worker", "request_loader",
                                  "request_totals", "start_time", "end_time", "duration")},
+        # requests_per_second: a sweep's measured rates (read once the sweep view is merged)
         "metrics": {key: None for key in ("request_totals", "prompt_token_count",
-                                          "output_token_count", *METRICS)},
+                                          "output_token_count", "requests_per_second",
+                                          *METRICS)},
         "requests": {"successful": [{key: None for key in REQUEST_KEYS}]},
     }],
 }
