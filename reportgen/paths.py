@@ -6,6 +6,7 @@ another stage."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from reportgen.safe_read import printable
@@ -14,11 +15,34 @@ from reportgen.safe_read import printable
 def display_path(path: Path, root: Path) -> str:
     """``path`` relative to the parent of the round directory ``root`` (POSIX separators);
     the path as given when it lies elsewhere. Bytes that are not UTF-8 are shown as ``\\xNN``."""
+    return _shown(path, root.resolve().parent, _resolved_folder)
+
+
+def display_paths(root: Path) -> Callable[[Path], str]:
+    """``display_path`` for the many files of one load of ``root``: the round and each folder
+    are resolved once (system calls per path part), not once per file."""
     base = root.resolve().parent
-    try:  # the folder resolved, the name kept: a link is named as it is in the round
-        resolved = path.parent.resolve() / path.name
+    folders: dict[Path, Path | None] = {}
+
+    def folder(path: Path) -> Path | None:
+        if path not in folders:
+            folders[path] = _resolved_folder(path)
+        return folders[path]
+
+    return lambda path: _shown(path, base, folder)
+
+
+def _resolved_folder(folder: Path) -> Path | None:
+    try:
+        return folder.resolve()
     except (OSError, RuntimeError):
-        resolved = path
+        return None
+
+
+def _shown(path: Path, base: Path, resolve: Callable[[Path], Path | None]) -> str:
+    # the folder resolved, the name kept: a link is named as it is in the round
+    folder = resolve(path.parent)
+    resolved = folder / path.name if folder is not None else path
     try:
         return printable(resolved.relative_to(base).as_posix())
     except ValueError:

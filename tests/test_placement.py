@@ -82,6 +82,27 @@ def test_repeats_that_differ_only_in_latency_are_both_kept() -> None:
     assert len(kept) == 2 and dups == []
 
 
+def test_runs_without_a_duration_are_kept_and_never_compared(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a tidy import may state no duration or count: such a run cannot be told for a copy, and
+    # comparing each with every other one made 2,000 of them take seconds (issue 18)
+    from reportgen.load import copies
+
+    calls = []
+    original = copies.same_run
+
+    def counted(*args: Any) -> bool:
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(copies, "same_run", counted)
+    rows = [{"source": f"r/{i}.csv", "duration_s": NAN, "completed": NAN} for i in range(3)]
+    kept, dups = dedupe(frame(*rows, {"source": "r/x.json"}, {"source": "r/x.log", "copy": 2}))
+    assert list(kept["source"]) == ["r/0.csv", "r/1.csv", "r/2.csv", "r/x.json"]
+    assert dups == [Duplicate("r/x.log", "r/x.json")]
+    assert len(calls) == 1  # only x.log against x.json
+
+
 def test_copies_that_state_different_dates_or_models_are_two_runs() -> None:
     same = {"duration_s": 6.0, "output_throughput_tok_s": 83.33}
     kept, dups = dedupe(frame(

@@ -22,7 +22,13 @@ import pandas as pd
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
 from reportgen.frames import MEASURED_RATE
-from reportgen.load.bench_json import bench_rows, decode_records, empty_requests, summary_frame
+from reportgen.load.bench_json import (
+    RequestColumns,
+    bench_rows,
+    concat_requests,
+    decode_records,
+    summary_frame,
+)
 from reportgen.load.placement import (
     Configuration,
     Unplaced,
@@ -68,7 +74,7 @@ class ResultSet:
     """Every result record of the round, before placement."""
 
     summary: pd.DataFrame
-    requests: list[pd.DataFrame] = field(default_factory=list)
+    requests: list[RequestColumns] = field(default_factory=list)
     itls: list[pd.DataFrame] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -635,7 +641,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     req, itl = results.requests, results.itls
     summary_out = placed.assign(concurrency=placed["tier"])
     summary_out.insert(0, "engine", summary_out.pop("engine"))
-    requests = pd.concat(req, ignore_index=True) if req else empty_requests()
+    requests = concat_requests(req)
     engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
     requests.insert(0, "engine", requests["source"].map(engine_of))
     itls = legacy._concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))

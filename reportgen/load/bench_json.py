@@ -490,9 +490,24 @@ def _empty_itls() -> pd.DataFrame:
     })
 
 
+@dataclass
+class RequestColumns:
+    """One record's per-request table as columns: the records of a round become one frame at
+    once (``concat_requests``), as a pandas frame per record costs more than a small file."""
+
+    source: str
+    record: int
+    floats: dict[str, np.ndarray]   # REQUEST_COLUMNS[3:11], float64, one value a request
+    errors: list[str] | None        # '' for a success; None: the file has no errors array
+
+    @property
+    def size(self) -> int:
+        return len(self.floats["itl_count"])
+
+
 def _detail_frames(
     rec: _Record, name: str, index: int, findings: list[Finding],
-) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+) -> tuple[RequestColumns | None, pd.DataFrame | None]:
     present = [k for k in ARRAYS if k in rec.data and rec.data[k] is not None]
     if not present:
         return None, None
@@ -536,21 +551,16 @@ def _detail_frames(
         ))
 
     nan = np.full(n, np.nan)
-    requests = pd.DataFrame({
-        "source": [name] * n if n else pd.Series(dtype=object),
-        "record": np.full(n, index, dtype=np.int64),
-        "request": np.arange(n, dtype=np.int64),
-        **{col: columns.get(col, nan) for col in REQUEST_COLUMNS[3:9]},
-        "itl_count": itl_lengths.astype(np.float64) if itl_lengths is not None else nan,
-        "itl_sum_s": nan,
-        "success": pd.array([e == "" for e in errors] if errors is not None else [pd.NA] * n,
-                            dtype="boolean"),
-        "error": pd.Series(errors if errors is not None else [None] * n, dtype=object),
-    })
+    floats = {col: np.asarray(columns.get(col, nan), dtype=np.float64)
+              for col in REQUEST_COLUMNS[3:9]}
+    floats["itl_count"] = itl_lengths.astype(np.float64) if itl_lengths is not None else nan
+    floats["itl_sum_s"] = nan
+    requests = RequestColumns(name, index, floats, errors)
     itls = None
     if itl_lengths is not None and flat is not None:
         request_idx = np.repeat(np.arange(n, dtype=np.int32), itl_lengths)
-        requests["itl_sum_s"] = np.bincount(request_idx, weights=flat, minlength=n)
+        floats["itl_sum_s"] = np.asarray(  # weighted: already float64, no copy
+            np.bincount(request_idx, weights=flat, minlength=n), dtype=np.float64)
         itls = pd.DataFrame({
             "source": pd.Categorical.from_codes(np.zeros(flat.size, dtype=np.int8),
                                                 pd.Index([name])),
@@ -592,7 +602,7 @@ class BenchRows:
     summary frame at once (a frame per file would cost more than reading the file)."""
 
     rows: list[dict[str, Any]]
-    requests: list[pd.DataFrame]
+    requests: list[RequestColumns]
     itls: list[pd.DataFrame]
     findings: list[Finding]
 
@@ -652,9 +662,34 @@ def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = 
     )
 
 
-def concat_requests(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """One file's per-request frames (one per record) as one frame."""
-    return pd.concat(parts, ignore_index=True) if parts else empty_requests()
+def concat_requests(parts: list[RequestColumns]) -> pd.DataFrame:
+    """The per-request frame of any number of records (of one file or of a round)."""
+    if not parts:
+        return empty_requests()
+    sizes = [p.size for p in parts]
+    total = sum(sizes)
+    if total == 0:
+        return empty_requests()
+    success = np.zeros(total, dtype=bool)
+    unknown = np.zeros(total, dtype=bool)  # no errors array: success is NA
+    error: list[str | None] = []
+    at = 0
+    for p, n in zip(parts, sizes, strict=True):
+        if p.errors is None:
+            unknown[at:at + n] = True
+            error += [None] * n
+        else:
+            success[at:at + n] = [e == "" for e in p.errors]
+            error += p.errors
+        at += n
+    return pd.DataFrame({
+        "source": [s for p, n in zip(parts, sizes, strict=True) for s in [p.source] * n],
+        "record": np.repeat(np.array([p.record for p in parts], dtype=np.int64), sizes),
+        "request": np.concatenate([np.arange(n, dtype=np.int64) for n in sizes]),
+        **{col: np.concatenate([p.floats[col] for p in parts]) for col in REQUEST_COLUMNS[3:11]},
+        "success": pd.arrays.BooleanArray(success, unknown),
+        "error": pd.Series(error, dtype=object),
+    })
 
 
 def concat_file_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:

@@ -89,6 +89,8 @@ def skip_copies(files: Sequence[ScannedFile]) -> list[ScannedFile]:
 
 
 def _finite(value: object) -> bool:
+    if type(value) is float:  # nearly every figure: no ABC check (dedupe compares thousands)
+        return math.isfinite(value)
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and \
         math.isfinite(value)
 
@@ -101,6 +103,12 @@ def agree(a: object, b: object) -> bool:
     return abs(x - y) <= PRINTED_HALF_UNIT + 1e-9 * max(abs(x), abs(y), 1.0)
 
 
+def comparable(record: Mapping[str, object]) -> bool:
+    """Whether a record states what ``same_run`` needs of both sides: the request count and
+    the duration (a record without them is never taken for a copy of another)."""
+    return _finite(record.get("completed")) and _finite(record.get("duration_s"))
+
+
 def same_run(a: Mapping[str, object], b: Mapping[str, object], columns: Sequence[str],
              exact: Sequence[str]) -> bool:
     """Whether records ``a`` and ``b`` are one run: the ``exact`` counts equal where both
@@ -110,7 +118,7 @@ def same_run(a: Mapping[str, object], b: Mapping[str, object], columns: Sequence
         x, y = a.get(column), b.get(column)
         if _finite(x) and _finite(y) and float(x) != float(y):  # type: ignore[arg-type]
             return False
-    if not all(_finite(r.get(c)) for r in (a, b) for c in ("completed", "duration_s")):
+    if not (comparable(a) and comparable(b)):
         return False
     return all(agree(a.get(c), b.get(c)) for c in columns)
 

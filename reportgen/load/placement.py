@@ -128,7 +128,7 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     console output."""
     if summary.empty:
         return summary, []
-    from reportgen.load.copies import same_run
+    from reportgen.load.copies import comparable, same_run
 
     exact = [c for c in EXACT_COLUMNS if c in summary.columns]
     columns = [c for c in DEDUPE_COLUMNS if c in summary.columns and c not in exact]
@@ -146,6 +146,9 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
         fig = figures[idx]
         done = fig.get("completed")
         dur = fig.get("duration_s")
+        if not comparable(fig):  # never a copy (of a kept run, nor a kept run's)
+            keep.append(idx)
+            continue
         slot = math.floor(dur * 10) if isinstance(dur, float) and math.isfinite(dur) \
             else -1
         key = _fmt(float(done)) if isinstance(done, int | float) else "nan"

@@ -106,14 +106,15 @@ def fixed_layout(root: Path, manifest: Manifest | None) -> bool:
 def load_round(round_dir: Path) -> LoadedRound:
     """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound): the fixed layout when
     round.toml describes one, else every result found below the folder."""
-    from reportgen.discover import display_path, read_manifest
+    from reportgen.discover import read_manifest
     from reportgen.load.auto import load_auto
     from reportgen.manifest import check_comparisons
+    from reportgen.paths import display_paths
 
     root = Path(round_dir)
     manifest = read_manifest(root)
     if not fixed_layout(root, manifest):
-        auto = load_auto(root, lambda p: display_path(p, root), manifest)
+        auto = load_auto(root, display_paths(root), manifest)
         check_comparisons(auto.manifest)  # configuration ids are known only now
         return auto
     files = discover(round_dir, manifest)

@@ -31,7 +31,7 @@ import contextlib
 import datetime as dt
 import math
 import re
-from typing import Any, cast
+from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.bench_json import decode_records
@@ -40,12 +40,12 @@ from reportgen.load.formats.metric_blocks import (
     COUNTS,
     TIME_UNITS,
     Block,
-    axis_from_path,
     blocks_from_csv,
     blocks_from_json,
+    put_axis,
     summary_record,
 )
-from reportgen.load.formats.metric_keys import decode_one, number
+from reportgen.load.formats.metric_keys import decode_one, member, number
 
 CLIENT = "aiperf"
 KEY = "profile_export"  # the summary and the per-request file of one run share their folder
@@ -77,7 +77,7 @@ def sniff(name: str, head: bytes) -> str | None:
     text = head.lstrip()
     base = name.rsplit("/", 1)[-1]
     if text[:1] == b"{":
-        if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
+        if b'"num_profile_runs"' in head and (m := AGGREGATE.search(head)):
             return f"AIPerf {m.group(1).decode()} aggregate (profile_export_aiperf_*.json)"
         if b'"sweep_id"' in head and b'"cfg"' in head and b'"benchmark_id"' in head:
             return "AIPerf run configuration (run_config.json)"
@@ -110,7 +110,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if not text.startswith(b"{"):
         return [_summary(blocks_from_csv(raw, shown, WANTED), {}, shown, csv=True)]
     head = raw[:65536]
-    if (m := AGGREGATE.search(head)) and b'"num_profile_runs"' in head:
+    if b'"num_profile_runs"' in head and (m := AGGREGATE.search(head)):
         kind = m.group(1).decode()
         return [ClientRun({}, client=CLIENT, not_a_run=NOT_RUNS.get(kind, (
             f"AIPerf {kind} aggregate: a summary of runs whose own "
@@ -142,14 +142,6 @@ def _server_metrics(head: bytes) -> bool:
                                                  and b'"endpoint_url"' in head)
 
 
-def _find(data: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
 def _phases(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The profiling phases of a 0.13+ config (``phases`` as a list or a name → phase map),
     warm-up left out."""
@@ -164,8 +156,8 @@ def _phases(config: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
           settings: dict[str, tuple[str, str]]) -> None:
-    conc = number(_find(config, "loadgen", "concurrency"))
-    rate = number(_find(config, "loadgen", "request_rate"))
+    conc = number(member(config, "loadgen").get("concurrency"))
+    rate = number(member(config, "loadgen").get("request_rate"))
     where = "input_config.loadgen"
     for phase in _phases(config):
         where = "input_config.phases"
@@ -175,32 +167,20 @@ def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
         kind = phase.get("type")
         if isinstance(kind, str):
             settings["strategy"] = (kind, f"{shown}: {where}.type")
-    if not (math.isfinite(conc) or math.isfinite(rate)):
-        found = axis_from_path(shown)
-        if found is not None:
-            where = "the artifact folder's name"
-            conc, rate = found
-    if conc >= 1 and conc == int(conc):
-        record["max_concurrency"] = int(conc)
-        settings["max_concurrency"] = (str(int(conc)), f"{shown}: {where}")
-    if rate > 0:
-        record["request_rate"] = rate
-        settings["request_rate"] = (f"{rate:g}", f"{shown}: {where}")
-    elif math.isfinite(conc):
-        record["request_rate"] = "inf"  # a closed loop: requests sent as fast as slots free
+    put_axis(record, settings, shown, conc, rate, where)
 
 
 def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv: bool
              ) -> ClientRun:
     record, units = summary_record(blocks, LATENCIES, "AIPerf", shown)
     settings: dict[str, tuple[str, str]] = {}
-    config = cast("dict[str, Any]", data.get("input_config")
-                  if isinstance(data.get("input_config"), dict) else {})
+    config = member(data, "input_config")
     _axis(config, shown, record, settings)
-    names = _find(config, "endpoint", "model_names") or _find(config, "models", "items")
+    names = member(config, "endpoint").get("model_names") or member(config, "models").get(
+        "items")
     if isinstance(names, list) and names:
         first = names[0]
-        model = first if isinstance(first, str) else _find(first, "name")  # 0.13: {"name": …}
+        model = first if isinstance(first, str) else member(first).get("name")  # 0.13
         if isinstance(model, str):
             record["model_id"] = model
     _lengths(config, record, settings, shown)
@@ -219,14 +199,15 @@ def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv:
 
 def _lengths(config: dict[str, Any], record: dict[str, Any],
              settings: dict[str, tuple[str, str]], shown: str) -> None:
-    specs = [(_find(config, "input", "prompt"), "input.prompt", "input_tokens", "output_tokens")]
+    specs = [(member(config, "input", "prompt"), "input.prompt", "input_tokens",
+              "output_tokens")]
     datasets = config.get("datasets")  # 0.13: datasets[i].prompts.isl / .osl
     if isinstance(datasets, list) and len(datasets) == 1:
-        specs.append((_find(datasets[0], "prompts"), "datasets[0].prompts", "isl", "osl"))
+        specs.append((member(datasets[0], "prompts"), "datasets[0].prompts", "isl", "osl"))
     for prompt, where, isl, osl in specs:
         for key, block in (("input_len", isl), ("output_len", osl)):
-            spec = _find(prompt, block)
-            mean, sd = number(_find(spec, "mean")), number(_find(spec, "stddev"))
+            spec = member(prompt, block)
+            mean, sd = number(spec.get("mean")), number(spec.get("stddev"))
             if mean > 0 and (sd == 0 or math.isnan(sd)):
                 record[key] = int(mean)
                 settings[key] = (str(int(mean)), f"{shown}: input_config.{where}.{block}")
@@ -237,12 +218,10 @@ def _requests(raw: bytes, shown: str) -> ClientRun:
     for data, line in decode_records(raw, shown):
         if not isinstance(data, dict):
             raise InputError(shown, "expected one AIPerf record object per line", line)
-        meta = cast("dict[str, Any]", data.get("metadata")
-                    if isinstance(data.get("metadata"), dict) else {})
+        meta = member(data, "metadata")
         if str(meta.get("benchmark_phase", "profiling")).lower() != "profiling":
             continue  # warm-up
-        metrics = cast("dict[str, Any]", data.get("metrics")
-                       if isinstance(data.get("metrics"), dict) else {})
+        metrics = member(data, "metrics")
         err = data.get("error")
         failed = err is not None
 
@@ -259,8 +238,8 @@ def _requests(raw: bytes, shown: str) -> ClientRun:
                                  line)
             return m.get("value"), factor
 
-        errors.append("" if not failed else str(_find(err, "message") or _find(err, "type")
-                                                 or "error"))
+        errors.append("" if not failed else str(member(err).get("message")
+                                                 or member(err).get("type") or "error"))
         ttft, f = value("time_to_first_token")
         ttfts.append(0.0 if failed or not number(ttft) >= 0 else number(ttft) * f)
         lat, f = value("request_latency")

@@ -17,18 +17,18 @@ Throughputs divide by the time from the first request sent to the last response 
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
 from reportgen.load.formats.metric_blocks import (
     COUNTS,
-    axis_from_path,
     blocks_from_csv,
     blocks_from_json,
+    put_axis,
     summary_record,
 )
-from reportgen.load.formats.metric_keys import decode_one, number
+from reportgen.load.formats.metric_keys import decode_one, member, number
 
 CLIENT = "genai-perf"
 LATENCIES = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
@@ -82,8 +82,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
             "its statistics cannot be placed as a run with no count of requests or time; "
             "a newer GenAI-Perf's profile_export_genai_perf.json has them"))]
     record, units = summary_record(blocks, LATENCIES, "GenAI-Perf", shown)
-    config = cast("dict[str, Any]", data.get("input_config")
-                  if isinstance(data.get("input_config"), dict) else {})
+    config = member(data, "input_config")
     settings: dict[str, tuple[str, str]] = {}
     _axis(config, shown, record, settings)
     model = config.get("model_names") or config.get("model")
@@ -106,24 +105,14 @@ def _axis(config: dict[str, Any], shown: str, record: dict[str, Any],
     if not isinstance(stimulus, dict):
         stimulus, where = config, "input_config"
     conc, rate = number(stimulus.get("concurrency")), number(stimulus.get("request_rate"))
-    if not (math.isfinite(conc) or math.isfinite(rate)):
-        found = axis_from_path(shown)
-        if found is not None:
-            where = "the artifact folder's name"
-            conc, rate = found
     if conc >= 1 and conc == int(conc):
-        record["max_concurrency"] = int(conc)
-        record["request_rate"] = "inf"
-        settings["max_concurrency"] = (str(int(conc)), f"{shown}: {where}")
-    elif rate > 0:
-        record["request_rate"] = rate
-        settings["request_rate"] = (f"{rate:g}", f"{shown}: {where}")
+        rate = math.nan  # perf_analyzer runs a concurrency or a rate: the concurrency wins
+    put_axis(record, settings, shown, conc, rate, where)
 
 
 def _lengths(config: dict[str, Any], record: dict[str, Any],
              settings: dict[str, tuple[str, str]], shown: str) -> None:
-    inp = cast("dict[str, Any]", config.get("input")
-               if isinstance(config.get("input"), dict) else {})
+    inp = member(config, "input")
     nested = {"input_len": (inp.get("synthetic_tokens"), "input.synthetic_tokens"),
               "output_len": (inp.get("output_tokens") or config.get("output_tokens"),
                              "input.output_tokens")}

@@ -33,7 +33,8 @@ from typing import Any, cast
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
-from reportgen.load.formats.metric_keys import count, decode_one, number
+from reportgen.load.formats.json_fields import Fields, decode_fields
+from reportgen.load.formats.metric_keys import count, decode_one, member, number
 
 CLIENT = "guidellm"
 # GuideLLM's percentile field names: p001 is the 0.1th, p01 the 1st, p999 the 99.9th
@@ -50,6 +51,7 @@ YAML_MARKERS = (re.compile(rb"(?m)^\s*-?\s*type_: generative_benchmark\s*$"),
                 re.compile(rb"(?m)^\s*guidellm_version: "),
                 re.compile(rb"(?m)^\s+(time_to_first_token_ms|inter_token_latency_ms|"
                            rb"request_totals):\s*$"))
+REQUEST_KEYS = ("time_to_first_token_ms", "request_latency", "prompt_tokens", "output_tokens")
 DATA_LENGTHS = re.compile(r"\b(prompt_tokens|output_tokens)\s*[=:]\s*(\d+)")
 DEFINITIONS = {
     "ttft": "first token - request start, per request",
@@ -72,9 +74,26 @@ def sniff(name: str, head: bytes) -> str | None:
     return None
 
 
+# what read() uses of a benchmarks.json: the rest (some 30 other distributions, the
+# scheduler's state, each request's text and timings) is skipped, not decoded (json_fields)
+USED: Fields = {
+    "metadata": None,
+    "benchmarks": [{
+        **{key: None for key in ("type_", "config", "args", "worker", "request_loader",
+                                 "request_totals", "start_time", "end_time", "duration")},
+        # requests_per_second: a sweep's measured rates (read once the sweep view is merged)
+        "metrics": {key: None for key in ("request_totals", "prompt_token_count",
+                                          "output_token_count", "requests_per_second",
+                                          *METRICS)},
+        "requests": {"successful": [{key: None for key in REQUEST_KEYS}]},
+    }],
+}
+
+
 def _decode(raw: bytes, shown: str) -> Any:
     if raw.lstrip()[:1] == b"{":
-        return decode_one(raw, shown)
+        used = decode_fields(raw, USED)
+        return used if used is not None else decode_one(raw, shown)
     import yaml  # only YAML files need it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -91,13 +110,13 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise InputError(shown, "GuideLLM benchmarks file, schema not supported: expected an "
                                 "object with a 'benchmarks' list")
-    meta = cast("dict[str, Any]", data.get("metadata")
-                if isinstance(data.get("metadata"), dict) else {})
+    meta = member(data, "metadata")
     version = str(meta.get("guidellm_version") or "")
     runs = []
-    pos, line = 0, 1
+    # where benchmark i starts, for its line (GuideLLM writes JSON on one line: all at line 1)
+    pos, line, lines = 0, 1, b"\n" in raw.rstrip()
     for i, bench in enumerate(data["benchmarks"]):
-        found = raw.find(b"generative_benchmark", pos)  # where benchmark i starts, for its line
+        found = raw.find(b"generative_benchmark", pos) if lines else -1
         if found >= 0:
             line += raw.count(b"\n", pos, found)
             pos = found + 1
@@ -309,8 +328,7 @@ def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
     for r in good:
         if not isinstance(r, dict):
             return
-        ttft, lat = number(r.get("time_to_first_token_ms")), number(r.get("request_latency"))
-        n_in, n_out = number(r.get("prompt_tokens")), number(r.get("output_tokens"))
+        ttft, lat, n_in, n_out = (number(r.get(key)) for key in REQUEST_KEYS)
         if not all(math.isfinite(v) and v >= 0 for v in (ttft, lat, n_in, n_out)):
             return
         ttfts.append(ttft / 1000.0)

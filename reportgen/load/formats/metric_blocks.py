@@ -59,6 +59,26 @@ def axis_from_path(shown: str) -> tuple[float, float] | None:
     return (value, math.nan) if kind == "concurrency" else (math.nan, value)
 
 
+def put_axis(record: dict[str, Any], settings: dict[str, tuple[str, str]], shown: str,
+             conc: float, rate: float, where: str) -> None:
+    """A run's concurrency and request rate as its settings state them (``where``), else as
+    its artifact folder's name does: ``max_concurrency`` for a whole concurrency >= 1, the rate
+    when > 0, and a closed loop (a concurrency, no rate) at rate ``inf``."""
+    if not (math.isfinite(conc) or math.isfinite(rate)):
+        found = axis_from_path(shown)
+        if found is not None:
+            where = "the artifact folder's name"
+            conc, rate = found
+    if conc >= 1 and conc == int(conc):
+        record["max_concurrency"] = int(conc)
+        settings["max_concurrency"] = (str(int(conc)), f"{shown}: {where}")
+    if rate > 0:
+        record["request_rate"] = rate
+        settings["request_rate"] = (f"{rate:g}", f"{shown}: {where}")
+    elif "max_concurrency" in record:
+        record["request_rate"] = "inf"  # a closed loop: requests sent as fast as slots free
+
+
 # the blocks summary_record reads besides a client's latencies (AIPerf 0.13 writes ~70 blocks)
 COUNTS = ("request_count", "error_request_count", "benchmark_duration", "output_token_throughput",
           "request_throughput", "total_isl", "total_osl", "input_sequence_length",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from reportgen.errors import InputError
 from reportgen.load.bench_json import decode_records
@@ -24,6 +24,14 @@ def decode_one(raw: bytes, shown: str) -> Any:
             return records[0][0]  # a list that is not of objects: as it is
         return [value for value, _ in records]
     return records[0][0]
+
+
+def member(value: object, *path: str) -> dict[str, Any]:
+    """The object at ``path`` inside ``value`` (``value`` itself for no path); ``{}`` where a
+    step is missing or is not an object, so a reader asks for settings a file may not have."""
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
 def stat_name(stat: str) -> str | None:

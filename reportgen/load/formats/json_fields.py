@@ -1,0 +1,83 @@
+"""Decode only the parts of a large JSON file that a reader uses.
+
+A GuideLLM ``benchmarks.json`` holds, per benchmark, some 30 metric distributions (text, image,
+audio …) and the scheduler's state, of which a reader uses seven distributions; parsing all of
+it into Python objects costs more than everything else the load does with the file. Given the
+shape of what is used (``Fields``), msgspec decodes those keys and only checks the rest as JSON
+(no Python objects are made for it). The answer is plain dicts and lists holding the named keys
+that the file has, so the reader's code is the same as on a fully decoded file.
+
+Where the file does not have the expected shape (a list where an object was named, a BOM, JSON
+Lines, invalid JSON), ``decode_fields`` answers None and the reader decodes the whole file with
+its usual errors: this is a faster route to the same values, never a second schema.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+import msgspec
+
+# key → None (the whole value, as it is), the Fields of an object, or [Fields] (a list of
+# such objects); anything the shape does not name is skipped
+Fields: TypeAlias = Mapping[str, "Fields | list[Fields] | None"]
+Shape: TypeAlias = "Fields | list[Fields] | None"
+
+
+class _ListOf(tuple[Any, ...]):
+    """The frozen shape of a list of objects (told apart from an object's key pairs)."""
+
+
+@functools.cache
+def _decoder(frozen: tuple[tuple[str, Any], ...]) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(_struct(frozen))
+
+
+def _freeze(shape: Shape) -> Any:
+    """A hashable copy of ``shape`` (the decoder of each shape is built once)."""
+    if shape is None:
+        return None
+    if isinstance(shape, list):
+        return _ListOf((_freeze(shape[0]),))
+    return tuple((key, _freeze(sub)) for key, sub in shape.items())
+
+
+def _type(frozen: Any) -> Any:
+    if frozen is None:
+        return Any
+    if isinstance(frozen, _ListOf):
+        return list[_type(frozen[0])]  # type: ignore[misc]
+    return _struct(frozen)
+
+
+def _struct(frozen: tuple[tuple[str, Any], ...]) -> type[msgspec.Struct]:
+    # fields are named f0, f1 … and renamed to the JSON keys, which need not be identifiers
+    fields = [(f"f{i}", _type(sub) | msgspec.UnsetType, msgspec.UNSET)
+              for i, (_, sub) in enumerate(frozen)]
+    rename = {f"f{i}": key for i, (key, _) in enumerate(frozen)}
+    return msgspec.defstruct("Picked", fields, rename=rename)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, msgspec.Struct):
+        kind = type(value)  # its attribute names and the JSON keys they were renamed to
+        return {key: _plain(v) for name, key in zip(kind.__struct_fields__,
+                                                    kind.__struct_encode_fields__, strict=True)
+                if (v := getattr(value, name)) is not msgspec.UNSET}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def decode_fields(raw: bytes, shape: Fields) -> dict[str, Any] | None:
+    """The top-level object of ``raw`` with only the keys ``shape`` names (as far as the file
+    has them), else None when ``raw`` is not one JSON object of that shape."""
+    try:
+        picked = _decoder(_freeze(shape)).decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    out = _plain(picked)
+    assert isinstance(out, dict)
+    return out
