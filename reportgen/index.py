@@ -165,8 +165,8 @@ def build_round(job: Job) -> float:
     write_atomic(job.page, data)
     tables = to_json_dict(ra)
     write_atomic(job.tables, dump_entry(tables))
-    entry = {"schema": SCHEMA, "key": job.fingerprint.key, "files": job.fingerprint.files,
-             "page": f"{job.name}.html", "page_sha256": page_sha256(data), "nav": None,
+    entry = {"schema": SCHEMA, **job.fingerprint.head(), "page": f"{job.name}.html",
+             "page_sha256": page_sha256(data), "nav": None,
              "card": card_tables(tables, [name for name, _, _ in METRICS])}
     write_atomic(job.entry, dump_entry(entry))
     return time.perf_counter() - began
@@ -269,6 +269,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     # 1. what changed: a hash per round against its cache entry
     say(f"check {len(rounds)} round(s)")
     plan: list[tuple[str, Path, Fingerprint | None, bool]] = []   # name, folder, fp, changed
+    restamp: list[tuple[str, dict[str, Any]]] = []   # unchanged rounds: fresh stamps
     whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{lang or ''}\0".encode())
     for name, folder in rounds:
         if _is_published(folder):
@@ -277,10 +278,12 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                          .encode("utf-8", "surrogateescape"))
             continue
         old = read_entry(entry_path(site.cache, name))
-        fp = fingerprint(folder, lang, (old or {}).get("files") or {})
+        fp = fingerprint(folder, lang, old)
         page = site.out / f"{name}.html"
         fresh = old is not None and old.get("key") == fp.key and page.is_file()
         plan.append((name, folder, fp, not fresh))
+        if fresh and fp.refreshed and old is not None:   # same content, stamps taken again
+            restamp.append((name, {**old, **fp.head()}))
         whole.update(f"{name}\0{fp.key}\0".encode("utf-8", "surrogateescape"))
         del old
     changed = [name for name, _, fp, ch in plan if fp is not None and ch]
@@ -288,6 +291,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     gone = sorted(f for f in site.owned if f.endswith(".html") and f != INDEX
                   and f not in names)
     site.check_targets([INDEX, *names, *gone])
+    for name, head in restamp:     # only the stamps differ: the next check trusts them
+        write_atomic(entry_path(site.cache, name), dump_entry(head))
+    del restamp
     index_key = whole.hexdigest()
     if not changed and not gone and site.unchanged(index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
