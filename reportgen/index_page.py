@@ -236,4 +236,5 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader,
         js_app=assets.js_app, js_index=js_index,
         figs_json=script_json(figs), plotly_b64=bundle.b64, plotly_kind=bundle.kind,
-        plotly_version=bundle.version, plotly_notice=bundle.notice)
+        plotly_version=bundle.version, plotly_notice=bundle.notice,
+        plotly_integrity=bundle.sha256)

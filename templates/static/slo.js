@@ -15,17 +15,11 @@
 
   function lang() { return root.getAttribute('data-lang') === 'en' ? 'en' : 'zh'; }
 
+  // The page's one base64 + gunzip unpacker is loader.js's (window.reportUnpack).
   function unpack(b64, Ctor) {
-    var bytes;
-    if (Uint8Array.fromBase64) {
-      bytes = Uint8Array.fromBase64(b64);
-    } else {
-      var bin = atob(b64);
-      bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    }
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).arrayBuffer().then(function (buf) { return new Ctor(buf); });
+    return window.reportUnpack(b64)
+      .then(function (r) { return r.arrayBuffer(); })
+      .then(function (buf) { return new Ctor(buf); });
   }
 
   // int16 codes from their two byte planes; each tier's TTFT codes are stored as
