@@ -86,8 +86,8 @@ def _sha256(path: str) -> str:
 @dataclass
 class _Previous:
     """The stamps of the last check, and the moment before which they can be trusted."""
-    files: Mapping[str, Any]
-    dirs: Mapping[str, Any]
+    files: Mapping[str, object]
+    dirs: Mapping[str, object]
     trusted_before: int
 
     def trusted(self, old: object, now: list[int]) -> bool:
@@ -104,8 +104,8 @@ def _file_stamp(path: str, st: os.stat_result, rel: str, prev: _Previous,
         return bool(prev.files.get(rel) == out[rel])
     now = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
     old = prev.files.get(rel)
-    if prev.trusted(old, now):
-        assert isinstance(old, list)
+    if isinstance(old, list) and len(old) == 5 and isinstance(old[4], str) and \
+            prev.trusted(old, now):
         out[rel] = [*now, old[4]]
         return True
     out[rel] = [*now, _sha256(path)]
@@ -162,9 +162,9 @@ def _stamp_folder(root: str, rel_dir: str, prev: _Previous, listings: Listing, f
     return clean
 
 
-def _previous(old: Mapping[str, Any], prefix: str) -> _Previous:
+def _previous(old: Mapping[str, object], prefix: str) -> _Previous:
     """The stamps of ``old`` under ``prefix`` ("" for the round's own: not ../)."""
-    def under(stamps: object) -> dict[str, Any]:
+    def under(stamps: object) -> dict[str, object]:
         if not isinstance(stamps, dict):
             return {}
         if not prefix:
@@ -176,7 +176,7 @@ def _previous(old: Mapping[str, Any], prefix: str) -> _Previous:
                      checked - RACY_NS if isinstance(checked, int) else -1)
 
 
-def file_stamps(folder: Path, previous: Mapping[str, Any] | None, prefix: str = ""
+def file_stamps(folder: Path, previous: Mapping[str, object] | None, prefix: str = ""
                 ) -> tuple[Files, Dirs, bool]:
     """Every file under ``folder`` in a fixed order, contents hashed unless their stamp in
     ``previous`` (an entry head) is trusted; its folders' stamps; and whether every old stamp
@@ -221,14 +221,15 @@ def baseline_folder(folder: Path, given: str | None = None) -> Path | None:
     return path if path.exists() and path != folder.resolve() else None
 
 
-def fingerprint(folder: Path, lang: str | None, previous: Mapping[str, Any] | None
+def fingerprint(folder: Path, lang: str | None, previous: Mapping[str, object] | None
                 ) -> Fingerprint:
     """The round's key and stamps, against ``previous`` (its last cache entry head, or
     None)."""
     old = previous or {}
     checked_ns = time.time_ns()        # before any stat: see RACY_NS
     files, dirs, clean = file_stamps(folder, old)
-    old_toml = (old.get("files") or {}).get(TOML)
+    old_files = old.get("files")
+    old_toml = old_files.get(TOML) if isinstance(old_files, dict) else None
     cached = old.get("baseline")
     same_toml = TOML in files and isinstance(old_toml, list) and old_toml[4:] == files[TOML][4:]
     given = cached if same_toml and isinstance(cached, str) else baseline_given(folder)
@@ -240,7 +241,8 @@ def fingerprint(folder: Path, lang: str | None, previous: Mapping[str, Any] | No
             dirs |= more_dirs
             clean &= base_clean
         else:            # a published report.html
-            prev = _Previous(old.get("files") or {}, {}, _previous(old, "").trusted_before)
+            prev = _Previous(old_files if isinstance(old_files, dict) else {}, {},
+                             _previous(old, "").trusted_before)
             try:
                 clean &= _file_stamp(str(base), os.stat(base), BASELINE[:-1], prev, files)
             except OSError as exc:
