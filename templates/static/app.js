@@ -148,7 +148,8 @@
   window.reportDrawAll = drawAll;
 
   // Once the reader scrolls, every figure is drawn ahead, the nearest to the screen first, one
-  // per task (a figure takes 50–300 ms to draw; the page stays scrollable between two).
+  // per task (a figure takes 50–300 ms to draw; the page stays scrollable between two, and
+  // not in idle time: a reader who scrolls leaves little of it, and waits for the figures).
   function distance(el) {
     var r = el.getBoundingClientRect();
     if (r.top > window.innerHeight) return r.top - window.innerHeight;
@@ -164,13 +165,9 @@
     });
     return best;
   }
-  function later(fn) {
-    if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: 100 });
-    else setTimeout(fn, 0);
-  }
   function ahead() {
     var id = nearest();
-    if (id) drawFigure(id).then(function () { later(ahead); }, fail);
+    if (id) drawFigure(id).then(function () { setTimeout(ahead, 0); }, fail);
   }
 
   var figLangs = {};         // id → language the drawn figure is in
@@ -193,7 +190,7 @@
     window.addEventListener('scroll', function () {
       if (!moved) {          // the reader moves: the figures nearest the screen are drawn ahead
         moved = true;
-        plotly().then(function () { later(ahead); }).catch(fail);
+        plotly().then(function () { setTimeout(ahead, 0); }).catch(fail);
       }
       if (sweeping || drawnCount === DATA.figs.length) return;
       sweeping = true;
