@@ -165,8 +165,8 @@ def build_round(job: Job) -> float:
     write_atomic(job.page, data)
     tables = to_json_dict(ra)
     write_atomic(job.tables, dump_entry(tables))
-    entry = {"schema": SCHEMA, "key": job.fingerprint.key, "files": job.fingerprint.files,
-             "page": f"{job.name}.html", "page_sha256": page_sha256(data), "nav": None,
+    entry = {"schema": SCHEMA, **job.fingerprint.head(), "page": f"{job.name}.html",
+             "page_sha256": page_sha256(data), "nav": None,
              "card": card_tables(tables, [name for name, _, _ in METRICS])}
     write_atomic(job.entry, dump_entry(entry))
     return time.perf_counter() - began
@@ -221,14 +221,26 @@ def _series_order(entries: list[Entry]) -> list[Entry]:
     return list(entries)
 
 
-def _nav(order: list[Entry], i: int) -> list[SeriesLink]:
-    """The rounds either side of ``order[i]`` that have a report, and itself."""
+def _navs(order: list[Entry]) -> list[list[SeriesLink]]:
+    """For each round of ``order``: the rounds either side of it that have a report, and
+    itself (one pass each way: a series of thousands of rounds)."""
     from reportgen.page.model import SeriesLink
-    before = [e for e in order[:i] if e.href][-1:]
-    after = [e for e in order[i + 1:] if e.href][:1]
-    return ([SeriesLink(e.href or "", e.title) for e in before]
-            + [SeriesLink(order[i].href or "", order[i].title, True)]
-            + [SeriesLink(e.href or "", e.title) for e in after])
+
+    def nearest(seq: list[Entry]) -> list[Entry | None]:
+        out: list[Entry | None] = []
+        last: Entry | None = None
+        for e in seq:
+            out.append(last)
+            if e.href:
+                last = e
+        return out
+
+    before = nearest(order)
+    after = nearest(order[::-1])[::-1]
+    return [[SeriesLink(b.href or "", b.title) for b in (before[i],) if b]
+            + [SeriesLink(e.href or "", e.title, True)]
+            + [SeriesLink(a.href or "", a.title) for a in (after[i],) if a]
+            for i, e in enumerate(order)]
 
 
 def _nav_key(links: list[SeriesLink]) -> list[list[str]]:
@@ -270,6 +282,8 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     say(f"check {len(rounds)} round(s)")
     plan: list[tuple[str, Path, Fingerprint | None, bool]] = []   # name, folder, fp, changed
     fp: Fingerprint | None   # one name for a round's fingerprint here and in the plan's loops
+    restamp: list[tuple[str, dict[str, Any]]] = []   # unchanged rounds: fresh stamps
+    kept: dict[str, tuple[dict[str, Any], object]] = {}   # unchanged rounds: card, nav
     whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{lang or ''}\0".encode())
     for name, folder in rounds:
         if _is_published(folder):
@@ -278,10 +292,14 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                          .encode("utf-8", "surrogateescape"))
             continue
         old = read_entry(entry_path(site.cache, name))
-        fp = fingerprint(folder, lang, (old or {}).get("files") or {})
+        fp = fingerprint(folder, lang, old)
         page = site.out / f"{name}.html"
         fresh = old is not None and old.get("key") == fp.key and page.is_file()
         plan.append((name, folder, fp, not fresh))
+        if fresh and old is not None:
+            kept[name] = (old.get("card") or {}, old.get("nav"))
+            if fp.refreshed:     # same content, stamps taken again
+                restamp.append((name, {**old, **fp.head()}))
         whole.update(f"{name}\0{fp.key}\0".encode("utf-8", "surrogateescape"))
         del old
     changed = [name for name, _, fp, ch in plan if fp is not None and ch]
@@ -289,6 +307,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     gone = sorted(f for f in site.owned if f.endswith(".html") and f != INDEX
                   and f not in names)
     site.check_targets([INDEX, *names, *gone])
+    for name, head in restamp:     # only the stamps differ: the next check trusts them
+        write_atomic(entry_path(site.cache, name), dump_entry(head))
+    del restamp
     index_key = whole.hexdigest()
     if not changed and not gone and site.unchanged(index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
@@ -312,31 +333,34 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         # 3. entries from the cached tables alone; the series order; every page's nav
         entries: list[Entry] = []
         first_lang: str | None = None    # the first round's stated language
-        for name, folder, fp, ch in plan:
+        for name, folder, fp, _ in plan:
             if fp is None:
                 entries.append(_published(name, folder))
                 continue
-            path = entry_path(site.cache, name)
-            data = read_entry(staged(path) if ch else path)
-            if data is None:
-                raise InputError(printable(str(path)), "the cache entry just written cannot "
-                                                       "be read back")
-            entries.append(entry_from_tables(name, folder, data["card"]))
-            stated = (data["card"].get("round") or {}).get("default_language")
+            if name not in kept:
+                path = staged(entry_path(site.cache, name))
+                data = read_entry(path)
+                if data is None:
+                    raise InputError(printable(str(path)), "the cache entry just written "
+                                                           "cannot be read back")
+                kept[name] = (data["card"], data.get("nav"))
+            card = kept[name][0]
+            entries.append(entry_from_tables(name, folder, card))
+            stated = (card.get("round") or {}).get("default_language")
             if first_lang is None and stated in ("zh", "en"):
                 first_lang = str(stated)
         order = _series_order(entries)
         updates: list[str] = []      # names whose staged page and entry are ready
-        for i, e in enumerate(order):
+        changed_set = set(changed)
+        for e, links in zip(order, _navs(order), strict=True):
             if e.href is None:
                 continue
-            links = _nav(order, i)
+            was_changed = e.name in changed_set
+            if not was_changed and kept[e.name][1] == _nav_key(links):
+                continue
             path = entry_path(site.cache, e.name)
-            was_changed = e.name in changed
             data = read_entry(staged(path) if was_changed else path)
             assert data is not None
-            if not was_changed and data.get("nav") == _nav_key(links):
-                continue
             page = site.out / f"{e.name}.html"
             source = staged(page) if was_changed else page
             from reportgen.page.model import Series

@@ -98,17 +98,25 @@ def newest_first(entries: list[Entry]) -> list[Entry]:
 def cards(entries: list[Entry], ui: UI) -> list[Card]:
     """One card per round, in the order of ``entries`` (the caller puts the newest first)."""
     out = []
+    date, gpu, configs = ui.t("index.date"), ui.t("index.gpu"), ui.t("index.configurations")
+    names: dict[tuple[str, str | None, Bi | None], Bi] = {}   # rounds share their labels
+
+    def label(m: Metric, labels: Mapping[str, Bi]) -> Bi:
+        key = (m.key, m.engine, labels.get(m.engine or ""))
+        if key not in names:
+            names[key] = _metric_label(ui, m, labels)
+        return names[key]
+
     for e in entries:
         facts: list[tuple[Bi, Bi]] = []
         if e.date:
-            facts.append((ui.t("index.date"), Bi.plain(e.date)))
+            facts.append((date, Bi.plain(e.date)))
         if e.gpu:
-            facts.append((ui.t("index.gpu"), Bi.plain(e.gpu)))
+            facts.append((gpu, Bi.plain(e.gpu)))
         if e.configurations:
-            facts.append((ui.t("index.configurations"), Bi(
+            facts.append((configs, Bi(
                 *(" · ".join(c.get(lang) for c in e.configurations) for lang in LANGS))))
-        figures = [(_metric_label(ui, m, e.labels), _value(m, e.as_published))
-                   for m in e.metrics]
+        figures = [(label(m, e.labels), _value(m, e.as_published)) for m in e.metrics]
         note = None
         if e.as_published:
             note = ui.t("index.source", source=e.source or Bi.plain(MISSING))
@@ -236,4 +244,5 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader,
         js_app=assets.js_app, js_index=js_index,
         figs_json=script_json(figs), plotly_b64=bundle.b64, plotly_kind=bundle.kind,
-        plotly_version=bundle.version, plotly_notice=bundle.notice)
+        plotly_version=bundle.version, plotly_notice=bundle.notice,
+        plotly_integrity=bundle.sha256)

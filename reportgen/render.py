@@ -303,6 +303,6 @@ def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
         js_slo=assets.js_slo,
         report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
         plotly_b64=bundle.b64, plotly_kind=bundle.kind, plotly_version=bundle.version,
-        plotly_notice=bundle.notice,
+        plotly_notice=bundle.notice, plotly_integrity=bundle.sha256,
     )
     return html

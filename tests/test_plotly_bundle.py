@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reportgen.render import bundle_for, bundled_traces
 from reportgen.resources import templates_dir
 from tools import update_gold
+from tools.step_plotly import MARK, step
 
 VENDOR = templates_dir() / "static" / "vendor"
 
@@ -43,3 +44,38 @@ def test_every_figure_is_drawn_by_the_vendored_bundle(case: str, tmp_path: Path)
 
 def test_a_missing_trace_type_falls_back_visibly() -> None:
     assert bundle_for({"scatter", "violin"}, templates_dir()).kind == "full"
+
+
+def test_vendored_bundle_runs_in_steps() -> None:
+    """tools/step_plotly.py was applied: the bundle defines its modules and hands them to
+    loader.js instead of running them all in one task (the browser tests draw with it)."""
+    js = gzip.decompress((VENDOR / "plotly-custom.min.js.gz").read_bytes()).decode("utf-8")
+    assert js.count(MARK) == 1 and "var Plotly=(()=>{" not in js
+    assert len(re.findall(r"return\{steps:__steps,main:[\w$]+\};\}\)\(\);", js)) == 1
+    assert js.count("__steps.push(f)") == 1
+    assert step(js) == js                       # applying it again changes nothing
+
+
+ESBUILD = ('/** header */\nvar Plotly=(()=>{var a=1;var Z=(e,t)=>()=>{try{return t||e((t={exports:'
+           '{}}).exports,t),t.exports}catch(r){throw t=0,r}};var m=Z(x=>{x.v=1});'
+           'var n=Z((x,y)=>{y.exports=m()});return n();})();\n/* licences */\n')
+
+
+def test_step_rewrites_the_three_spots_and_nothing_else() -> None:
+    out = step(ESBUILD)
+    assert out == ('/** header */\nvar __plotlySteps=(()=>{var a=1;var __steps=[],Z=(e,t)=>{'
+                   'var f=()=>{try{return t||e((t={exports:{}}).exports,t),t.exports}catch(r)'
+                   '{throw t=0,r}};__steps.push(f);return f};var m=Z(x=>{x.v=1});'
+                   'var n=Z((x,y)=>{y.exports=m()});return{steps:__steps,main:n};})();\n'
+                   '/* licences */\n')
+
+
+@pytest.mark.parametrize("broken", [
+    ESBUILD.replace("var Plotly=", "var P="),                      # no head
+    ESBUILD.replace("return n();})();", "return n;})();"),         # no final call
+    ESBUILD.replace("catch(r){throw t=0,r}", "catch(r){throw r}"),   # another helper
+    ESBUILD + ESBUILD,                                             # two of each
+])
+def test_step_refuses_a_bundle_of_another_shape(broken: str) -> None:
+    with pytest.raises(ValueError, match=r"expected shape|out of order"):
+        step(broken)

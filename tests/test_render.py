@@ -128,8 +128,11 @@ def test_csp_allows_exactly_the_inline_scripts_and_plotly(html: str) -> None:
         assert f"sha256-{digest}" in allowed
     packed = base64.b64decode(script(html, "plotly-gz"))
     js = gzip.decompress(packed)
-    assert "sha256-" + base64.b64encode(hashlib.sha256(js).digest()).decode() in allowed
+    plotly_hash = "sha256-" + base64.b64encode(hashlib.sha256(js).digest()).decode()
+    assert plotly_hash in allowed
     assert len(allowed) == 5
+    # loader.js loads plotly.js as a blob: script with this integrity, allowed by that hash
+    assert re.search(r'id="plotly-gz"[^>]* data-integrity="([^"]+)"', html).group(1) == plotly_hash
 
 
 def test_custom_bundle_is_used_for_scatter_and_bar(html: str) -> None:

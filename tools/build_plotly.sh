@@ -5,7 +5,8 @@
 # browser renderer agree), bundled and minified with esbuild.
 #
 # Usage: tools/build_plotly.sh [python] [trace ...]   (default traces: scatter bar)
-# Writes templates/static/vendor/plotly-custom.min.js.gz (gzip -9 -n: no name, mtime 0),
+# Writes templates/static/vendor/plotly-custom.min.js.gz (gzip -9, no name, mtime 0; its modules
+# made runnable in steps by tools/step_plotly.py),
 # plotly-custom.LICENSE, .VERSION and .TRACES (the trace types it registers, one a line;
 # tests/test_render.py fails when a figure needs one that is not there). Needs npm; network
 # only to the npm registry.
@@ -54,6 +55,8 @@ node -e "
 
 mkdir -p "$DEST"
 gzip -9 -n -c plotly-custom.min.js > "$DEST/plotly-custom.min.js.gz"
+# its modules run in steps of a few ms, not in one long task (tools/step_plotly.py)
+"$PY" "$ROOT/tools/step_plotly.py" "$DEST/plotly-custom.min.js.gz"
 cp node_modules/plotly.js/LICENSE "$DEST/plotly-custom.LICENSE"
 echo "$VERSION" > "$DEST/plotly-custom.VERSION"
 printf '%s\n' "${TRACES[@]}" | sort > "$DEST/plotly-custom.TRACES"

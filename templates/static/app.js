@@ -147,6 +147,29 @@
   window.reportDrawFigure = drawFigure;
   window.reportDrawAll = drawAll;
 
+  // Once the reader scrolls, every figure is drawn ahead, the nearest to the screen first, one
+  // per task (a figure takes 50–300 ms to draw; the page stays scrollable between two, and
+  // not in idle time: a reader who scrolls leaves little of it, and waits for the figures).
+  function distance(el) {
+    var r = el.getBoundingClientRect();
+    if (r.top > window.innerHeight) return r.top - window.innerHeight;
+    return r.bottom < 0 ? -r.bottom : 0;
+  }
+  function nearest() {
+    var best = null, least = Infinity;
+    DATA.figs.forEach(function (f) {
+      var el = document.getElementById(f.id);
+      if (!el || drawn[f.id] || el.offsetParent === null) return;
+      var d = distance(el);
+      if (d < least) { best = f.id; least = d; }
+    });
+    return best;
+  }
+  function ahead() {
+    var id = nearest();
+    if (id) drawFigure(id).then(function () { setTimeout(ahead, 0); }, fail);
+  }
+
   var figLangs = {};         // id → language the drawn figure is in
   var MARGIN = 200;          // px below the viewport where drawing starts
   if ('IntersectionObserver' in window) {
@@ -163,9 +186,12 @@
     });
     // A fast scroll (or a jump to an anchor) can carry a figure from below the viewport to
     // above it between two frames, never intersecting: draw every figure already passed.
-    var sweeping = false;
+    var sweeping = false, moved = false;
     window.addEventListener('scroll', function () {
-      if (!Plotly) plotly().catch(fail);   // the reader moves: plotly.js ready for what comes
+      if (!moved) {          // the reader moves: the figures nearest the screen are drawn ahead
+        moved = true;
+        plotly().then(function () { setTimeout(ahead, 0); }).catch(fail);
+      }
       if (sweeping || drawnCount === DATA.figs.length) return;
       sweeping = true;
       requestAnimationFrame(function () {
@@ -289,10 +315,12 @@
 
 
   if (/[?&]print=1(&|$)/.test(location.search)) forPrint().catch(fail);
-  // After the first frame: unpack plotly.js (so it is ready when a figure asks), and show at
-  // once a browser that cannot.
+
+  // After the first frame: plotly.js is unpacked and run in short steps (loader.js), so it is
+  // ready when the reader reaches a figure, and the page never stalls while the reader only
+  // reads. A browser that cannot unpack is told at once.
   function early() {
-    setTimeout(function () { if (window.unpackPlotly) window.unpackPlotly().catch(fail); }, 0);
+    setTimeout(function () { plotly().catch(fail); }, 0);
   }
   if (window.requestAnimationFrame) requestAnimationFrame(early); else early();
 })();

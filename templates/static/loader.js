@@ -1,22 +1,27 @@
-/* plotly.js, unpacked only when a figure needs it: base64 → gzip → DecompressionStream → one
-   inline script element (no network, no eval; the CSP allows it by its sha256).
-   window.loadPlotly() starts it once and returns the promise of window.Plotly;
-   window.unpackPlotly() only decompresses (off the main thread; app.js calls it after the
-   first frame, and shows its error at once when it fails); the script is
-   only run — the one long task — when app.js asks, i.e. when a figure nears the viewport,
-   so the text and tables paint first and the page stays responsive until then. */
+/* plotly.js and the page's packed arrays, unpacked in the page: base64 → gzip →
+   DecompressionStream. No network, no eval.
+   - window.reportUnpack(b64): the promise of a Response over the unpacked bytes (slo.js reads
+     its arrays with it); it rejects, err.code 'no-decompression-stream', in a browser without
+     DecompressionStream.
+   - window.loadPlotly(): unpacks plotly.js once and returns the promise of window.Plotly.
+     The script is loaded from a blob: URL with its sha256 as integrity (the CSP allows it by
+     that hash), so Chromium parses and compiles it off the main thread; where that is refused
+     it is run inline (the same hash). A bundle made runnable in steps (tools/step_plotly.py:
+     window.__plotlySteps) then runs its ~370 modules a few at a time, in tasks of about
+     SLICE_MS, so the page never stalls; window.Plotly is set after the last.
+   app.js calls loadPlotly() after the first frame, so text and tables paint first. */
 (function () {
-  var text = null, ready = null;
+  var SLICE_MS = 8;    // a slice overruns by its last module (≤ ~30 ms on a slow machine)
+  var ready = null;
 
-  function unpack() {
-    if (text) return text;
-    text = new Promise(function (resolve) { resolve(); }).then(function () {
+  function unpack(b64) {
+    return new Promise(function (resolve) {
       if (typeof DecompressionStream === 'undefined') {
         var err = new Error('DecompressionStream is not supported by this browser');
         err.code = 'no-decompression-stream';
         throw err;
       }
-      var b64 = document.getElementById('plotly-gz').textContent.trim(), bytes;
+      var bytes;
       if (Uint8Array.fromBase64) {
         bytes = Uint8Array.fromBase64(b64);
       } else {
@@ -24,24 +29,77 @@
         bytes = new Uint8Array(bin.length);
         for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
       }
-      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-      return new Response(stream).text();
+      resolve(new Response(new Blob([bytes]).stream()
+        .pipeThrough(new DecompressionStream('gzip'))));
     });
-    return text;
+  }
+  window.reportUnpack = unpack;
+
+  // The next task, not clamped as nested timeouts are.
+  function later(fn) {
+    if (typeof MessageChannel === 'undefined') { setTimeout(fn, 0); return; }
+    var ch = new MessageChannel();
+    ch.port1.onmessage = fn;
+    ch.port2.postMessage(0);
+  }
+
+  function inline(js) {
+    var s = document.createElement('script');
+    s.text = js;
+    document.head.appendChild(s);
+  }
+
+  function run(blob, integrity) {
+    if (!integrity) return blob.text().then(inline);
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement('script');
+      var url = URL.createObjectURL(new Blob([blob], { type: 'text/javascript' }));
+      function done() { URL.revokeObjectURL(url); }
+      s.onload = function () { done(); resolve(); };
+      s.onerror = function () {      // a browser that does not match hashes to blob: scripts
+        done();
+        s.parentNode.removeChild(s);
+        blob.text().then(inline).then(resolve, reject);
+      };
+      s.integrity = integrity;
+      s.src = url;
+      document.head.appendChild(s);
+    });
+  }
+
+  function steps(S) {
+    return new Promise(function (resolve, reject) {
+      var i = 0;
+      function slice() {
+        try {
+          var t0 = performance.now();
+          while (i < S.steps.length && performance.now() - t0 < SLICE_MS) S.steps[i++]();
+          if (i < S.steps.length) later(slice); else resolve(S.main());
+        } catch (e) {
+          reject(e);
+        }
+      }
+      later(slice);
+    });
   }
 
   window.loadPlotly = function () {
     if (ready) return ready;
-    ready = unpack().then(function (js) {
-      var s = document.createElement('script');
-      s.text = js;
-      document.head.appendChild(s);
-      if (!window.Plotly) throw new Error('plotly.js failed to load');
-      window.__plotlyReadyAt = performance.now();
-      return window.Plotly;
-    });
+    var el = document.getElementById('plotly-gz');
+    ready = unpack(el.textContent.trim())
+      .then(function (r) { return r.blob(); })
+      .then(function (blob) { return run(blob, el.getAttribute('data-integrity')); })
+      .then(function () {
+        var S = window.__plotlySteps;
+        if (!S) return window.Plotly;
+        window.__plotlySteps = undefined;
+        return steps(S).then(function (P) { window.Plotly = P; return P; });
+      })
+      .then(function (P) {
+        if (!P || !P.newPlot) throw new Error('plotly.js failed to load');
+        window.__plotlyReadyAt = performance.now();
+        return P;
+      });
     return ready;
   };
-
-  window.unpackPlotly = unpack;   // app.js starts it after the first frame
 })();

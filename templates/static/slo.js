@@ -15,17 +15,11 @@
 
   function lang() { return root.getAttribute('data-lang') === 'en' ? 'en' : 'zh'; }
 
+  // The page's one base64 + gunzip unpacker is loader.js's (window.reportUnpack).
   function unpack(b64, Ctor) {
-    var bytes;
-    if (Uint8Array.fromBase64) {
-      bytes = Uint8Array.fromBase64(b64);
-    } else {
-      var bin = atob(b64);
-      bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    }
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).arrayBuffer().then(function (buf) { return new Ctor(buf); });
+    return window.reportUnpack(b64)
+      .then(function (r) { return r.arrayBuffer(); })
+      .then(function (buf) { return new Ctor(buf); });
   }
 
   // int16 codes from their two byte planes; each tier's TTFT codes are stored as
@@ -341,12 +335,13 @@
     return [x, y];
   };
 
-  Panel.prototype.drawCurves = function (force) {
-    if (!this.drawn()) return;
+  // The restyle that fills the curves of the selected tier, or null when they are there.
+  Panel.prototype.curves = function (force) {
+    if (!this.drawn()) return null;
     var c = this.selectedTier(), key = String(c);
     if (!force && this.filledFor === key && this.figEl.data.some(function (t) {
       return t.x && t.x.length;
-    })) return;
+    })) return null;
     var D = this.data, self = this, xs = [], ys = [], idx = [];
     var E = D.engines.length;
     D.engines.forEach(function (e, ei) {
@@ -358,7 +353,12 @@
       }
     });
     this.filledFor = key;
-    window.Plotly.restyle(this.figEl, { x: xs, y: ys }, idx);
+    return { data: { x: xs, y: ys }, traces: idx };
+  };
+
+  Panel.prototype.drawCurves = function (force) {
+    var fill = this.curves(force);
+    if (fill) window.Plotly.restyle(this.figEl, fill.data, fill.traces);
   };
 
   Panel.prototype.watchFigure = function () {
@@ -370,8 +370,10 @@
         // a redraw (language switch, lazy drawing) keeps the curves and the current lines
         self.figEl.on('plotly_afterplot', function () { self.drawCurves(false); });
       }
-      self.drawCurves(false);
-      window.Plotly.relayout(self.figEl, { shapes: self.shapes() });
+      // curves and threshold lines in one redraw of the figure, not two
+      var fill = self.curves(false), shapes = { shapes: self.shapes() };
+      if (fill) window.Plotly.update(self.figEl, fill.data, shapes, fill.traces);
+      else window.Plotly.relayout(self.figEl, shapes);
       clearInterval(timer);
     }
     var timer = setInterval(check, 100);
