@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from reportgen.analyze import tier_metrics
 from reportgen.analyze.changes import Diff
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 from reportgen.listing import shorten
@@ -26,19 +27,6 @@ GAP = "  "
 if TYPE_CHECKING:
     from reportgen.analyze.result import Analysis, RoundAnalysis
 
-_TIER_COLUMNS = (
-    ("engine", "engine", "s"),
-    ("concurrency", "C", "g"),
-    ("requests", "requests", "d"),
-    ("completed", "done", "d"),
-    ("failed", "failed", "d"),
-    ("duration_s", "dur s", ".2f"),
-    ("output_tok_s", "out tok/s", ".1f"),
-    ("ttft_p50_ms", "TTFT p50", ".0f"),
-    ("itl_p50_ms", "ITL p50", ".2f"),
-    ("itl_p99_ms", "ITL p99", ".1f"),
-    ("excluded", "excl", "yes"),
-)
 STATUSES = ("pass", "warn", "fail")
 
 
@@ -119,7 +107,11 @@ def tiers_text(analysis: Analysis, width: int = WIDTH) -> str:
     """The tiers as the page's data table shows them. A column no file reported is left out
     and named below; the engine column wraps if the rest still does not fit."""
     tiers: pd.DataFrame = analysis.tiers
-    cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
+    # the row keys, the tier metrics that name a terminal heading, the excluded flag
+    cols = [("engine", "engine", "s"), ("concurrency", "C", "g"),
+            *((m.column, m.terminal, m.spec) for m in tier_metrics.in_terminal()),
+            ("excluded", "excl", "yes")]
+    cols = [c for c in cols if c[0] in tiers.columns]
     if analysis.round.get("axis") == "request_rate":
         cols = [("concurrency", "req/s", "g") if c[0] == "concurrency" else c for c in cols]
     if "repeats" in tiers.columns:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
 from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
@@ -38,7 +39,8 @@ CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
 # telemetry (nvidia-smi samples covering the runs)
 SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "telemetry")
-# Columns holding counts: written as JSON integers when the value is whole.
+# Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
+# the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({
     "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
     "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
@@ -81,8 +83,13 @@ def _plain(value: Any, integer: bool = False) -> Any:
     return str(value)
 
 
+def int_columns() -> frozenset[str]:
+    return INT_COLUMNS | tier_metrics.counts()
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     columns = list(frame.columns)
+    counts = int_columns()
     paired = {c[:-3] for c in columns if c.endswith("_zh") and f"{c[:-3]}_en" in columns}
     out = []
     for row in frame.itertuples(index=False, name=None):
@@ -92,7 +99,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
             if stem in paired and column.endswith(("_zh", "_en")):
                 record.setdefault(stem, {})[column[-2:]] = _plain(value)
             else:
-                record[column] = _plain(value, column in INT_COLUMNS)
+                record[column] = _plain(value, column in counts)
         out.append(record)
     return out
 
@@ -125,6 +132,8 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
             out[name] = pd.concat(parts, ignore_index=True)
     for name, columns in RENAMED.items():
         out[name] = out[name].rename(columns=columns)
+    if renamed := tier_metrics.exported_names():
+        out["tiers"] = out["tiers"].rename(columns=renamed)
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
@@ -232,7 +241,7 @@ def _cell(value: Any) -> Any:
 def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """Count columns as nullable integers when every value is whole (``40`` not ``40.0``)."""
     out = frame.copy()
-    for column in INT_COLUMNS & set(out.columns):
+    for column in int_columns() & set(out.columns):
         values = pd.to_numeric(out[column], errors="coerce")
         finite = values.dropna()
         if len(finite) and np.isfinite(finite).all() and (finite == finite.round()).all():
