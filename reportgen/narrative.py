@@ -47,7 +47,7 @@ from reportgen.formatting import format_value
 from reportgen.i18n import load_ui, markdown
 from reportgen.paths import display_path
 from reportgen.safe_read import printable, read_bytes, read_input, refuse_outside
-from reportgen.text import LANGS
+from reportgen.text import LANGS, Bi
 
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
@@ -193,8 +193,8 @@ def _fill_tokens(tokens: list[Token], values: Mapping[str, Any], lang: str,
 class Prose:
     """One section's rendered prose: optional heading line and body, per language."""
 
-    title: dict[str, Markup]   # lang → inline HTML of a leading '# ' line ('' when absent)
-    body: dict[str, Markup]    # lang → block HTML
+    title: Bi                  # inline HTML of a leading '# ' line ('' when absent)
+    body: Bi                   # block HTML
     source_lang: dict[str, str]  # lang shown → language the text was written in
 
 
@@ -355,8 +355,8 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any],
         per = found[section]
         src = {lang: lang if lang in per else next(iter(per)) for lang in LANGS}
         out[section] = Prose(
-            title={lang: per[src[lang]][0] for lang in LANGS},
-            body={lang: per[src[lang]][1] for lang in LANGS},
+            title=Bi(*(per[src[lang]][0] for lang in LANGS)),
+            body=Bi(*(per[src[lang]][1] for lang in LANGS)),
             source_lang=src,
         )
     return out

@@ -137,15 +137,15 @@ def test_load_narrative_reads_both_languages(tmp_path: Path) -> None:
     write(tmp_path, ".DS_Store", b"\x00\xff")
     prose = load_narrative(tmp_path, VALUES)
     assert set(prose) == {"crossover"}
-    assert "交叉在 C≈8.3。" in prose["crossover"].body["zh"]
-    assert "Crossing at C≈8.3." in prose["crossover"].body["en"]
+    assert "交叉在 C≈8.3。" in prose["crossover"].body.zh
+    assert "Crossing at C≈8.3." in prose["crossover"].body.en
     assert prose["crossover"].source_lang == {"zh": "zh", "en": "en"}
 
 
 def test_one_language_is_shown_in_both(tmp_path: Path) -> None:
     write(tmp_path, "next.en.md", "- rerun C=32")
     prose = load_narrative(tmp_path, VALUES)["next"]
-    assert prose.body["zh"] == prose.body["en"]
+    assert prose.body.zh == prose.body.en
     assert prose.source_lang == {"zh": "en", "en": "en"}
 
 

@@ -64,10 +64,6 @@ def all_missing(table: Table) -> bool:
         t.zh.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) for t in values)
 
 
-def prose_bi(per_lang: Mapping[str, str]) -> Bi:
-    return Bi(per_lang["zh"], per_lang["en"])
-
-
 def bi_text(value: object) -> Bi | None:
     """A round.toml text (``{zh, en}`` table or plain string) as Bi; None when absent."""
     if isinstance(value, Mapping):
