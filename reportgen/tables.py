@@ -32,6 +32,7 @@ from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
 from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
+from reportgen.text import LANGS, Bi
 
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
@@ -63,6 +64,8 @@ def _plain(value: Any, integer: bool = False) -> Any:
         return value
     if value is None:
         return None
+    if isinstance(value, Bi):
+        return value.as_dict()
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -85,6 +88,24 @@ def _plain(value: Any, integer: bool = False) -> Any:
 
 def int_columns() -> frozenset[str]:
     return INT_COLUMNS | tier_metrics.counts()
+
+
+def flat_texts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each column of bilingual text (``Bi`` cells) as the export's pair ``x_zh`` / ``x_en``
+    in its place: the one spot where a ``Bi`` becomes per-language columns."""
+    texts = [c for c in frame.columns if frame[c].dtype == object
+             and any(isinstance(v, Bi) for v in frame[c])]
+    if not texts:
+        return frame
+    out = {}
+    for column in frame.columns:
+        if column in texts:
+            for lang in LANGS:
+                out[f"{column}_{lang}"] = [v.get(lang) if isinstance(v, Bi) else v
+                                           for v in frame[column]]
+        else:
+            out[column] = frame[column]
+    return pd.DataFrame(out, index=frame.index)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -134,6 +155,7 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
         out[name] = out[name].rename(columns=columns)
     if renamed := tier_metrics.exported_names():
         out["tiers"] = out["tiers"].rename(columns=renamed)
+    out = {name: flat_texts(frame) for name, frame in out.items()}
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
@@ -233,8 +255,10 @@ def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 
 def _cell(value: Any) -> Any:
     """A value for one CSV/markdown cell: bilingual text as 'zh / en', missing as NaN."""
+    if isinstance(value, Bi):
+        return f"{value.zh} / {value.en}"
     if isinstance(value, Mapping):
-        return " / ".join(str(value.get(lang, "")) for lang in ("zh", "en"))
+        return " / ".join(str(value.get(lang, "")) for lang in LANGS)
     return math.nan if value is None else value
 
 

@@ -64,7 +64,7 @@ def _engines(tiers: pd.DataFrame) -> pd.DataFrame:
         lo, hi = own.iloc[0], own.iloc[-1]
         step = WEIGHTS_GB[engine] * 1e9 + 1100 * 1e5
         rows.append({
-            "id": engine, "label_zh": LABELS[engine].zh, "label_en": LABELS[engine].en,
+            "id": engine, "label": LABELS[engine],
             "bandwidth_gb_s": 1000.0, "kv_bytes_per_token": 1e5,
             "weight_bytes_per_step": WEIGHTS_GB[engine] * 1e9, "step_bytes_c1": step,
             "effective_gb_s_c1": step / (lo["itl_p50_ms"] / 1000) / 1e9,

@@ -202,8 +202,7 @@ def test_every_number_comes_from_the_analysis(tmp_path: Path) -> None:
 def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     a = make_analysis()
     a.round["title"] = {"zh": HOSTILE_SCRIPT, "en": HOSTILE_IMG}
-    a.engines.loc[0, "label_zh"] = HOSTILE_IMG
-    a.engines.loc[0, "label_en"] = HOSTILE_SCRIPT
+    a.engines["label"] = [Bi(HOSTILE_IMG, HOSTILE_SCRIPT), *a.engines["label"][1:]]
     (tmp_path / "narrative").mkdir()
     (tmp_path / "narrative" / "next.en.md").write_text(f"{HOSTILE_SCRIPT}\n\n{HOSTILE_IMG}\n")
     page = render_analysis(a, tmp_path)

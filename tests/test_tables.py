@@ -17,7 +17,7 @@ def _analysis() -> Analysis:
     tiers = pd.DataFrame({"engine": ["a", "a"], "concurrency": [1, 2],
                           "requests": [40.0, np.nan], "output_tok_s": [61.9, np.nan],
                           "excluded": [False, True]})
-    engines = pd.DataFrame({"id": ["a"], "label_zh": ["甲"], "label_en": ["A"],
+    engines = pd.DataFrame({"id": ["a"], "label": [Text("甲", "A")],
                             "mbu_c1": [0.89], "kv_bytes_per_token": [57344.0]})
     checks = pd.DataFrame({"id": ["x"], "status": ["warn"], "engine": [None],
                            "concurrency": [np.nan], "value": [np.inf],

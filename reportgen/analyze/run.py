@@ -92,7 +92,7 @@ from reportgen.slo import Slo, goodput_arguments
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
 ENGINE_COLUMNS = (
-    "id", "label_zh", "label_en", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
+    "id", "label", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
     "step_bytes_c1", "effective_gb_s_c1", "mbu_c1", "ms_per_slot", "floor_ms_per_slot",
     "slope_vs_floor", "tokens_per_slot", "c1", "cmax", "itl_p50_c1_ms", "itl_p50_cmax_ms",
     "floor_ms_cmax", "efficiency_cmax", "bandwidth_gpus", "gpu_bandwidth_gb_s",
@@ -682,8 +682,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
     if on_rate_axis:
         roof[list(ENGINE_CONCURRENCY_ONLY)] = math.nan
     labels = {e.id: e.label for e in manifest.engines}
-    roof["label_zh"] = [labels[i].zh for i in roof["id"]]
-    roof["label_en"] = [labels[i].en for i in roof["id"]]
+    roof["label"] = pd.Series([labels[i] for i in roof["id"]], index=roof.index, dtype=object)
     engines_frame = roof[list(ENGINE_COLUMNS)]
 
     pairs = comparison_pairs(order, manifest.reference, manifest.compare)
