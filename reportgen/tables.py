@@ -97,7 +97,7 @@ def flat_texts(frame: pd.DataFrame) -> pd.DataFrame:
              and any(isinstance(v, Bi) for v in frame[c])]
     if not texts:
         return frame
-    out = {}
+    out: dict[str, object] = {}
     for column in frame.columns:
         if column in texts:
             for lang in LANGS:
