@@ -20,6 +20,7 @@ from reportgen.analyze.changes import Diff
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 from reportgen.listing import shorten
 from reportgen.terminal_text import terminal_safe
+from reportgen.text import Bi
 
 WIDTH = 100
 GAP = "  "
@@ -229,8 +230,8 @@ def values_text(values: Mapping[str, Any], names: list[str], lang: str = "en") -
     rows = []
     for name in names:
         value = values[name]
-        if isinstance(value, Mapping):
-            value = value.get(lang, value.get("en", ""))
+        if isinstance(value, Bi):
+            value = value.get(lang)
         rows.append([name, plain(value)])
     return table_text(rows, ["name", "value"], wrap=1)
 

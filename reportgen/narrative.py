@@ -82,8 +82,8 @@ def _parse_ref(body: str) -> _Ref | None:
 
 def _lookup(values: Mapping[str, Any], name: str, lang: str) -> Any:
     value = values[name]
-    if isinstance(value, Mapping) and set(value) <= set(LANGS):  # bilingual text value
-        return value.get(lang, value.get("en"))
+    if isinstance(value, Bi):  # bilingual text value
+        return value.get(lang)
     return value
 
 

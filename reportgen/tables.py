@@ -257,8 +257,6 @@ def _cell(value: Any) -> Any:
     """A value for one CSV/markdown cell: bilingual text as 'zh / en', missing as NaN."""
     if isinstance(value, Bi):
         return f"{value.zh} / {value.en}"
-    if isinstance(value, Mapping):
-        return " / ".join(str(value.get(lang, "")) for lang in LANGS)
     return math.nan if value is None else value
 
 

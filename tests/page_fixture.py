@@ -167,7 +167,7 @@ def make_analysis() -> Analysis:
         "throughput_drop.small.previous_concurrency": 4.0,
         "memory.kv_capacity_ratio": 80000 / 50000,
         "setup.failed_total": 1, "setup.requests_total": int(tiers["requests"].sum()),
-        "pair.a_label": {"zh": LABELS["small"].zh, "en": LABELS["small"].en},
+        "pair.a_label": LABELS["small"],
         "tiers.small.c1.itl_p50_ms": 5.0, "engines.small.mbu_c1": 4.11 / 5.0,
     }
     constants = [

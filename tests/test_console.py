@@ -18,6 +18,7 @@ from reportgen.console import (
     values_text,
 )
 from reportgen.diff import Diff, Figure, Group, Input
+from reportgen.text import Bi
 
 LONG = ("C=16: mean TPOT 34.28 ms, but mean E2EL and TTFT imply 26.27 ms (+30.5%): a few "
         "requests that stopped early lift the mean, or a statistic is off; this tier's wait "
@@ -80,7 +81,7 @@ def test_table_text_rule_is_as_wide_as_its_column() -> None:
 
 def test_values_text_and_matching() -> None:
     values = {"crossover.lower_tier": 8.0, "crossover.upper_tier": 16.0,
-              "tiers.b.c64.duration_s": 121.61290137955864, "pair.a_label": {"zh": "甲", "en": "A"},
+              "tiers.b.c64.duration_s": 121.61290137955864, "pair.a_label": Bi("甲", "A"),
               "tiers.b.c64.excluded": False, "x.missing": np.nan}
     names = matching_names(values, "crossover.*")
     assert names == ["crossover.lower_tier", "crossover.upper_tier"]

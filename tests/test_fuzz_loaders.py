@@ -32,6 +32,7 @@ from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import parse_manifest
 from reportgen.narrative import load_narrative
+from reportgen.text import Bi
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 
@@ -186,7 +187,7 @@ VALUES: dict[str, Any] = {
     "crossover.ratio_lower": math.nan, "tiers.vllm.c8.output_tok_s": 411.4,
     "tiers.llamacpp.c8.output_tok_s": 415.6, "engines.vllm.label": "vLLM",
     "engines.llamacpp.label": "llama.cpp", "engines.llamacpp.slots": None,
-    "pair.a_label": {"zh": "甲", "en": "a"}, "tiers.llamacpp.c32.excluded": True,
+    "pair.a_label": Bi("甲", "a"), "tiers.llamacpp.c32.excluded": True,
     "throughput_drop.llamacpp.next_over_this": math.inf,
 }
 NARRATIVE_NAMES = ["crossover.en.md", "crossover.zh.md", "next.en.md", "summary.en.md",

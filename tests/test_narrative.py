@@ -10,6 +10,7 @@ import pytest
 from reportgen.errors import InputError
 from reportgen.formatting import format_value
 from reportgen.narrative import SECTIONS, load_narrative, render_markdown
+from reportgen.text import Bi
 
 VALUES = {
     "crossover.concurrency": 8.2849,
@@ -20,7 +21,7 @@ VALUES = {
     "memory.mib": 19089.4,
     "missing": math.nan,
     "label": "llama.cpp *Q4* <b>x</b>",
-    "pair.a_label": {"zh": "甲引擎", "en": "Engine A"},
+    "pair.a_label": Bi("甲引擎", "Engine A"),
 }
 
 

@@ -29,7 +29,7 @@ def _analysis() -> Analysis:
         engines=engines, tiers=tiers, crossovers=empty, graph_reuse=pd.DataFrame(),
         memory=pd.DataFrame({"engine": ["a"], "weights_gib": [4.36]}),
         prefill=pd.DataFrame({"engine": ["a"], "server_samples": [40.0]}), checks=checks,
-        values={"z.last": 1.5, "a.first": np.nan, "m.label": {"zh": "甲", "en": "A"},
+        values={"z.last": 1.5, "a.first": np.nan, "m.label": Text("甲", "A"),
                 "n.count": np.int64(3)},
         constants=[Constant("bandwidth_gb_s", 1008.0, "GB/s", Text("表", "table"))],
     )

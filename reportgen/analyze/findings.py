@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.tiers import usable
+from reportgen.text import Bi
 
 SATURATION_GROWTH = 0.05   # saturated: the next tier adds less than 5 % output
 
@@ -36,7 +37,7 @@ def _tier(x: float) -> float | int:
 
 
 def _leader(tiers: pd.DataFrame, tier: float, prefix: str,
-            labels: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+            labels: Mapping[str, Bi]) -> dict[str, Any]:
     at = tiers[tiers["concurrency"] == tier].sort_values("output_tok_s", ascending=False,
                                                          kind="stable")
     at = at[np.isfinite(at["output_tok_s"].astype(float))]
@@ -44,16 +45,16 @@ def _leader(tiers: pd.DataFrame, tier: float, prefix: str,
         return {}
     first, second = at.iloc[0], at.iloc[1]
     return {f"{prefix}.tier": _tier(float(tier)),
-            f"{prefix}.leader": dict(labels[str(first["engine"])]),
+            f"{prefix}.leader": labels[str(first["engine"])],
             f"{prefix}.leader_tok_s": float(first["output_tok_s"]),
-            f"{prefix}.second": dict(labels[str(second["engine"])]),
+            f"{prefix}.second": labels[str(second["engine"])],
             f"{prefix}.second_tok_s": float(second["output_tok_s"]),
             f"{prefix}.lead": float(first["output_tok_s"] / second["output_tok_s"])
             if second["output_tok_s"] > 0 else math.nan}
 
 
 def findings_values(tiers: pd.DataFrame, order: Sequence[str],
-                    labels: Mapping[str, Mapping[str, str]], checks: pd.DataFrame,
+                    labels: Mapping[str, Bi], checks: pd.DataFrame,
                     crossing: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``findings.*`` values (see the module docstring); absent what the data cannot say.
     ``crossing``: the round's ``crossover.*`` values (its bracketing tiers are shown as
@@ -81,7 +82,7 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
         if sat is None:
             continue
         base = f"findings.{e}"
-        out |= {f"{base}.label": dict(labels[e]),
+        out |= {f"{base}.label": labels[e],
                 f"{base}.saturation_tier": _tier(float(sat["concurrency"])),
                 f"{base}.saturation_tok_s": float(sat["output_tok_s"])}
         for column in ("ttft_p50_ms", "itl_p50_ms"):
@@ -98,6 +99,6 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
                 "findings.checks_warn": int((status == "warn").sum())}
         worst = checks[status == "fail"] if (status == "fail").any() else checks[status == "warn"]
         if len(worst):
-            out["findings.top_check"] = {"zh": str(worst["message_zh"].iloc[0]),
-                                         "en": str(worst["message_en"].iloc[0])}
+            out["findings.top_check"] = Bi(str(worst["message_zh"].iloc[0]),
+                                           str(worst["message_en"].iloc[0]))
     return out

@@ -566,13 +566,13 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
                 "output_tokens", "kv_tokens_per_slot", "model", "client", "date", "driver",
                 "cuda", "requests_total", "requests_per_engine", "completed_total", "failed_total"):
         v[f"setup.{key}"] = scalar(round_info.get(key))
-    v["setup.title"] = round_info["title"]
+    v["setup.title"] = scalar(round_info["title"])
     v["setup.concurrency"] = " · ".join(str(c) for c in round_info["concurrency"])
     v["setup.tier_count"] = len(round_info["concurrency"])
 
     labels = {}
     for facts in round_info["engines"]:
-        labels[facts["id"]] = facts["label"]
+        labels[facts["id"]] = scalar(facts["label"])
         for key, value in facts.items():
             if key not in ("id", "sources"):
                 v[f"engines.{facts['id']}.{key}"] = scalar(value)
@@ -767,7 +767,7 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                      memory, parity, temps, checks, pair, manifest.output_tokens)
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
-        tiers, order, {i: {"zh": t.zh, "en": t.en} for i, t in labels.items()},
+        tiers, order, labels,
         checks, values)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}

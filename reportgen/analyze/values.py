@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.text import Bi
+
 
 def scalar(value: Any) -> Any:
     """numpy / pandas scalars → Python; missing → NaN (None stays None for text)."""
@@ -27,6 +29,10 @@ def scalar(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         return value
+    if isinstance(value, Bi):
+        return value
+    if isinstance(value, Mapping) and set(value) == {"zh", "en"}:   # bilingual text
+        return Bi(str(value["zh"]), str(value["en"]))
     if isinstance(value, Mapping):
         return {str(k): scalar(v) for k, v in value.items()}
     if pd.isna(value):

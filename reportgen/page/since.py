@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from reportgen.analyze.compare import Missing
@@ -39,8 +38,8 @@ def since(b: Builder) -> list[PageBlock]:
                     for lang in LANGS))
 
     def shown(value: Any, spec: str = "") -> Bi:
-        if isinstance(value, Mapping):
-            return Bi(str(value.get("zh", "")), str(value.get("en", "")))
+        if isinstance(value, Bi):
+            return value
         if isinstance(value, str):
             return same(value)
         if isinstance(value, bool):
