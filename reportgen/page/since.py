@@ -52,7 +52,8 @@ def since(b: Builder) -> list[PageBlock]:
         text = shown(row.old, spec)
         if row.note is None:
             return text
-        return Bi(f"{text.zh}（{row.note.zh}）", f"{text.en} ({row.note.en})")
+        return Bi(*(b.ui.raw("since.with_note", lang, value=text, note=row.note)
+                    for lang in LANGS))
 
     if since.setup:
         out.append(Heading(b.t("since.setup_heading")))
