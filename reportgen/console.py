@@ -136,7 +136,8 @@ def checks_text(analysis: Analysis, lang: str = "en") -> str:
         return "no self-checks"
     rows = []
     for rec in checks.to_dict("records"):
-        text = rec.get(f"message_{lang}") or rec.get("message_en") or ""
+        message = rec.get("message")
+        text = message.get(lang) if isinstance(message, Bi) else ""
         engine = rec.get("engine")  # NaN (a float) for round-wide rows
         c = rec.get("concurrency")
         where = " ".join(part for part in (

@@ -126,11 +126,11 @@ def make_analysis() -> Analysis:
     ])
     checks = pd.DataFrame([
         {"id": "throughput.monotonic", "status": "warn", "engine": "small", "concurrency": 16.0,
-         "value": 0.9, "message_zh": "C=16 吞吐低于 C=4。", "message_en": "C=16 is below C=4."},
+         "value": 0.9, "message": Text("C=16 吞吐低于 C=4。", "C=16 is below C=4.")},
         {"id": "requests.failed", "status": "fail", "engine": "small", "concurrency": 16.0,
-         "value": 1.0, "message_zh": "1 条请求失败。", "message_en": "1 request failed."},
+         "value": 1.0, "message": Text("1 条请求失败。", "1 request failed.")},
         {"id": "identity.e2el", "status": "pass", "engine": None, "concurrency": np.nan,
-         "value": np.nan, "message_zh": "恒等式成立。", "message_en": "The identity holds."},
+         "value": np.nan, "message": Text("恒等式成立。", "The identity holds.")},
     ])
     round_info = {
         "title": {"zh": "小测试轮", "en": "Small test round"},

@@ -93,7 +93,7 @@ def test_a_check_renders_from_the_table_for_the_rounds_axis() -> None:
     row = chk.check("requests.failed", "warn", "some", {"tier": 4.0, "failed": 2.0,
                                                        "requests": float("nan")}, "e", 4.0, 2.0)
     frame = chk.checks_frame([row], "request_rate")
-    assert frame.loc[0, "message_en"] == ("4 req/s: 2 of ? requests failed; throughput counts "
+    assert frame.loc[0, "message"].en == ("4 req/s: 2 of ? requests failed; throughput counts "
                                           "completed requests only.")
-    assert frame.loc[0, "message_zh"].startswith("4 req/s 失败 2 / ? 条请求")
-    assert chk.checks_frame([row]).loc[0, "message_en"].startswith("C=4: 2 of ?")
+    assert frame.loc[0, "message"].zh.startswith("4 req/s 失败 2 / ? 条请求")
+    assert chk.checks_frame([row]).loc[0, "message"].en.startswith("C=4: 2 of ?")

@@ -21,7 +21,7 @@ def _analysis() -> Analysis:
                             "mbu_c1": [0.89], "kv_bytes_per_token": [57344.0]})
     checks = pd.DataFrame({"id": ["x"], "status": ["warn"], "engine": [None],
                            "concurrency": [np.nan], "value": [np.inf],
-                           "message_zh": ["中文 | 竖线"], "message_en": ["a | pipe"]})
+                           "message": [Text("中文 | 竖线", "a | pipe")]})
     empty = pd.DataFrame({"engine_a": pd.Series(dtype=str), "concurrency": pd.Series(dtype=float)})
     return Analysis(
         round={"title": {"zh": "标题", "en": "Title"}, "concurrency": [1, 2],
