@@ -90,12 +90,15 @@ def int_columns() -> frozenset[str]:
     return INT_COLUMNS | tier_metrics.counts()
 
 
-def flat_texts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Each column of bilingual text (``Bi`` cells) as the export's pair ``x_zh`` / ``x_en``
-    in its place: the one spot where a ``Bi`` becomes per-language columns."""
-    texts = [c for c in frame.columns if frame[c].dtype == object
-             and any(isinstance(v, Bi) for v in frame[c])]
-    if not texts:
+# the columns of bilingual text (``Bi`` cells) per table
+TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",)}
+
+
+def flat_texts(frame: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
+    """The ``Bi`` columns ``texts`` as the export's pairs ``x_zh`` / ``x_en`` in their place
+    (JSON then writes ``x: {zh, en}``): the one spot where a ``Bi`` becomes per-language
+    columns."""
+    if not any(c in frame.columns for c in texts):
         return frame
     out: dict[str, object] = {}
     for column in frame.columns:
@@ -155,7 +158,8 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
         out[name] = out[name].rename(columns=columns)
     if renamed := tier_metrics.exported_names():
         out["tiers"] = out["tiers"].rename(columns=renamed)
-    out = {name: flat_texts(frame) for name, frame in out.items()}
+    for name, texts in TEXT_COLUMNS.items():
+        out[name] = flat_texts(out[name], texts)
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
@@ -221,7 +225,7 @@ def to_json_dict(ra: RoundAnalysis | Analysis) -> dict[str, Any]:
     data["values"] = {k: _plain(values[k]) for k in sorted(values)}
     data["constants"] = [
         {"name": c.name, "value": _plain(c.value), "unit": c.unit,
-         "provenance": {"zh": c.provenance.zh, "en": c.provenance.en}}
+         "provenance": c.provenance.as_dict()}
         for c in all_constants(ra)
     ]
     for name in ROUND_FRAMES:

@@ -75,6 +75,17 @@ def test_csv_sections_tiers_first_and_parseable() -> None:
     assert values[0] == "key,value" and values[2] == "m.label,甲 / A"
 
 
+def test_bilingual_columns_are_exported_as_pairs_even_when_empty() -> None:
+    a = _analysis()
+    text = to_csv(a)
+    assert text.split("# engines\n", 1)[1].startswith("id,label_zh,label_en,mbu_c1,")
+    assert "value,message_zh,message_en\n" in text.split("# checks\n", 1)[1]
+    a.checks = a.checks.iloc[:0]
+    text = to_csv(a)
+    assert text.split("# checks\n", 1)[1].startswith(
+        "id,status,engine,concurrency,value,message_zh,message_en\n\n")
+
+
 def test_markdown_tables() -> None:
     text = to_markdown(_analysis())
     assert text.startswith("# Title\n")

@@ -31,7 +31,8 @@ def scalar(value: Any) -> Any:
         return value
     if isinstance(value, Bi):
         return value
-    if isinstance(value, Mapping) and set(value) == {"zh", "en"}:   # bilingual text
+    # bilingual text still held as {zh, en} by the round facts: a value holds it as a Bi
+    if isinstance(value, Mapping) and set(value) == {"zh", "en"}:
         return Bi(str(value["zh"]), str(value["en"]))
     if isinstance(value, Mapping):
         return {str(k): scalar(v) for k, v in value.items()}
