@@ -5,7 +5,7 @@ JSON (`reportgen.tables/2`, see schema.py): top-level `schema`, `round`, `engine
 side; version 1 called them `ratio_lower`/`ratio_upper`),
 `graph_reuse`, `memory`, `prefill`, `checks`, plus `values` (the dotted figures, sorted by name)
 and `constants` (name, value, unit, provenance {zh, en}). Rows keep their meaningful order
-(manifest engine order, ascending concurrency); a column pair `x_zh`/`x_en` becomes `x: {zh, en}`;
+(manifest engine order, ascending concurrency); a Bi column (TEXT_COLUMNS) becomes `x: {zh, en}`;
 NaN/±inf → null; counts are integers.
 
 CSV: one block per table, each introduced by a line `# <name>` and followed by a blank line:
