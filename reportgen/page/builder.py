@@ -215,7 +215,7 @@ class Builder:
             for e, cs in excluded.items()) for lang in LANGS))
         reason = self.d.round.get("exclude_reason")
         reason_bi = Bi(reason["zh"], reason["en"]) if isinstance(reason, Mapping) else \
-            Bi(*(self.ui.raw("page.excluded_no_reason", lang) for lang in LANGS))
+            self.ui.plain("page.excluded_no_reason")
         return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
 
     def with_legend(self, block: PageBlock) -> PageBlock:
