@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from pathlib import Path
@@ -28,6 +29,7 @@ from reportgen.page.assemble import build_sections
 from reportgen.page.model import Table
 from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
+from tests.page_fixture import make_analysis
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "CONTRIBUTING.md"
@@ -154,3 +156,19 @@ def test_the_recipes_name_the_files_they_touch() -> None:
         assert heading in text
     for path in re.findall(r"`((?:reportgen|templates|tests)/[\w/.]+\.(?:py|toml|md))`", text):
         assert (ROOT / path).exists(), f"CONTRIBUTING.md names {path}, which does not exist"
+
+
+def test_a_metric_exported_under_another_name_or_as_a_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    declared = tuple(dataclasses.replace(m, export="output_tokens_per_s", count=True)
+                     if m.column == "output_tok_s" else m for m in tier_metrics.TIER_METRICS)
+    monkeypatch.setattr(tier_metrics, "TIER_METRICS", declared)
+    analysis = make_analysis()
+    [row, *_] = to_json_dict(analysis)["tiers"]
+    assert "output_tok_s" not in row
+    expected = analysis.tiers["output_tok_s"].iloc[0]
+    assert row["output_tokens_per_s"] == (int(expected) if float(expected).is_integer()
+                                          else expected)
+    # the analysis keeps its own column name (page, values, provenance read that)
+    assert "output_tok_s" in analysis.tiers.columns
+
