@@ -1,6 +1,7 @@
 """Time reportgen against floors measured in the same run, on this machine.
 
-    python benchmarks/run.py [--quick] [--index] [--browser] [--index-rounds N] [--results PATH]
+    python benchmarks/run.py [--quick] [--index] [--browser] [--slo] [--index-rounds N]
+                              [--results PATH]
 
 Every target is a ratio to something measured here and now (importing the libraries, plain
 json.load, grep) or an absolute budget (memory, page size, time to draw). The large synthetic
@@ -163,7 +164,8 @@ def child_build(round_dir: str, output: str) -> dict[str, Any]:
     for (name, start), (_, stop) in zip(marks, [*marks[1:], ("end", total)], strict=True):
         key = name.split()[0]  # "load <dir>", "write <file>" → "load", "write"
         stages[key] = stages.get(key, 0.0) + stop - start
-    return {"total_s": total, "stages": stages, "html_bytes": Path(output).stat().st_size}
+    return {"total_s": total, "stages": stages, "html_bytes": Path(output).stat().st_size,
+            "cpu_s": time.process_time()}
 
 
 def child_pipeline(round_dir: str) -> dict[str, Any]:
@@ -490,6 +492,32 @@ def measure_slo(report: Report, work: Path) -> None:
                            f"{statistics.median(times):.1f} ms); window.__sloLastUpdateMs"))
 
 
+VALUES_BUDGET = 10_000_000  # issue 21: per-request values in one round
+
+
+def measure_values_build(report: Report, work: Path, values: int = VALUES_BUDGET) -> None:
+    """Issue 21's build budget: a round holding 10 M per-request values (ttfts, latencies,
+    lengths, ITL gaps; benchmarks/slo_round.py) builds in ≤ 10 s with a peak RSS ≤ 2 GB, in a
+    fresh process (the generation is not timed)."""
+    from benchmarks.slo_round import write_values_round
+
+    root = work / "values-round"
+    root.mkdir()
+    say(f"slo: generating a round of {values:,} per-request values …")
+    written = write_values_round(root, values)
+    say("slo: building it in a child process …")
+    answer, elapsed, peak_gb = run_child(["build", str(root), str(work / "values.html")])
+    report.stages["10 M per-request values build"] = answer["stages"]
+    note = f"{written:,} values in {len(list(root.glob('*/bench/*.json')))} files"
+    load = os.getloadavg()[0]
+    report.rows.append(Row("slo: build, 10 M per-request values (wall)", elapsed, "s", None,
+                           None, "≤ 10 s", elapsed <= 10,
+                           f"{note}; the build's own CPU {answer['cpu_s']:.1f} s; load average "
+                           f"{load:.1f} on {os.cpu_count()} cpus"))
+    report.rows.append(Row("slo: build, 10 M per-request values, peak RSS", peak_gb, "GB", None,
+                           None, "≤ 2 GB", peak_gb <= 2.0, note))
+
+
 def measure_stages(report: Report, round_dir: Path, sample: bool, work: Path) -> None:
     """load/analyze timed explicitly, plus the build's own per-stage split (sample round)."""
     name = "sample" if sample else "large"
@@ -631,6 +659,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the index measurements (issue 23)")
     parser.add_argument("--browser", action="store_true",
                         help="only the browser measurements of the sample page (issue 23)")
+    parser.add_argument("--slo", action="store_true",
+                        help="only issue 21's budgets (page growth, threshold change, 10 M "
+                             "per-request values build)")
     parser.add_argument("--index-rounds", type=int, default=None,
                         help="generated rounds for the index (default 1000; quick: 4)")
     parser.add_argument("--results", type=Path, default=None,
@@ -646,20 +677,26 @@ def main(argv: list[str] | None = None) -> int:
                            "loadavg_start": os.getloadavg()})
     began = time.perf_counter()
     GENERATED.mkdir(exist_ok=True)
-    only = args.index or args.browser
+    only = args.index or args.browser or args.slo
     # quick: a smoke run of the issue-23 parts (4 rounds, one paired browser load)
     count = args.index_rounds or (INDEX_ROUNDS if mode == "full" else 4)
     small = min(10 if mode == "full" else 2, count)
     page_repeats = repeats if mode == "full" else 1
     with tempfile.TemporaryDirectory(prefix="reportgen-bench-") as tmp:
         work = Path(tmp)
-        if only:
+        if args.slo:
+            measure_slo(report, work)
+            measure_values_build(report, work, VALUES_BUDGET if mode == "full"
+                                 else VALUES_BUDGET // 20)
+        elif only:
             if args.browser:
                 sample_html = work / "sample.html"
                 run_child(["build", str(_sample_dir()), str(sample_html)])
                 measure_browser(report, sample_html, page_repeats, work)
             if args.index:
                 measure_slo(report, work)
+                measure_values_build(report, work, VALUES_BUDGET if mode == "full"
+                                     else VALUES_BUDGET // 20)
             measure_index(report, count, small, work)
         else:
             round_dir, report.generated = ensure_round(mode)
@@ -680,6 +717,8 @@ def main(argv: list[str] | None = None) -> int:
             check_large_html(report, large_html, round_dir)
             measure_browser(report, sample_html, page_repeats, work)
             measure_slo(report, work)
+            measure_values_build(report, work, VALUES_BUDGET if mode == "full"
+                                 else VALUES_BUDGET // 20)
             measure_index(report, count, small, work)
     report.machine["loadavg_end"] = os.getloadavg()
     print(table(report.rows))

@@ -37,7 +37,7 @@ __all__ = ["Assembled", "Progress", "against_baseline", "assemble_page", "assemb
            "render_dir", "resolve_baseline", "write_page"]
 
 
-def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str, Any]:
+def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str, object]:
     """Every name the narrative of ``round_dir`` (first workload) can use, baseline included."""
     done = analyze_dir(Path(round_dir))
     return against_baseline(done.analysis.first,

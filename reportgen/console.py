@@ -113,7 +113,7 @@ def tiers_text(analysis: Analysis, width: int = WIDTH) -> str:
             *((m.column, m.terminal, m.spec) for m in tier_metrics.in_terminal()),
             ("excluded", "excl", "yes")]
     cols = [c for c in cols if c[0] in tiers.columns]
-    if analysis.round.get("axis") == "request_rate":
+    if analysis.round.axis == "request_rate":
         cols = [("concurrency", "req/s", "g") if c[0] == "concurrency" else c for c in cols]
     if "repeats" in tiers.columns:
         cols.insert(2, ("repeats", "runs", "d"))
@@ -166,10 +166,10 @@ def check_report(findings: Sequence[object],
     self-checks, and last the line ``N pass · N warn · N fail``."""
     blocks: list[str] = []
     for part in analysis.parts:
-        workload = part.round.get("workload")
-        if len(analysis.parts) > 1 and workload:
-            blocks.append(f"\nworkload {terminal_safe(str(workload['id']))}: "
-                          f"{terminal_safe(str(workload['label']['en']))}")
+        workload = part.round.workload
+        if len(analysis.parts) > 1 and workload is not None:
+            blocks.append(f"\nworkload {terminal_safe(workload.id)}: "
+                          f"{terminal_safe(workload.label.en)}")
         blocks.append(tiers_text(part))
     if findings:
         blocks += ["\ninput warnings:", findings_text(findings)]
@@ -179,10 +179,11 @@ def check_report(findings: Sequence[object],
     statuses = ["warn"] * len(findings)
     for part in analysis.parts:
         blocks.append("")
-        workload = part.round.get("workload")
-        if len(analysis.parts) > 1 and workload:   # each workload's checks under its own heading
-            blocks.append(f"self-checks · workload {terminal_safe(str(workload['id']))}: "
-                          f"{terminal_safe(str(workload['label']['en']))}")
+        workload = part.round.workload
+        # each workload's checks under its own heading
+        if len(analysis.parts) > 1 and workload is not None:
+            blocks.append(f"self-checks · workload {terminal_safe(workload.id)}: "
+                          f"{terminal_safe(workload.label.en)}")
         blocks.append(checks_text(part))
         statuses += [str(s) for s in part.checks["status"]] if len(part.checks) else []
     counts = status_counts(statuses)

@@ -35,6 +35,7 @@ class EngineFiles:
     fingerprint: Path | None = None
     gpu_csv: Path | None = None
     metrics: dict[int, tuple[Path, Path]] = field(default_factory=dict)  # C -> (before, after)
+    series: tuple[Path, ...] = ()  # telemetry time series (DCGM, engine /metrics)
 
 
 @dataclass
@@ -123,6 +124,17 @@ def _metrics(folder: Path, root: Path, engine: str, findings: list[Finding]
     return pairs
 
 
+def _series(folder: Path, root: Path) -> tuple[Path, ...]:
+    """Every file of ``<engine>/telemetry/`` (timestamped scrapes, query_range JSON)."""
+    if not folder.is_dir():
+        return ()
+    paths = tuple(p for p in sorted(folder.iterdir())
+                  if not p.name.startswith(".") and not p.is_dir())
+    for path in paths:
+        _check_readable(path, root)
+    return paths
+
+
 def read_manifest(root: Path) -> Manifest | None:
     """round.toml parsed, or None when the folder has none (everything is then inferred)."""
     if not root.is_dir():
@@ -176,6 +188,7 @@ def discover(round_dir: Path, manifest: Manifest | None = None) -> RoundFiles:
             fingerprint=_optional(folder, "fingerprint.txt", root),
             gpu_csv=_optional(folder, "gpu.csv", root),
             metrics=_metrics(folder / "metrics", root, spec.id, findings),
+            series=_series(folder / "telemetry", root),
         )
 
     used = {Path(spec.dir).parts[0] for spec in manifest.engines}

@@ -37,6 +37,7 @@ from reportgen.analyze.compare import Baseline
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.bidi import isolate
+from reportgen.figure_set import BuiltFigure, FigureSet
 from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
@@ -307,8 +308,8 @@ def _end_labels(analysis: Analysis, ui: UI, lang: str, tiers: np.ndarray, x: np.
     """Point labels of a curve: its first and last tier only (labels of crowded saturated
     points overprint; hover has every tier), the last only when it lies apart from the first
     on the log–log plane; named as the axis names them."""
-    rate = analysis.round.get("axis") == "request_rate"
-    inf_at = analysis.round.get("inf_at")
+    rate = analysis.round.axis == "request_rate"
+    inf_at = _drawn_inf_at(analysis)
 
     def name(c: float) -> str:
         if rate:
@@ -503,7 +504,7 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     _base_layout(fig, ui, "throughput", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.throughput.x", lang),
-                         analysis.round.get("inf_at")),
+                         _drawn_inf_at(analysis)),
         yaxis=_log_axis(analysis.tiers["output_tok_s"], ui.raw("fig.throughput.y", lang)),
     )
     return fig
@@ -560,7 +561,7 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     _base_layout(fig, ui, "itl", lang)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.itl.x", lang),
-                         analysis.round.get("inf_at")),
+                         _drawn_inf_at(analysis)),
         yaxis=dict(title=dict(text=ui.raw("fig.itl.y", lang)), rangemode="tozero"),
     )
     return fig
@@ -628,8 +629,8 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             hovertemplate=ui.raw("fig.memory.hover_measured", lang) + "%{customdata[0]}",
         ))
     seen.legends(fig, ui, lang)
-    gpu = analysis.round.get("memory_gib")
-    if isinstance(gpu, int | float) and math.isfinite(gpu):
+    gpu = analysis.round.memory_gib
+    if math.isfinite(gpu):
         text = ui.raw("fig.memory.gpu", lang, gib=f"{gpu:g}")
         fig.add_hline(float(gpu), line=dict(color="#dc2626", width=2, dash="dot"), text=text,
                       font=dict(color="#dc2626", size=12))
@@ -676,7 +677,7 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     _base_layout(fig, ui, "wait", lang, height=420)
     fig.update_layout(
         xaxis=_tiers_axis(_all_tiers(analysis), ui.raw("fig.wait.x", lang),
-                         analysis.round.get("inf_at")),
+                         _drawn_inf_at(analysis)),
         yaxis=dict(title=dict(text=ui.raw("fig.wait.y", lang)), tickformat=".0%"),
     )
     return fig
@@ -740,7 +741,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         return None
     seen.legends(fig, ui, lang)
     x_axis = _tiers_axis(_all_tiers(analysis), ui.raw("fig.reuse.x", lang),
-                         analysis.round.get("inf_at"))
+                         _drawn_inf_at(analysis))
     if not apart:
         _base_layout(fig, ui, "reuse", lang)
         fig.update_layout(
@@ -981,13 +982,16 @@ MAX_POINTS = 500    # per configuration: every k-th sample beyond this (the tabl
 
 
 def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
-    """Board power over local time per configuration (GPUs summed per sample instant), and
-    each run's window [date − duration, date] as a band labelled with its tier."""
+    """Board power over local time per configuration (GPUs summed per sample instant), the
+    engines' KV usage on a second axis where scraped over time, and each run's window
+    [date − duration, date] as a band labelled with its tier."""
     import pandas as pd
 
     samples = analysis.telemetry_samples
     windows = analysis.telemetry_windows
-    if samples is None or samples.empty or analysis.telemetry.empty:
+    kv = analysis.telemetry_kv
+    if analysis.telemetry.empty or ((samples is None or samples.empty)
+                                    and (kv is None or kv.empty)):
         return None
     fig = Fig()
     labels = engine_labels(analysis)
@@ -1007,6 +1011,18 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             line=dict(color=color[e], width=1.5),
             hovertemplate=f"{labels[e].get(lang)}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W"
                           "<extra></extra>"))
+    for e in engine_order(analysis) if kv is not None and len(kv) else ():
+        mine = kv[kv["engine"] == e].sort_values("timestamp", kind="stable")
+        if mine.empty:
+            continue
+        step = max(1, -(-len(mine) // MAX_POINTS))
+        mine = mine.iloc[::step]
+        when = pd.to_datetime(mine["timestamp"]).to_numpy("datetime64[ms]").astype(np.int64)
+        name = ui.raw("telemetry.fig_kv_name", lang, label=labels[e].get(lang))
+        fig.add_trace(Scatter(
+            x=when.astype(np.float64), y=mine["kv_usage"].to_numpy(np.float32), mode="lines",
+            name=name, yaxis="y2", line=dict(color=color[e], width=1, dash="dot"),
+            hovertemplate=f"{name}<br>%{{x|%H:%M:%S}}<br>%{{y:.0%}}<extra></extra>"))
     shapes, notes = [], []
     for i, w in enumerate(windows.itertuples(index=False)):
         start, end = cast(pd.Timestamp, w.start), cast(pd.Timestamp, w.end)
@@ -1022,6 +1038,10 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                       yaxis=dict(title=dict(text=ui.raw("telemetry.fig_y", lang)),
                                  rangemode="tozero"),
                       margin=dict(t=40))
+    if kv is not None and len(kv):
+        fig.update_layout(yaxis2=dict(title=dict(text=ui.raw("telemetry.fig_kv", lang)),
+                                      overlaying="y", side="right", range=[0, 1.02],
+                                      dtick=0.25, tickformat=".0%", showgrid=False))
     return fig
 
 
@@ -1053,13 +1073,27 @@ def _inf_at(tiers: pd.DataFrame) -> float | None:
     return float(finite.max() * 2.0) if finite.size else 1.0
 
 
+@dataclass(frozen=True)
+class Drawn(Analysis):
+    """The analysis as the figures draw it: an inf request rate moved to ``inf_at`` on the
+    x axis (labelled ∞). A figure-only value, so it lives here, not in the analysis."""
+
+    inf_at: float | None = None
+
+
+def _drawn_inf_at(analysis: Analysis) -> float | None:
+    """Where the figures draw an inf request rate (None: the round has none)."""
+    return analysis.inf_at if isinstance(analysis, Drawn) else None
+
+
 def _with_inf_drawn(analysis: Analysis) -> Analysis:
     at = _inf_at(analysis.tiers)
     if at is None:
         return analysis
     tiers = analysis.tiers.copy()
     tiers["concurrency"] = tiers["concurrency"].astype(float).replace(math.inf, at)
-    return dataclasses.replace(analysis, tiers=tiers, round={**analysis.round, "inf_at": at})
+    fields = {f.name: getattr(analysis, f.name) for f in dataclasses.fields(Analysis)}
+    return Drawn(**(fields | {"tiers": tiers}), inf_at=at)
 
 
 def _values(value: Any) -> np.ndarray:
@@ -1115,10 +1149,9 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
 
 
 def figures_payload(analysis: Analysis, ui: UI, default_lang: str,
-                    baseline: Baseline | None = None) -> dict[str, Any]:
+                    baseline: Baseline | None = None) -> FigureSet:
     """What the page's script needs: the shared template, and per figure the default-language
-    figure plus the per-language patches. ``kinds`` maps id → kind; ``trace_types`` decides the
-    plotly.js bundle."""
+    figure plus the per-language patches; the trace types decide the plotly.js bundle."""
     by_lang = {lang: build_figures(analysis, ui, lang, baseline) for lang in LANGS}
     ids = [[s.id for s in by_lang[lang]] for lang in LANGS]
     if any(i != ids[0] for i in ids):
@@ -1128,16 +1161,11 @@ def figures_payload(analysis: Analysis, ui: UI, default_lang: str,
     for i, spec in enumerate(by_lang[default_lang]):
         dicts = {lang: by_lang[lang][i].figure.to_dict() for lang in LANGS}
         trace_types |= {str(t.get("type", "scatter")) for t in dicts[default_lang]["data"]}
-        figs.append({"id": spec.id, "kind": spec.kind, "fig": dicts[default_lang],
-                     "i18n": figure_patches(dicts),
-                     "height": int(dicts[default_lang]["layout"].get("height", 460))})
-    shared = template()
-    return {
-        "defaultLang": default_lang,
-        "template": shared,
-        "figs": figs,
-        "trace_types": sorted(trace_types),
-    }
+        height = int(dicts[default_lang]["layout"].get("height", 460))
+        figs.append(BuiltFigure(id=spec.id, kind=spec.kind, height=height,
+                                fig=dicts[default_lang], i18n=figure_patches(dicts)))
+    return FigureSet(default_lang=default_lang, template=template(), figures=tuple(figs),
+                     trace_types=frozenset(trace_types))
 
 
 # ------------------------------------------------------------------ the baseline's curves (h14)

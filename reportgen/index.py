@@ -262,6 +262,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     # 1. what changed: a hash per round against its cache entry
     say(f"check {len(rounds)} round(s)")
     plan: list[tuple[str, Path, Fingerprint | None, bool]] = []   # name, folder, fp, changed
+    fp: Fingerprint | None   # one name for a round's fingerprint here and in the plan's loops
     whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{lang or ''}\0".encode())
     for name, folder in rounds:
         if _is_published(folder):

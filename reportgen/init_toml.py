@@ -51,8 +51,8 @@ def init_text(loaded: LoadedRound) -> InitResult:
     """round.toml for ``loaded``: every inferred value with its source, TODOs for the rest."""
     m = loaded.manifest
     found: dict[str, Inferred] = {}
-    for item in loaded.inferred:
-        found.setdefault(item.key, item)
+    for first in loaded.inferred:
+        found.setdefault(first.key, first)
     todo: list[str] = []
     out = [
         "# round.toml written by `reportgen init` from the files in this folder.",
@@ -70,10 +70,11 @@ def init_text(loaded: LoadedRound) -> InitResult:
     gpu = found.get("hardware.gpu")
     if gpu is not None:
         out.append(_line("gpu", _q(gpu.value), gpu.source))
-        spec = lookup_gpu_spec(gpu.value)
-        if spec is not None:
-            out.append(f"# bandwidth_gb_s = {_num(spec.bandwidth_gb_s)}  # built-in GPU table "
-                       f"({_c(spec.name)}: {_c(spec.source)}); uncomment to override")
+        gpu_spec = lookup_gpu_spec(gpu.value)
+        if gpu_spec is not None:
+            out.append(f"# bandwidth_gb_s = {_num(gpu_spec.bandwidth_gb_s)}  # built-in GPU "
+                       f"table ({_c(gpu_spec.name)}: {_c(gpu_spec.source)}); uncomment to "
+                       "override")
         else:
             out.append("# TODO bandwidth_gb_s = ?  # the GPU table does not know this GPU; "
                        "enables the roofline floor, MBU and batching efficiency")
@@ -101,6 +102,20 @@ def init_text(loaded: LoadedRound) -> InitResult:
     out.append(kv_line)
     if kv_line.startswith("# TODO"):
         todo.append("model.kv_bytes_per_token (roofline floor, KV capacity)")
+    stamped = any(d.telemetry is not None and not (d.telemetry.dcgm.empty
+                                                   and d.telemetry.engine.empty)
+                  for d in loaded.engines.values())
+    if m.utc_offset_min is not None or stamped:
+        out += ["", "[telemetry]"]
+        if m.utc_offset_min is not None:
+            whole = int(abs(m.utc_offset_min))
+            sign = "-" if m.utc_offset_min < 0 else "+"
+            out.append(f'utc_offset = "{sign}{whole // 60:02d}:{whole % 60:02d}"')
+        else:
+            out.append('# TODO utc_offset = "+00:00"  # the benchmark host\'s `date +%z`: places '
+                       "DCGM / engine scrapes (UTC) on the results' local clock")
+            todo.append("telemetry.utc_offset (power, J/tok, peak KV usage from DCGM / engine "
+                        "scrapes)")
     for spec in m.engines:
         data = loaded.engines.get(spec.id)
         out += ["", "[[engines]]", f"id = {_q(spec.id)}"]

@@ -5,6 +5,7 @@ not give 50,000 lines or a page of megabytes)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ TOP_REASONS = 3
 
 @dataclass(frozen=True)
 class Shortened:
-    shown: list[tuple[str, str]]
+    shown: Sequence[tuple[str, str]]
     more: int                         # entries not shown
     reasons: list[tuple[str, int]]    # the commonest reasons among them, with counts
 
@@ -22,7 +23,7 @@ class Shortened:
         return "; ".join(f"{why} ×{n:,}" for why, n in self.reasons)
 
 
-def shorten(entries: list[tuple[str, str]], limit: int = MAX_LISTED) -> Shortened:
+def shorten(entries: Sequence[tuple[str, str]], limit: int = MAX_LISTED) -> Shortened:
     """``entries`` (name, reason) cut to ``limit``, with a summary of the rest."""
     rest = entries[limit:]
     reasons = Counter(why for _, why in rest).most_common(TOP_REASONS)

@@ -31,7 +31,7 @@ ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
     "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline",
-         "provenance", "related", "slo"},
+         "provenance", "related", "slo", "telemetry"},
     "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis",
               "reference", "compare"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
@@ -49,7 +49,10 @@ _KNOWN: dict[str, set[str]] = {
     "provenance.files": {"status", "files", "keys", "tiers", "note"},
     "related": {"title", "href"},
     "slo": {"ttft_ms", "tpot_ms", "e2el_ms", "target"},
+    "telemetry": {"utc_offset"},
 }
+# [telemetry] utc_offset: the benchmark host's offset from UTC, "+08:00" / "-05:30" / "Z"
+_UTC_OFFSET = re.compile(r"^(?:Z|UTC|([+-])(\d{2}):?(\d{2}))$")
 PROVENANCE_STATUS = ("measured", "reconstructed", "synthetic")
 # a related report's link: a relative path, or https (never javascript:, data:, file:, //host)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -219,6 +222,9 @@ class Manifest:
     default_language_given: bool = False  # round.toml states it (else: the reader's browser)
     declared: Declared = field(default_factory=Declared)
     related: tuple[Related, ...] = ()
+    # [telemetry] utc_offset in minutes: how the results' local times (vLLM's `date`) relate to
+    # samples stamped in UTC (DCGM, Prometheus); None: round.toml does not say
+    utc_offset_min: float | None = None
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -704,6 +710,8 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
 
     reference, compare = _comparisons(r, rnd, ids)
     slo = _slo(r, r.table(data, "slo", required=False), name or str(path))
+    telemetry = r.table(data, "telemetry", required=False)
+    r.check_keys(telemetry, "telemetry", "telemetry")
 
     return Manifest(
         path=path,
@@ -736,4 +744,20 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         reference=reference,
         compare=compare,
         slo=slo,
+        utc_offset_min=_utc_offset(r, telemetry),
     )
+
+
+def _utc_offset(r: _Reader, raw: dict[str, Any]) -> float | None:
+    """[telemetry] utc_offset ("+08:00", "-0530", "Z") → minutes east of UTC."""
+    if "utc_offset" not in raw:
+        return None
+    value = raw["utc_offset"]
+    m = _UTC_OFFSET.match(value) if isinstance(value, str) else None
+    if m is None or (m.group(1) and (int(m.group(2)) > 14 or int(m.group(3)) > 59)):
+        raise r.fail("telemetry.utc_offset", 'an offset from UTC such as "+08:00" or "Z" '
+                     "(the benchmark host's, as `date +%z` prints it)", value)
+    if not m.group(1):
+        return 0.0
+    sign = -1 if m.group(1) == "-" else 1
+    return float(sign * (int(m.group(2)) * 60 + int(m.group(3))))

@@ -12,17 +12,17 @@ from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
+from reportgen.figure_set import FigureSet
 from reportgen.i18n import UI, Bi, load_ui
 from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
@@ -30,6 +30,7 @@ from reportgen.slo import Slo
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Baseline, Comparison, Missing, Source
     from reportgen.analyze.result import Analysis
+    from reportgen.analyze.round_facts import RoundInfo
     from reportgen.page.model import Page, Revisions, Series
 
 Progress = Callable[[str], None]
@@ -85,11 +86,10 @@ def tables_of(round_dir: Path) -> dict[str, Any]:
     return to_json_dict(analyze_dir(round_dir).analysis)
 
 
-def page_date(round_info: dict[str, Any]) -> str:
+def page_date(info: RoundInfo) -> str:
     """The data date shown on the page: never the build time."""
-    date = round_info.get("date")
-    if date:
-        return str(date)
+    if info.date:
+        return info.date
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch.isdigit():
         return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date().isoformat()
@@ -112,23 +112,33 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
     }
 
 
+@dataclass
+class Reuse:
+    """What a caller that renders the same analysis again with new prose keeps
+    (``reportgen serve``): the figures and the data block depend on the analysis only, so
+    they are computed once (and only read afterwards)."""
+
+    figures: dict[str, FigureSet] = field(default_factory=dict)   # by workload and language
+    report_data: dict[str, Any] | None = None
+
+
 @dataclass(frozen=True)
 class Assembled:
     """Everything the page is rendered from: the page model, the data block and the figures
-    payload. ``html()`` is the report's text; the gold test (tests/test_page_gold.py) reads
-    ``page`` too."""
+    placed on the page. ``html()`` is the report's text; the gold test
+    (tests/test_page_gold.py) reads ``page`` too."""
 
     page: Page
     report_data: dict[str, Any]
-    figs: dict[str, Any]
-    trace_types: set[str]
+    figures: FigureSet
 
     def html(self) -> str:
         from reportgen.render import render_page
         from reportgen.resources import templates_dir
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
-                           figs=self.figs, trace_types=self.trace_types, version=__version__)
+                           figs=self.figures.payload(), trace_types=self.figures.trace_types,
+                           version=__version__)
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
@@ -136,15 +146,14 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
                     revisions: Revisions | None = None,
                     baseline: Source | Missing | None = None,
                     series: Series | None = None,
-                    reuse: dict[str, Any] | None = None) -> str:
+                    reuse: Reuse | None = None) -> str:
     """The HTML text for an already computed RoundAnalysis (or a single Analysis); narrative
     read from ``round_dir``. A round with several workloads gets one view per workload.
     ``baseline`` adds "Since the previous round" and the baseline's dashed curves; ``series``
     the links of a report built by `reportgen index`.
 
-    ``reuse``: a dict kept by a caller that renders the same analysis again with new prose
-    (``reportgen serve``): the figures and the data block, which depend on the analysis
-    only, are computed once into it."""
+    ``reuse``: kept by a caller that renders the same analysis again with new prose
+    (``reportgen serve``; see ``Reuse``)."""
     return assemble_page(analysis, round_dir, lang, progress, revisions, baseline=baseline,
                          series=series, reuse=reuse).html()
 
@@ -152,7 +161,7 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
 def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
                   progress: Progress = _quiet, revisions: Revisions | None = None, *,
                   baseline: Source | Missing | None = None, series: Series | None = None,
-                  reuse: dict[str, Any] | None = None) -> Assembled:
+                  reuse: Reuse | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
     from reportgen.figures import figures_payload
     from reportgen.narrative import LANGS, load_narrative
@@ -165,21 +174,19 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     if lang is not None and lang not in LANGS:
         raise InputError("--lang", f"expected one of {', '.join(LANGS)}, got {lang!r}")
     ra = analysis if isinstance(analysis, RoundAnalysis) else RoundAnalysis(
-        parts=[analysis], runs=None, axis=str(analysis.round.get("axis", "concurrency")))
+        parts=[analysis], runs=None, axis=analysis.round.axis)
     first = ra.first
     templates = templates_dir()
     ui = load_ui(templates / "i18n" / "ui.toml")
     # The opening language: ?lang=, the reader's stored choice, then the round's stated one
     # (--lang, else round.toml), then the browser's; `fallback` when none of them decides.
-    fallback = str(first.round.get("default_language") or "zh")
-    stated = lang or (fallback if first.round.get("default_language_given") else "")
+    fallback = first.round.default_language or "zh"
+    stated = lang or (fallback if first.round.default_language_given else "")
     default = stated or fallback   # the language the figure dicts are stored in
     many = len(ra.parts) > 1
     inferred = tuple(ra.inferred)
 
-    figs: list[dict[str, Any]] = []
-    trace_types: set[str] = set()
-    template: Any = None
+    built: list[FigureSet] = []
     views: list[View] = []
     date = page_date(first.round)
     declared = any(part.synthetic.declared.stated for part in ra.parts)
@@ -192,35 +199,31 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     page = None
     for i, part in enumerate(ra.parts):
         prefix = f"w{i + 1}-" if many else ""
-        workload = part.round.get("workload") or {}
+        workload = part.round.workload
         since, prose_values, base = against_baseline(part, baseline)
         progress("narrative")
         narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
         progress("figures")
         key = f"figures:{i}:{default}"
-        if reuse is not None and key in reuse:
-            payload = copy.deepcopy(reuse[key])
+        cached = reuse.figures.get(key) if reuse is not None else None
+        if cached is not None:
+            own = cached
         else:
-            payload = figures_payload(part, ui.for_axis(ra.axis), default, base)
+            own = figures_payload(part, ui.for_axis(ra.axis), default, base)
             if reuse is not None:
-                reuse[key] = copy.deepcopy(payload)
-        trace_types |= set(payload.pop("trace_types"))
-        template = payload["template"]
-        kinds = {f["kind"]: (prefix + f["id"], f["height"]) for f in payload["figs"]}
-        for f in payload["figs"]:
-            f["id"] = prefix + f["id"]
-            del f["kind"], f["height"]
-        figs += payload["figs"]
+                reuse.figures[key] = own
+        own = own.prefixed(prefix)
+        built.append(own)
+        kinds = own.placed()
         runs = ra.runs
-        if runs is not None and workload:
-            runs = runs[runs["workload"] == workload.get("id")]
+        if runs is not None and workload is not None:
+            runs = runs[runs["workload"] == workload.id]
         inputs = Inputs(runs=runs, skipped=tuple(ra.skipped), inferred=inferred,
                         workloads=len(ra.parts), since=since)
         progress("page")
         if many:
-            label = workload.get("label") or {}
-            views.append(View(prefix.rstrip("-"), Bi(str(label.get("zh", "")),
-                                                     str(label.get("en", ""))),
+            label = workload.label if workload is not None else Bi("", "")
+            views.append(View(prefix.rstrip("-"), label,
                               build_sections(part, ui, narrative, kinds, revisions, inputs,
                                              prefix)))
         else:
@@ -231,30 +234,31 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
                           series=series, fallback_lang=fallback)
     sections = [s for view in views for s in view.sections] if views else page.sections
     placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
-    figs = [f for f in figs if f["id"] in placed]  # a section that does not apply has none
+    figures = FigureSet.joined(built, default).only(placed)
     progress("render")
-    if reuse is not None and "report_data" in reuse:
-        report_data = reuse["report_data"]  # read only by render_page
+    if reuse is not None and reuse.report_data is not None:
+        report_data = reuse.report_data  # read only by render_page
     else:
         from reportgen.listing import shorten_data
 
         report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
         if reuse is not None:
-            reuse["report_data"] = report_data
-    return Assembled(page, report_data,
-                     {"defaultLang": default, "template": template, "figs": figs}, trace_types)
+            reuse.report_data = report_data
+    return Assembled(page, report_data, figures)
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None
-                     ) -> tuple[Comparison | Missing | None, dict[str, Any], Baseline | None]:
+                     ) -> tuple[Comparison | Missing | None, dict[str, object], Baseline | None]:
     """For one workload's Analysis: the comparison the page shows, the names its narrative can
     use (the analysis values, plus ``baseline.*`` / ``since.*`` when a baseline is set — as
     missing values when round.toml's baseline is not there), and the baseline itself."""
     from reportgen.analyze.compare import Missing, compare, empty_values
+    values: dict[str, object] = dict(part.values)
     if baseline is None:
-        return None, part.values, None
+        return None, values, None
     if isinstance(baseline, Missing):
-        return baseline, part.values | empty_values(list(part.labels())), None
-    base = baseline.for_workload((part.round.get("workload") or {}).get("id"))
+        return baseline, values | empty_values(list(part.labels())), None
+    base = baseline.for_workload(
+        part.round.workload.id if part.round.workload is not None else None)
     since = compare(base, part.values, part.labels())   # page text, escaped by the template
-    return since, part.values | since.values, base
+    return since, values | since.values, base

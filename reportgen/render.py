@@ -17,6 +17,7 @@ import contextlib
 import gzip
 import hashlib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -218,7 +219,7 @@ def bundled_traces(templates: Path) -> frozenset[str]:
     return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
 
 
-def bundle_for(trace_types: set[str] | list[str] | frozenset[str], templates: Path) -> Bundle:
+def bundle_for(trace_types: Collection[str], templates: Path) -> Bundle:
     """The vendored bundle when it draws every trace type given, else plotly.py's full one."""
     return plotly_bundle(set(trace_types) <= bundled_traces(templates), templates)
 
@@ -290,7 +291,7 @@ def content_security_policy(assets: Assets, bundle: Bundle, extra: tuple[str, ..
 
 
 def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
-                figs: dict[str, Any], trace_types: set[str] | list[str], version: str) -> str:
+                figs: dict[str, Any], trace_types: Collection[str], version: str) -> str:
     """The complete HTML document as text."""
     bundle = bundle_for(trace_types, templates)
     report_type, report_json = datablock.pack(str(script_json(report_data)))

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO, Protocol
 
 from reportgen.errors import InputError
 
@@ -59,6 +59,7 @@ CAPS: dict[str, Cap] = {
     "fingerprint": Cap(16 * MiB, "a fingerprint.txt"),
     "gpu_csv": Cap(1 * GiB, "an nvidia-smi CSV"),
     "metrics": Cap(256 * MiB, "a Prometheus scrape"),
+    "series": Cap(1 * GiB, "a telemetry time series (timestamped scrapes or query_range JSON)"),
     "report": Cap(256 * MiB, "a report.html"),
 }
 
@@ -249,6 +250,16 @@ def check_head(data: bytes) -> str | None:
     return f"{encoding} text (save it as UTF-8 to include it)" if encoding else None
 
 
+class InputStream(Protocol):
+    """What ``open_input`` yields: the few file methods a streaming parser uses."""
+
+    def readinto(self, buf: memoryview | bytearray) -> int: ...
+    def read(self, size: int = -1) -> bytes: ...
+    def seek(self, offset: int, whence: int = 0) -> int: ...
+    def tell(self) -> int: ...
+    def fileno(self) -> int: ...
+
+
 class _Capped:
     """A binary file that raises InputError once reading goes past ``limit`` bytes (for
     parsers that stream a file instead of reading it whole)."""
@@ -285,7 +296,7 @@ class _Capped:
 
 
 @contextmanager
-def open_input(path: Path, shown: str | Path, kind: str) -> Iterator[BinaryIO]:
+def open_input(path: Path, shown: str | Path, kind: str) -> Iterator[InputStream]:
     """An input opened for streaming: the same checks as ``read_input`` (type, cap on the
     ``stat`` size), and reading past the cap raises InputError."""
     shown = str(shown)
@@ -296,6 +307,6 @@ def open_input(path: Path, shown: str | Path, kind: str) -> Iterator[BinaryIO]:
         f.seek(0)
         if not head.startswith(UTF8_BOM):
             check_encoding(head, shown)
-        yield cast(BinaryIO, _Capped(f, CAPS[kind].limit, shown, kind))
+        yield _Capped(f, CAPS[kind].limit, shown, kind)
     finally:
         f.close()

@@ -45,6 +45,7 @@ from urllib.parse import parse_qs, urlsplit
 from markupsafe import escape
 
 from reportgen.errors import InputError
+from reportgen.pipeline import Reuse
 
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Missing, Source
@@ -190,7 +191,7 @@ class Preview:
         self._detector = ChangeDetector(self.root)
         self._analysis: RoundAnalysis | None = None
         self._baseline: Source | Missing | None = None
-        self._reuse: dict[str, Any] = {}
+        self._reuse = Reuse()
         self._lock = threading.Lock()
         self._changed = threading.Condition()
 
@@ -226,7 +227,7 @@ class Preview:
             if inputs_changed:
                 from reportgen.pipeline import analyze_dir
 
-                self._analysis, self._reuse = None, {}
+                self._analysis, self._reuse = None, Reuse()
                 done = analyze_dir(self.root)
                 self._baseline = resolve_baseline(done.loaded.manifest, None)
                 self._analysis = done.analysis

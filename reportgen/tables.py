@@ -19,6 +19,7 @@ name segment (`## values: crossover`, …). Numbers read as in the terminal
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -30,6 +31,7 @@ import pandas as pd
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
 from reportgen.text import LANGS, Bi
@@ -48,7 +50,7 @@ INT_COLUMNS = frozenset({
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
     "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
-    "requests_good", "runs", "gpus", "samples",
+    "requests_good", "runs", "gpus", "samples", "preemptions",
 })
 
 
@@ -146,7 +148,7 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
             frame = getattr(part, name)
             if _many(ra):
                 frame = frame.copy()
-                frame.insert(0, "workload", part.round["workload"]["id"])
+                frame.insert(0, "workload", _workload_id(part))
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     for name in SLO_FRAMES:
@@ -171,7 +173,7 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 def _with_workload(ra: RoundAnalysis, part: Analysis, frame: pd.DataFrame) -> pd.DataFrame:
     if not _many(ra):
         return frame
-    return frame.assign(workload=part.round["workload"]["id"])[
+    return frame.assign(workload=_workload_id(part))[
         ["workload", *frame.columns]]
 
 
@@ -187,10 +189,35 @@ def slo_info(ra: RoundAnalysis) -> dict[str, Any] | None:
             "percentiles": "numpy linear interpolation; ITL pooled over every chunk gap"}
 
 
+def _workload_id(part: Analysis) -> str:
+    return part.round.workload.id if part.round.workload is not None else ""
+
+
+def _json_of(value: object) -> object:
+    """A round record as the JSON it is written as: its fields in order, bilingual text as
+    ``{zh, en}``, tuples as lists (numbers and NaN are left to ``_plain``)."""
+    if isinstance(value, Bi):
+        return value.as_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _json_of(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _json_of(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_json_of(v) for v in value]
+    return value
+
+
+def round_json(info: RoundInfo) -> dict[str, Any]:
+    """The tables JSON's ``round`` object of one workload (before ``_plain``); ``workload``
+    only when the analysis holds one of the round's workloads."""
+    return {f.name: _json_of(getattr(info, f.name)) for f in dataclasses.fields(info)
+            if f.name != "workload" or info.workload is not None}
+
+
 def round_info(ra: RoundAnalysis) -> dict[str, Any]:
-    info = dict(ra.first.round)
+    info = round_json(ra.first.round)
     if _many(ra):
-        info["workloads"] = [p.round["workload"] for p in ra.parts]
+        info["workloads"] = [_json_of(p.round.workload) for p in ra.parts]
     return info
 
 
@@ -198,7 +225,7 @@ def all_values(ra: RoundAnalysis) -> dict[str, Any]:
     """Every named figure; with several workloads each name is prefixed ``<workload>/``."""
     if not _many(ra):
         return dict(ra.first.values)
-    return {f"{p.round['workload']['id']}/{k}": v for p in ra.parts for k, v in p.values.items()}
+    return {f"{_workload_id(p)}/{k}": v for p in ra.parts for k, v in p.values.items()}
 
 
 def all_constants(ra: RoundAnalysis) -> list[Any]:
@@ -211,7 +238,7 @@ def all_constants(ra: RoundAnalysis) -> list[Any]:
 
 def _as_round(ra: RoundAnalysis | Analysis) -> RoundAnalysis:
     if isinstance(ra, Analysis):
-        return RoundAnalysis(parts=[ra], runs=None, axis=ra.round.get("axis", "concurrency"))
+        return RoundAnalysis(parts=[ra], runs=None, axis=ra.round.axis)
     return ra
 
 
@@ -323,8 +350,8 @@ def _markdown_sections(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
 
 def to_markdown(ra: RoundAnalysis | Analysis) -> str:
     ra = _as_round(ra)
-    title = ra.first.round.get("title") or {}
-    heading = title.get("en") if isinstance(title, Mapping) else str(title)
+    title = ra.first.round.title
+    heading = title.en if title is not None else ""
     parts = [f"# {heading or 'reportgen tables'}", ""]
     for name, frame in _markdown_sections(ra).items():
         parts += [f"## {name}", "", _markdown_table(frame) if len(frame) else "(none)", ""]

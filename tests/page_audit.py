@@ -195,6 +195,6 @@ def audit(built: Assembled) -> list[str]:
         for block in _blocks(section.blocks):
             if isinstance(block, Table):
                 out += [f"{where} table: {t}" for t in table_faults(block)]
-    for fig in built.figs.get("figs", []):
+    for fig in (f.embedded() for f in built.figures.figures):
         out += figure_faults(fig)
     return out

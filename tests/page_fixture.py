@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis, Constant
+from reportgen.analyze.round_facts import EngineFacts, RoundInfo
 from reportgen.manifest import Text
+from reportgen.text import Bi
 
 CONC = [1, 4, 16, 64]
 TIERS = {
@@ -132,28 +134,24 @@ def make_analysis() -> Analysis:
         {"id": "identity.e2el", "status": "pass", "engine": None, "concurrency": np.nan,
          "value": np.nan, "message": Text("恒等式成立。", "The identity holds.")},
     ])
-    round_info = {
-        "title": {"zh": "小测试轮", "en": "Small test round"},
-        "subtitle": {"zh": "副标题", "en": "Subtitle"}, "series": None, "date": "2026-01-02",
-        "default_language": "zh", "gpu": "Test GPU", "gpu_count": 1, "memory_gib": 24.0,
-        "bandwidth_gb_s": 1000.0, "bandwidth_source": {"zh": "round.toml", "en": "round.toml"},
-        "input_tokens": 1000, "output_tokens": 200, "kv_tokens_per_slot": 1100.0,
-        "model": "Tiny-1B", "client": "vllm bench serve", "concurrency": CONC,
-        "requests_total": int(tiers["requests"].sum()),
-        "completed_total": int(tiers["completed"].sum()),
-        "failed_total": int(tiers["failed"].sum()), "driver": "580.1", "cuda": "13.0",
-        "engines": [
-            {"id": "big", "label": {"zh": LABELS["big"].zh, "en": LABELS["big"].en},
-             "version": "0.9.0", "dtype": "bfloat16", "slots": None, "context": None,
-             "prompt_cache": None, "commit": None, "quant": None},
-            {"id": "small", "label": {"zh": LABELS["small"].zh, "en": LABELS["small"].en},
-             "version": "b1234", "dtype": None, "quant": "Q4_K_M", "commit": "abc123",
-             "slots": 64, "context": 65536, "prompt_cache": "off"},
-        ],
-        "primary_pair": ["small", "big"],
-        "excluded": {"small": [16]},
-        "exclude_reason": {"zh": "C=16 反常", "en": "C=16 is anomalous"},
-    }
+    round_info = RoundInfo(
+        title=Bi("小测试轮", "Small test round"), subtitle=Bi("副标题", "Subtitle"),
+        date="2026-01-02", default_language="zh", gpu="Test GPU", gpu_count=1,
+        memory_gib=24.0, bandwidth_gb_s=1000.0, bandwidth_source=Bi.plain("round.toml"),
+        input_tokens=1000, output_tokens=200, kv_tokens_per_slot=1100.0,
+        model="Tiny-1B", client="vllm bench serve", concurrency=tuple(CONC),
+        requests_total=int(tiers["requests"].sum()),
+        completed_total=int(tiers["completed"].sum()),
+        failed_total=int(tiers["failed"].sum()), driver="580.1", cuda="13.0",
+        engines=(
+            EngineFacts(id="big", label=LABELS["big"], version="0.9.0", dtype="bfloat16"),
+            EngineFacts(id="small", label=LABELS["small"], version="b1234", quant="Q4_K_M",
+                        commit="abc123", slots=64, context=65536, prompt_cache="off"),
+        ),
+        primary_pair=("small", "big"),
+        excluded={"small": (16,)},
+        exclude_reason=Bi("C=16 反常", "C=16 is anomalous"),
+    )
     values = {
         "crossover.count": 1, "crossover.concurrency": c_star, "crossover.lower_tier": 4.0,
         "crossover.upper_tier": 64.0, "crossover.ratio_lower": 1 / lo,

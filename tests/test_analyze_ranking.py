@@ -44,10 +44,10 @@ def test_a_single_rate_round_draws_a_ranking_not_curves(tmp_path: Path) -> None:
     from reportgen.build import assemble_report
 
     built = assemble_report(write_round(tmp_path / "one", "single_rate"))
-    ids = [f["id"] for f in built.figs["figs"]]
+    ids = [f.id for f in built.figures.figures]
     assert "fig-8" in ids and "fig-1" not in ids and "fig-6" not in ids
-    [fig] = [f for f in built.figs["figs"] if f["id"] == "fig-8"]
-    assert {t["type"] for t in fig["fig"]["data"]} == {"bar"}
+    [fig] = [f for f in built.figures.figures if f.id == "fig-8"]
+    assert {t["type"] for t in fig.fig["data"]} == {"bar"}
     cards = [c for s in built.page.sections if s.id == "headline"
              for blk in s.blocks for c in getattr(blk, "cards", [])]
     assert cards[0].label.en == "Highest output throughput" and cards[0].value.en == "gamma"

@@ -7,6 +7,7 @@ fast's C=4 is excluded from conclusions (its throughput drops).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import warnings
@@ -216,23 +217,27 @@ def test_checks_cover_the_anomalies(analysis) -> None:
     assert analysis.values["checks.warn"] == int((c["status"] == "warn").sum())
 
 
-def test_round_dict(analysis) -> None:
+def test_round_facts(analysis) -> None:
     r = analysis.round
-    assert r["concurrency"] == [1, 2, 4, 8]
-    assert (r["requests_total"], r["failed_total"]) == (60, 1)
-    assert r["requests_per_engine"] == 30
-    assert r["title"] == {"zh": "测试轮", "en": "Test round"}
-    assert [e["id"] for e in r["engines"]] == ["big", "fast"]
-    assert r["engines"][0]["label"] == {"zh": "大", "en": "Big"}
-    assert r["driver"] == "1.2" and r["primary_pair"] == ["fast", "big"]
+    assert r.concurrency == (1, 2, 4, 8)
+    assert (r.requests_total, r.failed_total) == (60, 1)
+    assert r.requests_per_engine == 30
+    assert r.title == Bi("测试轮", "Test round")
+    assert [e.id for e in r.engines] == ["big", "fast"]
+    assert r.engines[0].label == Bi("大", "Big")
+    assert r.driver == "1.2" and r.primary_pair == ("fast", "big")
+    with pytest.raises(dataclasses.FrozenInstanceError):   # nothing patches it afterwards
+        r.title = Bi("x", "x")  # type: ignore[misc]
 
 
 def test_values_are_flat_scalars_with_placeholder_safe_names(analysis) -> None:
     name = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*$")
     for key, value in analysis.values.items():
         assert name.match(key), key
-        # bilingual text is a Bi, never a {zh, en} dict (the tables export flattens it)
+        # bilingual text is a Bi (the tables JSON writes it as {zh, en}), never a dict
         assert value is None or isinstance(value, (bool, int, float, str, Bi)), key
+    assert analysis.values["engines.big.label"] == Bi("大", "Big")
+    assert analysis.values["setup.title"] == Bi("测试轮", "Test round")
     assert list(analysis.values) == sorted(analysis.values)
     assert analysis.values["waves.fast.c4.gap"] == pytest.approx(
         analysis.tiers.set_index(["engine", "concurrency"]).loc[("fast", 4), "wave_gap"])

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.console import (
     checks_text,
     diff_markdown,
@@ -35,7 +36,7 @@ def _analysis(axis: str = "concurrency") -> Analysis:
         "concurrency": [np.nan, 16.0, np.nan], "value": [0.0, 0.3, 90.0],
         "message": [Bi("好", "Every request completed."), Bi("长", LONG), Bi("热", "Hot.")]})
     empty = pd.DataFrame()
-    return Analysis(round={"axis": axis}, engines=empty, tiers=tiers, crossovers=empty,
+    return Analysis(round=RoundInfo(axis=axis), engines=empty, tiers=tiers, crossovers=empty,
                     graph_reuse=empty, memory=empty, prefill=empty, checks=checks)
 
 

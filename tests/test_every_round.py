@@ -96,8 +96,8 @@ def test_a_rate_sweep_speaks_of_rates(tmp_path: Path) -> None:
 
     folder = write_round(tmp_path / "rate", "rate")
     built = assemble_report(folder)
-    labels = [t for f in built.figs["figs"] if f["id"].endswith("fig-6")
-              for tr in f["fig"]["data"] for t in tr.get("text") or []]
+    labels = [t for f in built.figures.figures if f.id.endswith("fig-6")
+              for tr in f.fig["data"] for t in tr.get("text") or []]
     assert "1 req/s" in labels and not any(t.startswith("C=") for t in labels)
     assert labels.count("") >= 4   # the middle tiers are left to hover
     text = " ".join(b.text.en for s in built.page.sections for b in s.blocks
@@ -114,7 +114,7 @@ def test_a_mixed_sweep_becomes_two_views_each_on_its_own_axis(tmp_path: Path) ->
 
     done = analyze_dir(write_round(tmp_path / "mixed", "mixed"))
     parts = done.analysis.parts
-    assert [p.round["axis"] for p in parts] == ["concurrency", "request_rate"]
+    assert [p.round.axis for p in parts] == ["concurrency", "request_rate"]
     for p in parts:
         assert sorted(p.engines["id"]) == ["alpha", "beta"]   # not one per tier
         points = p.tiers.groupby("engine")["concurrency"].nunique()

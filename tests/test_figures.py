@@ -171,11 +171,18 @@ def test_patch_sends_null_for_a_key_only_one_language_has() -> None:
 
 
 def test_payload_strips_templates_and_uses_bdata(analysis, ui) -> None:
-    payload = figures_payload(analysis, ui, "zh")
+    built = figures_payload(analysis, ui, "zh")
+    assert built.trace_types == {"bar", "scatter"}
+    assert all(f.id.startswith("fig-") and f.height > 0 for f in built.figures)
+    view = built.prefixed("w2-").only({"w2-fig-1"})   # one view's figures, as placed
+    assert [f.id for f in view.figures] == ["w2-fig-1"] and view.trace_types == built.trace_types
+    assert view.placed() == {"throughput": ("w2-fig-1", built.figures[0].height)}
+    payload = built.payload()   # the report-figs block: kind and height stay out of it
+    assert list(payload) == ["defaultLang", "template", "figs"]
+    assert all(list(f) == ["id", "fig", "i18n"] for f in payload["figs"])
     assert payload["defaultLang"] == "zh"
     assert payload["template"]["layout"]["font"]["family"].startswith("system-ui")
     assert "WenQuanYi Micro Hei" in payload["template"]["layout"]["font"]["family"]
-    assert set(payload["trace_types"]) == {"bar", "scatter"}
     for f in payload["figs"]:
         assert "template" not in f["fig"]["layout"]
         assert f["fig"]["layout"]["uirevision"] == "keep"

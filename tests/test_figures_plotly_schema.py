@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from page_fixture import make_analysis
 
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.figures import Bar, Fig, Scatter, build_figures, figures_payload, template
 from reportgen.i18n import load_ui
 
@@ -33,7 +34,7 @@ def validated(fig: dict) -> dict:
 def analyses():
     full = make_analysis()
     bare = dataclasses.replace(full, graph_reuse=pd.DataFrame(columns=["engine"]),
-                               memory=pd.DataFrame(columns=["engine"]), round={})
+                               memory=pd.DataFrame(columns=["engine"]), round=RoundInfo())
     return {"full": full, "bare": bare}
 
 
@@ -83,5 +84,5 @@ def test_dict_form_matches_plotly_key_order_and_arrays() -> None:
 def test_payload_carries_plain_json_only(ui) -> None:
     import json
 
-    payload = figures_payload(make_analysis(), ui, "en")
+    payload = figures_payload(make_analysis(), ui, "en").payload()
     json.dumps(payload, allow_nan=False)   # no numpy values, no NaN outside typed arrays

@@ -212,7 +212,7 @@ def test_setup_fact(analysis, key: str) -> None:
     reference = tomllib.loads(f"x = {_published()[key]}")["x"]
     computed = analysis.values[name]
     if isinstance(reference, list):
-        assert analysis.round["concurrency"] == reference
+        assert list(analysis.round.concurrency) == reference
         assert computed == " · ".join(str(c) for c in reference)
     elif isinstance(reference, str):
         assert computed == reference

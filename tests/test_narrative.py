@@ -22,6 +22,8 @@ VALUES = {
     "missing": math.nan,
     "label": "llama.cpp *Q4* <b>x</b>",
     "pair.a_label": Bi("甲引擎", "Engine A"),
+    # a baseline's text (read back from its tables JSON through Bi.read)
+    "baseline.title": Bi("上一轮", "Last round"),
 }
 
 
@@ -91,6 +93,8 @@ def test_raw_html_in_the_prose_is_escaped() -> None:
 def test_bilingual_values_follow_the_file_language() -> None:
     assert "甲引擎" in render("{{ pair.a_label }}", "zh")[1]
     assert "Engine A" in render("{{ pair.a_label }}", "en")[1]
+    assert "上一轮" in render("{{ baseline.title }}", "zh")[1]
+    assert "Last round" in render("{{ baseline.title }}", "en")[1]
 
 
 def test_missing_value_prints_a_dash() -> None:

@@ -33,7 +33,7 @@ def test_every_figure_is_drawn_by_the_vendored_bundle(case: str, tmp_path: Path)
     from reportgen.build import assemble_report
 
     given = update_gold.CASES[case](tmp_path)
-    used = set(assemble_report(given.round_dir, previous=given.previous).trace_types)
+    used = set(assemble_report(given.round_dir, previous=given.previous).figures.trace_types)
     missing = used - bundled_traces(templates_dir())
     assert not missing, (f"{case}: trace type(s) {sorted(missing)} are not in the vendored "
                          "plotly.js; rebuild it with tools/build_plotly.sh PYTHON scatter bar "

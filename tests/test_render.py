@@ -17,6 +17,7 @@ import pytest
 from figure_registry import drawn_ids
 from page_fixture import make_analysis
 
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.build import page_date, render_analysis
 from reportgen.errors import InputError
 from reportgen.page.model import Cell, Row
@@ -201,7 +202,8 @@ def test_every_number_comes_from_the_analysis(tmp_path: Path) -> None:
 
 def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     a = make_analysis()
-    a.round["title"] = {"zh": HOSTILE_SCRIPT, "en": HOSTILE_IMG}
+    a = dataclasses.replace(a, round=dataclasses.replace(
+        a.round, title=Bi(HOSTILE_SCRIPT, HOSTILE_IMG)))
     a.engines["label"] = [Bi(HOSTILE_IMG, HOSTILE_SCRIPT), *a.engines["label"][1:]]
     (tmp_path / "narrative").mkdir()
     (tmp_path / "narrative" / "next.en.md").write_text(f"{HOSTILE_SCRIPT}\n\n{HOSTILE_IMG}\n")
@@ -238,17 +240,17 @@ def test_narrative_error_names_file_and_line(tmp_path: Path) -> None:
 
 def test_date_comes_from_the_round_or_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
-    assert page_date({"date": "2026-11-20"}) == "2026-11-20"
-    assert page_date({}) == ""
+    assert page_date(RoundInfo(date="2026-11-20")) == "2026-11-20"
+    assert page_date(RoundInfo()) == ""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    assert page_date({}) == "2023-11-14"
-    assert page_date({"date": "2026-11-20"}) == "2026-11-20"
+    assert page_date(RoundInfo()) == "2023-11-14"
+    assert page_date(RoundInfo(date="2026-11-20")) == "2026-11-20"
 
 
 def test_no_date_line_without_a_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     a = make_analysis()
-    a.round["date"] = ""
+    a = dataclasses.replace(a, round=dataclasses.replace(a.round, date=""))
     assert 'class="meta"' not in render_analysis(a, tmp_path)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 
@@ -9,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.result import Analysis, Constant
+from reportgen.analyze.round_facts import RoundInfo
 from reportgen.manifest import Text
 from reportgen.tables import to_csv, to_json, to_json_dict, to_markdown
+from reportgen.text import Bi
 
 
 def _analysis() -> Analysis:
@@ -24,12 +27,12 @@ def _analysis() -> Analysis:
                            "message": [Text("中文 | 竖线", "a | pipe")]})
     empty = pd.DataFrame({"engine_a": pd.Series(dtype=str), "concurrency": pd.Series(dtype=float)})
     return Analysis(
-        round={"title": {"zh": "标题", "en": "Title"}, "concurrency": [1, 2],
-               "memory_gib": np.float64(24.0)},
+        round=RoundInfo(title=Bi("标题", "Title"), concurrency=(1, 2),
+                        memory_gib=np.float64(24.0)),
         engines=engines, tiers=tiers, crossovers=empty, graph_reuse=pd.DataFrame(),
         memory=pd.DataFrame({"engine": ["a"], "weights_gib": [4.36]}),
         prefill=pd.DataFrame({"engine": ["a"], "server_samples": [40.0]}), checks=checks,
-        values={"z.last": 1.5, "a.first": np.nan, "m.label": Text("甲", "A"),
+        values={"z.last": 1.5, "a.first": np.nan, "m.label": Bi("甲", "A"),
                 "n.count": np.int64(3)},
         constants=[Constant("bandwidth_gb_s", 1008.0, "GB/s", Text("表", "table"))],
     )
@@ -51,6 +54,7 @@ def test_json_keys_nulls_pairs_and_ints() -> None:
     assert check["engine"] is None and check["value"] is None  # inf is not JSON
     assert list(data["values"]) == ["a.first", "m.label", "n.count", "z.last"]
     assert data["values"]["a.first"] is None and data["values"]["n.count"] == 3
+    assert data["values"]["m.label"] == {"zh": "甲", "en": "A"}   # a Bi, written as JSON
     assert data["constants"][0]["provenance"] == {"zh": "表", "en": "table"}
     assert data["crossovers"] == [] and data["round"]["memory_gib"] == 24.0
 
@@ -80,7 +84,7 @@ def test_bilingual_columns_are_exported_as_pairs_even_when_empty() -> None:
     text = to_csv(a)
     assert text.split("# engines\n", 1)[1].startswith("id,label_zh,label_en,mbu_c1,")
     assert "value,message_zh,message_en\n" in text.split("# checks\n", 1)[1]
-    a.checks = a.checks.iloc[:0]
+    a = dataclasses.replace(a, checks=a.checks.iloc[:0])
     text = to_csv(a)
     assert text.split("# checks\n", 1)[1].startswith(
         "id,status,engine,concurrency,value,message_zh,message_en\n\n")
@@ -110,3 +114,21 @@ def test_crossover_ratios_are_named_for_their_direction() -> None:
     assert "ratio_upper" not in row
     assert "| a | b | 8.25 | 8 | 16 | 0.99 | 1.24 |" in to_markdown(b)
     assert "a_over_b_at_lower,a_over_b_at_upper" in to_csv(b)
+
+
+def test_round_facts_are_written_in_field_order() -> None:
+    from reportgen.analyze.round_facts import EngineFacts, WorkloadInfo
+    from reportgen.tables import round_json
+
+    info = RoundInfo(title=Bi("标题", "Title"), excluded={"a": (16,)}, engines=(
+        EngineFacts(id="a", label=Bi("甲", "A"), slots=4, sources={"slots": "a.log:3"}),))
+    out = round_json(info)
+    assert list(out)[:4] == ["title", "subtitle", "series", "date"] and "workload" not in out
+    assert out["title"] == {"zh": "标题", "en": "Title"} and out["excluded"] == {"a": [16]}
+    engine = out["engines"][0]
+    assert engine["label"] == {"zh": "甲", "en": "A"} and engine["slots"] == 4
+    assert list(engine)[-2:] == ["sources", "client"] and engine["sources"] == {"slots": "a.log:3"}
+    short = WorkloadInfo("short", Bi("短", "short"), None, 128.0, 64.0, True)
+    with_workload = round_json(dataclasses.replace(info, workload=short))
+    assert list(with_workload)[-1] == "workload"
+    assert with_workload["workload"]["label"] == {"zh": "短", "en": "short"}

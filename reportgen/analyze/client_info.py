@@ -5,6 +5,7 @@ them: the name per configuration and the metrics the clients define differently.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -23,11 +24,20 @@ def configuration_clients(summary: pd.DataFrame, order: Sequence[str]) -> dict[s
     return out
 
 
-def client_summary(clients: Mapping[str, str], stated: str | None) -> dict[str, object]:
+@dataclass(frozen=True)
+class ClientSummary:
     """The round's client facts: ``client`` (one name, or the names joined with · when the
     configurations differ; round.toml's own wording wins when one client measured them all),
-    ``client_names`` (configuration → name) and ``clients_differ`` (metrics defined
-    differently: their figures are not comparable across configurations)."""
+    ``names`` (configuration → name) and ``differ`` (metrics defined differently: their
+    figures are not comparable across configurations)."""
+
+    client: str | None
+    names: dict[str, str]
+    differ: tuple[str, ...]
+
+
+def client_summary(clients: Mapping[str, str], stated: str | None) -> ClientSummary:
+    """What the round says about its clients (see ClientSummary)."""
     names = {e: client(i).name for e, i in clients.items() if i}
     distinct = list(dict.fromkeys(names.values()))
     if len(distinct) == 1 and stated:
@@ -36,5 +46,4 @@ def client_summary(clients: Mapping[str, str], stated: str | None) -> dict[str, 
         shown = " · ".join(distinct)
     else:
         shown = stated or None
-    return {"client": shown, "client_names": names,
-            "clients_differ": list(differing_metrics(clients.values()))}
+    return ClientSummary(shown, names, tuple(differing_metrics(clients.values())))

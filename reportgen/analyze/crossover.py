@@ -8,7 +8,7 @@ linear interpolation in (log C, log ratio).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,7 @@ def pair_ratios(tiers: pd.DataFrame, a: str, b: str, column: str = "output_tok_s
                          "ratio": (both["a"] / both["b"]).to_numpy()})
 
 
-def crossings(concurrency: Sequence[float], ratio: Sequence[float]) -> list[dict[str, float]]:
+def crossings(concurrency: Iterable[float], ratio: Iterable[float]) -> list[dict[str, float]]:
     """Sign changes of log(ratio) along ascending concurrency.
 
     Between two tiers with opposite signs the crossing is interpolated in log–log space. A tier

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.tiers import usable
+from reportgen.analyze.values import Value
 from reportgen.text import Bi
 
 SATURATION_GROWTH = 0.05   # saturated: the next tier adds less than 5 % output
@@ -37,7 +38,7 @@ def _tier(x: float) -> float | int:
 
 
 def _leader(tiers: pd.DataFrame, tier: float, prefix: str,
-            labels: Mapping[str, Bi]) -> dict[str, Any]:
+            labels: Mapping[str, Bi]) -> dict[str, Value]:
     at = tiers[tiers["concurrency"] == tier].sort_values("output_tok_s", ascending=False,
                                                          kind="stable")
     at = at[np.isfinite(at["output_tok_s"].astype(float))]
@@ -55,11 +56,11 @@ def _leader(tiers: pd.DataFrame, tier: float, prefix: str,
 
 def findings_values(tiers: pd.DataFrame, order: Sequence[str],
                     labels: Mapping[str, Bi], checks: pd.DataFrame,
-                    crossing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                    crossing: Mapping[str, Value] | None = None) -> dict[str, Value]:
     """``findings.*`` values (see the module docstring); absent what the data cannot say.
     ``crossing``: the round's ``crossover.*`` values (its bracketing tiers are shown as
     tiers: 8, not 8.00)."""
-    out: dict[str, Any] = {"findings.saturation_growth": SATURATION_GROWTH}
+    out: dict[str, Value] = {"findings.saturation_growth": SATURATION_GROWTH}
     for name, key in (("lower_tier", "findings.crossover_lower"),
                       ("upper_tier", "findings.crossover_upper")):
         value = (crossing or {}).get(f"crossover.{name}")
@@ -99,5 +100,5 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
                 "findings.checks_warn": int((status == "warn").sum())}
         worst = checks[status == "fail"] if (status == "fail").any() else checks[status == "warn"]
         if len(worst):
-            out["findings.top_check"] = worst["message"].iloc[0]
+            out["findings.top_check"] = cast(Bi, worst["message"].iloc[0])
     return out

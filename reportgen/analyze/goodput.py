@@ -23,7 +23,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.values import flatten_rows
+from reportgen.analyze.values import Value, flatten_rows
 from reportgen.slo import METRICS, Slo
 
 GOODPUT_COLUMNS = ("engine", "concurrency", "requests_sent", "requests_good", "attainment",
@@ -126,11 +126,11 @@ def most_capacity(capacity_frame: pd.DataFrame) -> str | None:
 
 
 def slo_values(slo: Slo | None, goodput: pd.DataFrame, capacity_frame: pd.DataFrame,
-               labels: dict[str, str]) -> dict[str, object]:
+               labels: dict[str, str]) -> dict[str, Value]:
     """The ``slo.*`` and ``capacity.*`` narrative names (ARCHITECTURE.md, values table)."""
     if slo is None:
         return {}
-    v: dict[str, object] = {f"slo.{m}_ms": slo.threshold(m) for m in METRICS}
+    v: dict[str, Value] = {f"slo.{m}_ms": slo.threshold(m) for m in METRICS}
     v["slo.target"] = slo.target
     v["slo.source"] = slo.source
     v |= flatten_rows(goodput, "slo", "engine",

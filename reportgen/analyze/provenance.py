@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,8 +147,8 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
     def bench_inputs(engine: str, c: float, column: str) -> list[Input]:
         return [(f, k, c) for f in bench.get((engine, c), []) for k in tier_keys.get(column, ())]
 
-    for row in tiers.itertuples(index=False):
-        e, c = str(row.engine), float(row.concurrency)
+    for engine, concurrency in tiers[["engine", "concurrency"]].itertuples(index=False):
+        e, c = str(engine), float(concurrency)
         for column in tier_keys:
             if match(bench_inputs(e, c, column)):
                 names.add(f"tiers.{e}.{tier_key(c)}.{column}")
@@ -195,7 +195,7 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
                     names.add(f"{key}.{column}")
         for row in _own(memory, e, per_tier=False):
             key = f"memory.{e}"
-            logged = bool(log) and match([(log, "memory", None)])
+            logged = bool(log and match([(log, "memory", None)]))
             measured_at = row.get("measured_source")
             measured = isinstance(measured_at, str) and bool(measured_at) and match(
                 [(_relative(measured_at.split(" (")[0], root_name), "memory_used", None)])
@@ -234,7 +234,8 @@ def _is_cell(name: str) -> bool:
                                      "distributions", "slo")
 
 
-def _own(frame: pd.DataFrame | None, engine: str, per_tier: bool = True) -> list[dict[str, Any]]:
+def _own(frame: pd.DataFrame | None, engine: str, per_tier: bool = True
+         ) -> list[dict[Hashable, Any]]:
     if frame is None or frame.empty or "engine" not in frame.columns:
         return []
     own = frame[frame["engine"] == engine]
@@ -250,6 +251,8 @@ def _derived(names: set[str], tiers: pd.DataFrame, values: Mapping[str, Any]) ->
 
     def tier(e: str, which: str, column: str) -> str:
         c = values.get(f"engines.{e}.{which}")
+        if c is None:
+            return ""
         try:
             return f"tiers.{e}.{tier_key(float(c))}.{column}"
         except (TypeError, ValueError):
@@ -280,10 +283,10 @@ def _derived(names: set[str], tiers: pd.DataFrame, values: Mapping[str, Any]) ->
     c = values.get("prefill.concurrency")
     if isinstance(c, int | float) and math.isfinite(c):
         key = tier_key(float(c))
-        for e in pair:
-            if f"prefill.{e}.{key}.server_ms" in names:
+        for side in pair:
+            if f"prefill.{side}.{key}.server_ms" in names:
                 out.add("prefill.server_side_gap")
-            if f"prefill.{e}.{key}.ttft_p50_ms" in names:
+            if f"prefill.{side}.{key}.ttft_p50_ms" in names:
                 out.add("prefill.client_side_gap")
     if any(n.startswith("memory.") and n.endswith(".kv_pool_tokens") for n in names):
         out.add("memory.kv_capacity_ratio")

@@ -7,13 +7,14 @@ gaps; percentiles use numpy's linear interpolation. Arrays are seconds, results 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
 
 STATS = ("mean", "median", "p99")
 KEYS = ["source", "record"]
+Key = tuple[Hashable, ...]  # (source, record): a groupby key over KEYS
 
 
 def _stats(values: np.ndarray, metric: str) -> dict[str, float]:
@@ -50,14 +51,14 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[Any, Any], np.ndarray]:
+def _pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[Key, np.ndarray]:
     """The ITL gaps of the successful requests ``ok``, pooled per (source, record) in the row
     order of ``itls`` — what merging ``itls`` with ``ok`` on (source, record, request) and
     grouping gives, without a merge over millions of rows. ``itls`` comes in runs of one
     (source, record) (each is one record of one file), and within a run a per-record table of
     successful request indexes picks the rows. Request indexes are unique within a record (the
     loader numbers them)."""
-    tables: dict[tuple[Any, Any], np.ndarray] = {}
+    tables: dict[Key, np.ndarray] = {}
     for key, group in ok.groupby(KEYS, sort=False):
         index = group["request"].to_numpy(np.int64)
         index = index[index >= 0]
@@ -65,6 +66,7 @@ def _pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[Any, Any], 
         table[index] = True
         tables[key] = table
     source = itls["source"]
+    labels: list[Hashable] | pd.Index
     if isinstance(source.dtype, pd.CategoricalDtype):
         codes, labels = source.cat.codes.to_numpy(), list(source.cat.categories)
     else:
@@ -73,15 +75,15 @@ def _pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[Any, Any], 
     request = itls["request"].to_numpy()
     gaps = itls["itl_s"].to_numpy(float)
     starts = np.flatnonzero(np.r_[True, (codes[1:] != codes[:-1]) | (record[1:] != record[:-1])])
-    pooled: dict[tuple[Any, Any], list[np.ndarray]] = {}
+    pooled: dict[Key, list[np.ndarray]] = {}
     for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(itls)], strict=True):
-        table = tables.get((labels[codes[a]], record[a])) if codes[a] >= 0 else None
-        if table is None:
+        wanted = tables.get((labels[codes[a]], record[a])) if codes[a] >= 0 else None
+        if wanted is None:
             continue
         req = request[a:b]
-        inside = (req >= 0) & (req < table.size)
+        inside = (req >= 0) & (req < wanted.size)
         keep = np.zeros(b - a, dtype=bool)
-        keep[inside] = table[req[inside]]
+        keep[inside] = wanted[req[inside]]
         pooled.setdefault((labels[codes[a]], record[a]), []).append(gaps[a:b][keep])
     return {key: parts[0] if len(parts) == 1 else np.concatenate(parts)
             for key, parts in pooled.items()}

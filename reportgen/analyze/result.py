@@ -1,4 +1,5 @@
-"""The analysis result: plain frames, a flat dict of named figures, and the constants used."""
+"""The analysis result: the round's facts (analyze/round_facts.py), plain frames, a flat dict of
+named figures, and the constants used."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
+from reportgen.analyze.round_facts import RoundInfo
+from reportgen.analyze.telemetry import AlignmentNote
+from reportgen.analyze.values import Value
 from reportgen.manifest import Inferred, Text
 from reportgen.slo import Slo
 from reportgen.text import Bi
@@ -24,11 +28,12 @@ class Constant:
     provenance: Text
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
-    """Everything the report shows, computed from the raw files (see docs/ARCHITECTURE.md)."""
+    """Everything the report shows, computed from the raw files (see docs/ARCHITECTURE.md).
+    Frozen: the page, figures and tables read it; a variant is a ``dataclasses.replace``."""
 
-    round: dict[str, Any]
+    round: RoundInfo
     engines: pd.DataFrame
     tiers: pd.DataFrame
     crossovers: pd.DataFrame
@@ -36,9 +41,9 @@ class Analysis:
     memory: pd.DataFrame
     prefill: pd.DataFrame
     checks: pd.DataFrame
-    # Flat, stable dotted names -> scalar (float, int, str, bool or None); narrative placeholders
-    # and headline cards resolve against this dict.
-    values: dict[str, Any] = field(default_factory=dict)
+    # Flat, stable dotted names -> scalar (float, int, str, bool, Bi or None); narrative
+    # placeholders and headline cards resolve against this dict.
+    values: dict[str, Value] = field(default_factory=dict)
     constants: list[Constant] = field(default_factory=list)
     # the value names computed from inputs round.toml declares synthetic (marked † on the page)
     synthetic: Synthetic = field(default_factory=Synthetic)
@@ -66,6 +71,12 @@ class Analysis:
     # round's run windows (± a minute), and the windows (engine, concurrency, start, end)
     telemetry_samples: pd.DataFrame = field(default_factory=pd.DataFrame)
     telemetry_windows: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # what could not be aligned (analyze/telemetry.py AlignmentNote), round.toml's UTC offset
+    # (minutes; None: not stated) and the engines' KV usage over time (engine, timestamp,
+    # kv_usage) for the timeline
+    telemetry_notes: tuple[AlignmentNote, ...] = ()
+    telemetry_offset_min: float | None = None
+    telemetry_kv: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def labels(self) -> dict[str, Bi]:
         """Engine id → its label (the engines table's ``label``; an empty language falls back

@@ -10,7 +10,10 @@ GB here is 1e9 bytes (the unit GPU bandwidth is quoted in).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from reportgen.analyze.single_stream import single_stream_row
@@ -19,21 +22,24 @@ from reportgen.frames import ByEngine
 
 GB = 1e9
 
+# one engine's value (float) or every tier's at once (add_floor passes whole columns)
+Floats = float | npt.NDArray[np.float64]
+
 
 def kv_tokens_per_slot(input_tokens: float, output_tokens: float) -> float:
     """Mean KV tokens one sequence holds during its decode: all of the prompt, half the output."""
     return input_tokens + output_tokens / 2.0
 
 
-def step_bytes(concurrency, weight_bytes: float, kv_bytes_per_token: float,
-               tokens_per_slot: float):
+def step_bytes(concurrency: npt.ArrayLike, weight_bytes: Floats, kv_bytes_per_token: Floats,
+               tokens_per_slot: Floats) -> npt.NDArray[np.float64]:
     """Bytes one decode step reads at concurrency C (scalar or array)."""
     slots = np.asarray(concurrency, dtype=float)
     return weight_bytes + slots * tokens_per_slot * kv_bytes_per_token
 
 
-def floor_ms(concurrency, weight_bytes: float, kv_bytes_per_token: float, tokens_per_slot: float,
-             bandwidth_gb_s: float):
+def floor_ms(concurrency: npt.ArrayLike, weight_bytes: Floats, kv_bytes_per_token: Floats,
+             tokens_per_slot: Floats, bandwidth_gb_s: Floats) -> npt.NDArray[np.float64]:
     """Shortest possible decode step (ms) if the GPU streamed at its full bandwidth."""
     return step_bytes(concurrency, weight_bytes, kv_bytes_per_token, tokens_per_slot) / (
         bandwidth_gb_s * GB) * 1000.0
@@ -118,13 +124,18 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame,
     return pd.DataFrame(rows)
 
 
+def engine_row(engines: pd.DataFrame, engine: str) -> pd.Series:
+    """One engine's row of `engine_roofline`'s frame."""
+    # a Series, not a frame: engine_roofline writes one row per engine id (params' index)
+    return cast(pd.Series, engines.set_index("id").loc[engine])
+
+
 def step_ratio(engines: pd.DataFrame, a: str, b: str) -> dict[str, float]:
     """Single-stream step of b relative to a: bytes predict it, ITL p50 at c1 measures it.
 
     attained = measured / predicted (1.0 = the lighter engine converts every byte saved into time).
     """
-    ea = engines.set_index("id").loc[a]
-    eb = engines.set_index("id").loc[b]
+    ea, eb = engine_row(engines, a), engine_row(engines, b)
     predicted = eb["step_bytes_c1"] / ea["step_bytes_c1"]
     measured = eb["itl_p50_c1_ms"] / ea["itl_p50_c1_ms"]
     attained = measured / predicted if predicted and np.isfinite(predicted) else np.nan

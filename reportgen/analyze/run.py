@@ -58,16 +58,21 @@ from reportgen.analyze.roofline import (
     GB,
     add_floor,
     engine_roofline,
+    engine_row,
     kv_tokens_per_slot,
     step_ratio,
 )
+from reportgen.analyze.round_facts import EngineFacts, Related, RoundInfo, WorkloadInfo
 from reportgen.analyze.summary_keys import key_checks, prefer_arrays
 from reportgen.analyze.telemetry import (
     TELEMETRY_COLUMNS,
+    combine,
     run_windows,
     telemetry_samples,
+    tier_engine,
     tier_telemetry,
 )
+from reportgen.analyze.telemetry_inputs import telemetry_inputs
 from reportgen.analyze.tiers import (
     REPEAT_COLUMNS,
     aggregate_repeats,
@@ -75,7 +80,7 @@ from reportgen.analyze.tiers import (
     mark_excluded,
     tier_stats,
 )
-from reportgen.analyze.values import flatten_rows, numeric_columns, scalar, tier_key
+from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
 from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
@@ -88,6 +93,7 @@ from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.model_bytes import DTYPE_BYTES, model_bytes
 from reportgen.slo import Slo, goodput_arguments
+from reportgen.text import Bi
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -147,10 +153,6 @@ def _text(zh: str, en: str) -> Text:
 def _source(key: str, **params: Any) -> Text:
     """Where a constant came from, in both languages ([sources] of the analysis strings)."""
     return chk.strings().bi(f"sources.{key}", **params)
-
-
-def _bilingual(text: Text | None) -> dict[str, str] | None:
-    return None if text is None else {"zh": text.zh, "en": text.en}
 
 
 # ----------------------------------------------------------------------------- engine constants
@@ -269,8 +271,8 @@ def _read_from(manifest: Manifest, key: str) -> str:
     return found.detail if found is not None and found.kind == INFERRED else "round.toml"
 
 
-def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
-                  ) -> dict[str, Any]:
+def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest,
+                  client: str | None) -> EngineFacts:
     """Version, build, dtype/quant, slots … for the setup card (None when unknown), with
     `sources`: field → where it was read (log/fingerprint line)."""
     # what a configuration lacks reads as an empty record: every fact None, no provenance
@@ -303,32 +305,32 @@ def _engine_facts(spec: EngineSpec, data: EngineData | None, manifest: Manifest
     version = pick("version", (spec.version, _read_from(manifest, f"engines.{spec.id}.version")),
                    (vlog.version, _where(vlog, "version")),
                    (facts.build, _where(facts, "build")))
-    return {
-        "id": spec.id,
-        "label": _bilingual(spec.label),
-        "kind": spec.kind,
-        "version": version,
-        "dtype": pick("dtype", (vlog.dtype, _where(vlog, "dtype"))),
-        "bytes_per_param": _bytes_per_param(vlog.dtype),
-        "build": pick("build", (facts.build, _where(facts, "build"))),
-        "commit": pick("commit", (facts.commit, _where(facts, "commit"))),
-        "quant": found.group(1).upper() if found else None,
-        "model_file": model_file,
-        "model": pick("model", (vlog.model, _where(vlog, "model")),
-                      (spec.model, _read_from(manifest, f"engines.{spec.id}.model"))),
-        "tensor_parallel": spec.tensor_parallel,
-        "slots": None if slots is None else int(_num(slots)),
-        "context": None if context is None else int(_num(context)),
-        "prompt_cache": cache,
-        "driver": pick("driver", (fp.driver_version, _where(fp, "driver_version"))),
-        "cuda": pick("cuda", (fp.cuda_version, _where(fp, "cuda_version"))),
-        "gpu_name": pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
-                         (fp.gpu_name, _where(fp, "gpu_name"))),
-        # how much the server logged (llama-server -lv): "the log gave no reason at level N"
-        "log_verbosity": _int_or_none(pick("log_verbosity", (
-            _arg(args, "verbosity"), _where(facts, "args.verbosity")))),
-        "sources": sources,
-    }
+    # the fields in the order of the engine's object in the tables JSON (EngineFacts)
+    dtype = pick("dtype", (vlog.dtype, _where(vlog, "dtype")))
+    build = pick("build", (facts.build, _where(facts, "build")))
+    commit = pick("commit", (facts.commit, _where(facts, "commit")))
+    model = pick("model", (vlog.model, _where(vlog, "model")),
+                 (spec.model, _read_from(manifest, f"engines.{spec.id}.model")))
+    driver = pick("driver", (fp.driver_version, _where(fp, "driver_version")))
+    cuda = pick("cuda", (fp.cuda_version, _where(fp, "cuda_version")))
+    gpu_name = pick("gpu_name", (spec.gpu, _read_from(manifest, f"engines.{spec.id}.gpu")),
+                    (fp.gpu_name, _where(fp, "gpu_name")))
+    verbosity = _int_or_none(pick("log_verbosity", (
+        _arg(args, "verbosity"), _where(facts, "args.verbosity"))))
+    return EngineFacts(
+        id=spec.id, label=spec.label, kind=spec.kind, version=version, dtype=dtype,
+        bytes_per_param=_bytes_per_param(vlog.dtype), build=build, commit=commit,
+        quant=found.group(1).upper() if found else None, model_file=model_file, model=model,
+        tensor_parallel=spec.tensor_parallel,
+        slots=None if slots is None else int(_num(slots)),
+        context=None if context is None else int(_num(context)),
+        prompt_cache=cache, driver=driver, cuda=cuda, gpu_name=gpu_name,
+        log_verbosity=verbosity, sources=sources, client=client or None)
+
+
+def _axis_value(value: object) -> float:
+    """A tier as its column holds it: an integer column's stays an int (the JSON shows 8)."""
+    return int(value) if isinstance(value, int | np.integer) else _num(value)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -438,7 +440,7 @@ def _memory(manifest: Manifest, engines: Mapping[str, EngineData], params: pd.Da
         elif facts is not None and facts.model_buffer_mib is not None:
             weights = _num(facts.model_buffer_mib) / 1024.0
             kv_tokens = _num(facts.kv_cells)
-            kv_gib = kv_pool_gib(kv_tokens, params.loc[spec.id, "kv_bytes_per_token"],
+            kv_gib = kv_pool_gib(kv_tokens, _num(params.loc[spec.id, "kv_bytes_per_token"]),
                                  _num(facts.kv_cache_mib))
             sources = {"weights": _where(facts, "model_buffer_mib"),
                        "kv_pool": f"kv_cells × kv_bytes_per_token ({_where(facts, 'kv_cells')})",
@@ -483,11 +485,11 @@ def _temperatures(manifest: Manifest, engines: Mapping[str, EngineData]) -> dict
 
 def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFrame,
                  memory: pd.DataFrame, pair: tuple[str, str] | None,
-                 labels: Mapping[str, Any]) -> dict[str, Any]:
+                 labels: Mapping[str, Bi | None]) -> dict[str, Value]:
     if pair is None:
         return {}
     a, b = pair
-    out: dict[str, Any] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
+    out: dict[str, Value] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
                            "pair.b_label": labels.get(b)}
     ratios = pair_ratios(tiers, a, b)
     for _, r in ratios.iterrows():
@@ -501,7 +503,7 @@ def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFra
         low, high = crossover_range(tiers, a, b)
         out["crossover.range_low"], out["crossover.range_high"] = low, high
 
-    ea, eb = engines.set_index("id").loc[a], engines.set_index("id").loc[b]
+    ea, eb = engine_row(engines, a), engine_row(engines, b)
     for key, value in step_ratio(engines, a, b).items():
         out[f"step_ratio.{key}"] = value
     out["batching.efficiency_ratio"] = float(eb["efficiency_cmax"] / ea["efficiency_cmax"])
@@ -535,9 +537,9 @@ def _ratio(num: float, den: float) -> float:
     return float(num) / float(den) if den and math.isfinite(float(den)) else math.nan
 
 
-def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
+def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Value]:
     """The first tier where an engine's output throughput falls below the previous tier."""
-    out: dict[str, Any] = {}
+    out: dict[str, Value] = {}
     by_engine = ByEngine(tiers)
     for engine in order:
         own = by_engine[engine]
@@ -556,26 +558,32 @@ def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Any]:
     return out
 
 
-def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFrame,
+def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
             graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict], prefill: pd.DataFrame,
             memory: pd.DataFrame, parity: pd.DataFrame, temps: Mapping[str, float],
             checks: pd.DataFrame, pair: tuple[str, str] | None,
-            output_tokens: float) -> dict[str, Any]:
-    v: dict[str, Any] = {}
-    for key in ("gpu", "gpu_count", "memory_gib", "bandwidth_gb_s", "input_tokens",
-                "output_tokens", "kv_tokens_per_slot", "model", "client", "date", "driver",
-                "cuda", "requests_total", "requests_per_engine", "completed_total", "failed_total"):
-        v[f"setup.{key}"] = scalar(round_info.get(key))
-    v["setup.title"] = scalar(round_info["title"])
-    v["setup.concurrency"] = " · ".join(str(c) for c in round_info["concurrency"])
-    v["setup.tier_count"] = len(round_info["concurrency"])
+            output_tokens: float) -> dict[str, Value]:
+    v: dict[str, Value] = {}
+    setup = {
+        "gpu": info.gpu, "gpu_count": info.gpu_count, "memory_gib": info.memory_gib,
+        "bandwidth_gb_s": info.bandwidth_gb_s, "input_tokens": info.input_tokens,
+        "output_tokens": info.output_tokens, "kv_tokens_per_slot": info.kv_tokens_per_slot,
+        "model": info.model, "client": info.client, "date": info.date, "driver": info.driver,
+        "cuda": info.cuda, "requests_total": info.requests_total,
+        "requests_per_engine": info.requests_per_engine,
+        "completed_total": info.completed_total, "failed_total": info.failed_total}
+    for key, value in setup.items():
+        v[f"setup.{key}"] = scalar(value)
+    v["setup.title"] = info.title
+    v["setup.concurrency"] = " · ".join(str(c) for c in info.concurrency)
+    v["setup.tier_count"] = len(info.concurrency)
 
     labels = {}
-    for facts in round_info["engines"]:
-        labels[facts["id"]] = scalar(facts["label"])
-        for key, value in facts.items():
-            if key not in ("id", "sources"):
-                v[f"engines.{facts['id']}.{key}"] = scalar(value)
+    for facts in info.engines:
+        labels[facts.id] = facts.label
+        for f in dataclasses.fields(facts):
+            if f.name not in ("id", "sources"):
+                v[f"engines.{facts.id}.{f.name}"] = scalar(getattr(facts, f.name))
     v |= flatten_rows(engines, "engines", "id", numeric_columns(engines), per_tier=False)
     for _, e in engines.iterrows():
         base = f"engines.{e['id']}"
@@ -598,8 +606,8 @@ def _values(round_info: dict[str, Any], tiers: pd.DataFrame, engines: pd.DataFra
     v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
     v |= _first_drop_values(tiers, list(engines["id"]))
 
-    for engine, info in reuse_info.items():
-        for key, value in info.items():
+    for engine, blocks in reuse_info.items():
+        for key, value in blocks.items():
             v[f"graph_reuse.{engine}.{key}"] = value
         v[f"graph_reuse.{engine}.decode_steps_per_request"] = scalar(output_tokens)
         v[f"graph_reuse.{engine}.theoretical_max_reuse"] = theoretical_max_reuse(output_tokens)
@@ -634,15 +642,16 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 # ----------------------------------------------------------------------------- entry point
 
-def analyze(loaded: LoadedRound) -> Analysis:
-    """Compute every table and figure of the report from a LoadedRound."""
+def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analysis:
+    """Compute every table and figure of the report from a LoadedRound (``workload``: which
+    of the round's workloads it holds, when it was restricted to one)."""
     # a ratio over a zero or overflowing input is inf/NaN, shown as missing; numpy must not
     # print RuntimeWarnings about it (even under -q)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _analyze(loaded)
+        return _analyze(loaded, workload)
 
 
-def _analyze(loaded: LoadedRound) -> Analysis:
+def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     manifest = loaded.manifest
     engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
@@ -720,43 +729,31 @@ def _analyze(loaded: LoadedRound) -> Analysis:
         check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
     checks = chk.checks_frame(check_rows, axis)
 
-    facts = [_engine_facts(spec, engines.get(spec.id), manifest) for spec in manifest.engines]
     clients = configuration_clients(loaded.summary, order)
-    for f in facts:
-        f["client"] = clients.get(f["id"]) or None
-    concurrency = [scalar(c) for c in sorted(set(tiers["concurrency"]))]
-    round_info: dict[str, Any] = {
-        "title": _bilingual(manifest.title),
-        "subtitle": _bilingual(manifest.subtitle),
-        "series": _bilingual(manifest.series),
-        "date": manifest.date,
-        "default_language": manifest.default_language,
-        "gpu": manifest.gpu,
-        "gpu_count": manifest.gpu_count,
-        "memory_gib": manifest.memory_gib,
-        "bandwidth_gb_s": manifest.bandwidth_gb_s,
-        "bandwidth_source": _bilingual(bandwidth_from),
-        "input_tokens": manifest.input_tokens,
-        "output_tokens": manifest.output_tokens,
-        "kv_tokens_per_slot": tokens,
-        "model": manifest.model_name,
-        **client_summary(clients, manifest.client if manifest.line_of("round.client")
-                         else None),
-        "concurrency": concurrency,
-        "requests_total": int(tiers["requests"].sum()),
-        "requests_per_engine": _same(tiers.groupby("engine")["requests"].sum()),
-        "completed_total": int(tiers["completed"].sum()),
-        "failed_total": int(tiers["failed"].sum()),
-        "driver": _joined([f["driver"] for f in facts]),
-        "cuda": _joined([f["cuda"] for f in facts]),
-        "engines": facts,
-        "primary_pair": list(pair) if pair else None,
-        "axis": axis,
-        "excluded": {k: list(v) for k, v in manifest.exclude_from_conclusions.items()},
-        "exclude_reason": _bilingual(reason),
-        "default_language_given": manifest.default_language_given,
-        "related": [{"title": _bilingual(r.title), "href": r.href} for r in manifest.related],
-    }
+    facts = tuple(_engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id))
+                  for spec in manifest.engines)
+    concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
+    named = client_summary(clients, manifest.client if manifest.line_of("round.client")
+                           else None)
+    round_info = RoundInfo(
+        title=manifest.title, subtitle=manifest.subtitle, series=manifest.series,
+        date=manifest.date, default_language=manifest.default_language, gpu=manifest.gpu,
+        gpu_count=manifest.gpu_count, memory_gib=manifest.memory_gib,
+        bandwidth_gb_s=manifest.bandwidth_gb_s, bandwidth_source=bandwidth_from,
+        input_tokens=manifest.input_tokens, output_tokens=manifest.output_tokens,
+        kv_tokens_per_slot=tokens, model=manifest.model_name,
+        client=named.client, client_names=named.names, clients_differ=named.differ,
+        concurrency=concurrency,
+        requests_total=int(tiers["requests"].sum()),
+        requests_per_engine=_same(tiers.groupby("engine")["requests"].sum()),
+        completed_total=int(tiers["completed"].sum()),
+        failed_total=int(tiers["failed"].sum()),
+        driver=_joined([f.driver for f in facts]), cuda=_joined([f.cuda for f in facts]),
+        engines=facts, primary_pair=pair, axis=axis,
+        excluded={k: tuple(v) for k, v in manifest.exclude_from_conclusions.items()},
+        exclude_reason=reason, default_language_given=manifest.default_language_given,
+        related=tuple(Related(r.title, r.href) for r in manifest.related),
+        workload=workload)
     if manifest.exclude_from_conclusions:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
                            for k, v in manifest.exclude_from_conclusions.items())
@@ -790,17 +787,21 @@ def _analyze(loaded: LoadedRound) -> Analysis:
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
     windows = run_windows(loaded.summary)
-    parts = [tier_telemetry(data.gpu, windows, spec.id) for spec in manifest.engines
-             if (data := engines.get(spec.id)) is not None and data.gpu is not None]
+    inputs = telemetry_inputs(engines, manifest.utc_offset_min, windows,
+                              manifest.path.parent)
+    gpu_frames = {e: frame for e, (frame, _) in inputs.gpus.items()}
+    parts = [combine(tier_telemetry(gpu_frames.get(spec.id), windows, spec.id,
+                                    inputs.gpus[spec.id][1] if spec.id in inputs.gpus else ""),
+                     tier_engine(inputs.series.get(spec.id), windows, spec.id))
+             for spec in manifest.engines]
     telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
         if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
-    samples = telemetry_samples(
-        {spec.id: data.gpu for spec in manifest.engines
-         if (data := engines.get(spec.id)) is not None and data.gpu is not None}, windows)
+    samples = telemetry_samples(gpu_frames, windows)
     if len(telemetry):
         values = dict(sorted((values | flatten_rows(
             telemetry, "telemetry", "engine",
-            ("mean_power_w", "energy_j", "energy_per_output_token_j", "gpu_util_pct"))).items()))
+            ("mean_power_w", "energy_j", "energy_per_output_token_j", "gpu_util_pct",
+             "sm_active_pct", "peak_kv_usage", "preemptions"))).items()))
     synthetic = synthetic_values(
         manifest.declared, manifest.path.parent, loaded.summary,
         {k: v.files for k, v in engines.items()}, tiers, prefill, graph_reuse, memory, values,
@@ -813,7 +814,9 @@ def _analyze(loaded: LoadedRound) -> Analysis:
                     distributions=distributions, slo=slo,
                     goodput=goodput, capacity_at_slo=capacity_at_slo, telemetry=telemetry,
                     telemetry_samples=samples,
-                    telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))])
+                    telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))],
+                    telemetry_notes=inputs.notes, telemetry_offset_min=manifest.utc_offset_min,
+                    telemetry_kv=inputs.kv_samples(windows))
 
 
 def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
@@ -831,10 +834,10 @@ def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
 
 # ----------------------------------------------------------------------------- whole round
 
-def _workload_info(w: Workload) -> dict[str, Any]:
-    return {"id": w.id, "label": {"zh": w.label("zh"), "en": w.label("en")},
-            "dataset": w.dataset, "input_tokens": w.input_tokens,
-            "output_tokens": w.output_tokens, "from_settings": w.from_settings}
+def _workload_info(w: Workload) -> WorkloadInfo:
+    return WorkloadInfo(id=w.id, label=w.title, dataset=w.dataset,
+                        input_tokens=w.input_tokens, output_tokens=w.output_tokens,
+                        from_settings=w.from_settings)
 
 
 def _for_workload(loaded: LoadedRound, w: Workload) -> LoadedRound:
@@ -864,12 +867,9 @@ def _whole(value: float) -> float:
 
 def analyze_round(loaded: LoadedRound) -> RoundAnalysis:
     """Analyse every workload of the round separately (see RoundAnalysis)."""
-    if len(loaded.workloads) <= 1:
-        parts = [analyze(_for_workload(loaded, loaded.workloads[0]) if loaded.workloads
-                         else loaded)]
+    if not loaded.workloads:
+        parts = [analyze(loaded)]
     else:
-        parts = [analyze(_for_workload(loaded, w)) for w in loaded.workloads]
-    for part, w in zip(parts, loaded.workloads, strict=False):
-        part.round["workload"] = _workload_info(w)
+        parts = [analyze(_for_workload(loaded, w), _workload_info(w)) for w in loaded.workloads]
     return RoundAnalysis(parts=parts, runs=loaded.runs, axis=loaded.axis,
                          skipped=list(loaded.skipped), inferred=list(loaded.inferred))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -198,7 +198,7 @@ def latency_shape(tiers: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def mark_excluded(tiers: pd.DataFrame, exclude: dict[str, Sequence[int]]) -> pd.DataFrame:
+def mark_excluded(tiers: pd.DataFrame, exclude: Mapping[str, Sequence[int]]) -> pd.DataFrame:
     """Flag tiers listed in [analysis].exclude_from_conclusions (kept in tables, never used in
     headline figures)."""
     out = tiers.copy()

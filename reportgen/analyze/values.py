@@ -1,26 +1,31 @@
 """Flatten analysis frames into the dotted `values` dict (names documented in ARCHITECTURE.md).
 
-Values are plain Python scalars: float (NaN when missing), int, bool, str, or a {zh, en} dict
-for bilingual text. Per-tier keys use `c<C>` (e.g. `tiers.llamacpp.c32.output_tok_s`).
+Values are plain Python scalars: float (NaN when missing), int, bool, str, or a ``Bi`` for
+bilingual text (the tables JSON writes it as {zh, en}). Per-tier keys use `c<C>` (e.g.
+`tiers.llamacpp.c32.output_tok_s`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
 from reportgen.text import Bi
 
+# One named figure (narrative placeholders, headline cards, the tables' ``values``): a number
+# (NaN when missing), a count, a flag, a text (None when unknown) or a bilingual text.
+Value = float | int | str | bool | Bi | None
 
-def scalar(value: Any) -> Any:
-    """numpy / pandas scalars → Python; missing → NaN (None stays None for text)."""
+
+def scalar(value: object) -> Value:
+    """numpy / pandas scalars → Python; missing → NaN (None stays None for text); anything
+    else as its text."""
     if type(value) is float or type(value) is str:  # most values: what the chain returns
         return value
-    if value is None:
-        return None
+    if value is None or isinstance(value, Bi):
+        return value
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
@@ -29,16 +34,9 @@ def scalar(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         return value
-    if isinstance(value, Bi):
-        return value
-    # bilingual text still held as {zh, en} by the round facts: a value holds it as a Bi
-    if isinstance(value, Mapping) and set(value) == {"zh", "en"}:
-        return Bi(str(value["zh"]), str(value["en"]))
-    if isinstance(value, Mapping):
-        return {str(k): scalar(v) for k, v in value.items()}
-    if pd.isna(value):
+    if pd.isna(value):  # type: ignore[call-overload]   # NaT, pd.NA: any missing scalar
         return float("nan")
-    return value
+    return str(value)
 
 
 def tier_key(concurrency: float) -> str:
@@ -53,11 +51,11 @@ def tier_key(concurrency: float) -> str:
 
 
 def flatten_rows(frame: pd.DataFrame, prefix: str, group: str | None, columns: Iterable[str],
-                 per_tier: bool = True) -> dict[str, Any]:
+                 per_tier: bool = True) -> dict[str, Value]:
     """`prefix[.<group value>][.c<C>].<column>` for every row and column. Columns are read
     whole (``tolist`` gives Python scalars, as a row of mixed dtypes does), not row by row:
     a round of many configurations has tens of thousands of these."""
-    out: dict[str, Any] = {}
+    out: dict[str, Value] = {}
     columns = [c for c in columns if c in frame.columns]
     groups = frame[group].tolist() if group is not None else None
     tiers = frame["concurrency"].tolist() if per_tier else None

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import pandas as pd
 
@@ -77,7 +78,7 @@ def _is_result(value: object) -> bool:
     return isinstance(value, dict) and "duration" in value and "completed" in value
 
 
-def _result_records(raw: bytes, f: ScannedFile) -> list[tuple[object, int]] | None:
+def _result_records(raw: bytes, f: ScannedFile) -> list[tuple[Any, int]] | None:
     """The file's result records, or None when the JSON is something else (an author's
     summary, metadata). Invalid JSON that names result keys is an error: it was meant to be
     a result."""
@@ -252,6 +253,11 @@ def replace_findings(findings: list[Finding], engine: str) -> list[Finding]:
 # ------------------------------------------------------------------ the whole round
 
 
+def _first(*candidates: list[ScannedFile] | None) -> ScannedFile | None:
+    """The first file of the first candidate list that has one."""
+    return next((c[0] for c in candidates if c), None)
+
+
 def _attach(files: list[ScannedFile], summary: pd.DataFrame, kind: str
             ) -> tuple[dict[str, list[ScannedFile]], list[ScannedFile]]:
     """Side files of one kind by configuration; those that belong to none."""
@@ -389,7 +395,7 @@ def _log_settings(data: EngineData) -> list[tuple[str, str, str]]:
 
 def _with_settings(spec: EngineSpec, found: list[tuple[str, str, str]]) -> EngineSpec:
     """round.toml's values stay; what it leaves out is filled from the files (first found)."""
-    updates: dict[str, object] = {}
+    updates: dict[str, Any] = {}  # EngineSpec fields: int parallel sizes, str version/model
     for key, value, _ in found:
         if key in updates:
             continue
@@ -463,6 +469,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         workloads,
     )
     from reportgen.load.scan import scan_round
+    from reportgen.load.telemetry import load_telemetry
 
     files = scan_round(root, show)
     results = read_results(files)
@@ -535,6 +542,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     logs_llama, _ = _attach(files, placed, "llama_log")
     prints, loose_prints = _attach(files, placed, "fingerprint")
     csvs, loose_csvs = _attach(files, placed, "gpu_csv")
+    series, loose_series = _attach(files, placed, "series")
 
     given_engines = {e.id: e for e in (given.engines if given else ())}
     engines: dict[str, EngineData] = {}
@@ -544,7 +552,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             continue
         rows = placed[placed["engine"] == c.id]
         kind = None
-        log = (logs_vllm.get(c.id) or logs_llama.get(c.id) or [None])[0]
+        log = _first(logs_vllm.get(c.id), logs_llama.get(c.id))
         if log is not None:
             kind = "vllm" if log.kind == "vllm_log" else "llamacpp"
         elif (rows["backend"] == "sglang").all():
@@ -554,8 +562,8 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         if spec.kind is None and kind is not None:
             spec = dataclasses.replace(spec, kind=kind)
         spec = _with_settings(spec, settings.get(c.id, []) + _server_info(rows))
-        fp = (prints.get(c.id) or loose_prints or [None])[0]
-        csv = (csvs.get(c.id) or loose_csvs or [None])[0]
+        fp = _first(prints.get(c.id), loose_prints)
+        csv = _first(csvs.get(c.id), loose_csvs)
         ef = EngineFiles(id=c.id, dir=root / own.get(c.id, ""),
                          bench=tuple(dict.fromkeys(root / r for r in rows["rel"])),
                          server_log=log.path if log else None,
@@ -568,6 +576,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
         if csv is not None:
             data.gpu = load_gpu_csv(csv.path, name=csv.shown)
+        # a series file in no configuration's folder belongs to each (one server, one GPU set)
+        data.telemetry = load_telemetry([f.path for f in series.get(c.id) or loose_series],
+                                        show, c.id, findings)
         gpu_found = _config_gpu(data, settings.get(c.id, []))
         if gpu_found and spec.gpu is None:
             data.spec = spec = dataclasses.replace(spec, gpu=gpu_found[0])
@@ -595,9 +606,10 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     if len(workload_specs) == 1:
         w = workload_specs[0]
         how = "the client's settings" if w.from_settings else "mean tokens per completed request"
-        for key, value in (("input_tokens", w.input_tokens), ("output_tokens", w.output_tokens)):
-            if math.isfinite(value):
-                inferred.append(Inferred(f"workload.{key}", f"{value:.0f}", how))
+        for key, tokens in (("input_tokens", w.input_tokens),
+                            ("output_tokens", w.output_tokens)):
+            if math.isfinite(tokens):
+                inferred.append(Inferred(f"workload.{key}", f"{tokens:.0f}", how))
         if w.dataset:
             inferred.append(Inferred("workload.dataset", w.dataset, how))
     for key, value, source in round_settings:

@@ -14,6 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
 from reportgen.safe_read import read_input
 
+orjson: ModuleType | None  # None: the stdlib decodes (a test sets it so)
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
     import orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
@@ -417,7 +419,10 @@ METRIC_COLUMN = re.compile(r"^(.*)_(mean|median|std|p\d+(?:_\d+)?)_ms$")
 def _metric_sort_key(column: str) -> tuple[Any, ...]:
     """ttft, tpot, itl, e2el first, then other metrics by name; mean, median, std, then
     percentiles in numeric order."""
-    metric, stat = METRIC_COLUMN.match(column).groups()
+    m = METRIC_COLUMN.match(column)
+    if m is None:  # not <metric>_<stat>_ms (no reader makes one): after every metric, by name
+        return (len(METRIC_ORDER) + 1, column, 0, 0.0)
+    metric, stat = m.groups()
     m_rank = METRIC_ORDER.index(metric) if metric in METRIC_ORDER else len(METRIC_ORDER)
     if stat in STAT_ORDER:
         return (m_rank, metric, STAT_ORDER.index(stat), 0.0)
@@ -547,7 +552,8 @@ def _detail_frames(
         request_idx = np.repeat(np.arange(n, dtype=np.int32), itl_lengths)
         requests["itl_sum_s"] = np.bincount(request_idx, weights=flat, minlength=n)
         itls = pd.DataFrame({
-            "source": pd.Categorical.from_codes(np.zeros(flat.size, dtype=np.int8), [name]),
+            "source": pd.Categorical.from_codes(np.zeros(flat.size, dtype=np.int8),
+                                                pd.Index([name])),
             "record": np.full(flat.size, index, dtype=np.int32),
             "request": request_idx,
             "itl_s": flat,

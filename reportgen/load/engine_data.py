@@ -105,9 +105,9 @@ def resolve_kv_bytes(data: EngineData, manifest: Manifest) -> None:
     elif math.isfinite(manifest.kv_bytes_per_token):
         data.kv_bytes_per_token = manifest.kv_bytes_per_token
         data.kv_bytes_per_token_source = "round.toml [model].kv_bytes_per_token"
-    elif data.llama_log is not None and data.llama_log.facts.kv_bytes_per_token:
+    elif data.llama_log is not None and (kv := data.llama_log.facts.kv_bytes_per_token):
         facts = data.llama_log.facts
-        data.kv_bytes_per_token = float(facts.kv_bytes_per_token)
+        data.kv_bytes_per_token = float(kv)
         data.kv_bytes_per_token_source = facts.provenance["kv_bytes_per_token"]
     elif (v := data.vllm_log) is not None and v.kv_cache_gib and v.kv_cache_tokens:
         ranks = v.ranks or 1  # each rank holds its share of the heads for every token
@@ -129,7 +129,7 @@ def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
     parts = [p for p in parts if len(p)]
     if not parts:
         out = empty_itls()
-        out.insert(0, "engine", pd.Categorical([]))
+        out.insert(0, "engine", pd.Series(pd.Categorical([]), index=out.index))
         return out
     sizes = [len(p) for p in parts]
     columns: dict[str, object] = {}
@@ -138,7 +138,7 @@ def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
         categories = list(dict.fromkeys(labels))
         codes = np.repeat(np.asarray([categories.index(x) for x in labels], dtype=np.int32),
                           sizes)
-        columns[name] = pd.Categorical.from_codes(codes, categories)
+        columns[name] = pd.Categorical.from_codes(codes, pd.Index(categories))
     for name in ("record", "request", "itl_s"):
         columns[name] = np.concatenate([p[name].to_numpy() for p in parts])
     return pd.DataFrame(columns)

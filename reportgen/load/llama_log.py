@@ -31,13 +31,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding, InputError
-from reportgen.safe_read import open_input
+from reportgen.safe_read import InputStream, open_input
 
 CHUNK = 16 << 20
 OVERLAP = 64 << 10  # CHUNK must be well above 2 × OVERLAP
@@ -123,8 +123,10 @@ class LlamaLog:
 
 # ---------------------------------------------------------------- streaming
 
+Chunk = bytes | bytearray  # what the scanners read: _chunks yields its reused bytearray
 
-def _chunks(f: BinaryIO) -> Iterator[tuple[bytearray, int, int, int]]:
+
+def _chunks(f: InputStream) -> Iterator[tuple[bytearray, int, int, int]]:
     """Yield (buf, base, lo, hi): ``buf`` holds file bytes [base, base + len(buf)); hits
     anchored in [lo, hi) belong to this chunk. ``buf`` reaches OVERLAP bytes past ``hi`` (so a
     block starting before ``hi`` ends inside it) and starts up to OVERLAP bytes before ``lo``
@@ -167,11 +169,11 @@ def _chunks(f: BinaryIO) -> Iterator[tuple[bytearray, int, int, int]]:
         lo = hi - back
 
 
-def _line_start(buf: bytes, pos: int) -> int:
+def _line_start(buf: Chunk, pos: int) -> int:
     return buf.rfind(b"\n", 0, pos) + 1
 
 
-def _t_s(buf: bytes, pos: int) -> float:
+def _t_s(buf: Chunk, pos: int) -> float:
     """Elapsed seconds from an ``M.SS.mmm.uuu L `` prefix on the line holding ``pos``."""
     m = TIMESTAMP.search(buf, _line_start(buf, pos), pos)
     if m is None:
@@ -194,7 +196,7 @@ def _block_arrays(pos: list[int], rows: list[tuple[Any, ...]], t_s: list[float]
     return out
 
 
-def _timestamps(buf: bytes, pos: np.ndarray) -> np.ndarray:
+def _timestamps(buf: Chunk, pos: np.ndarray) -> np.ndarray:
     """t_s per block (vectorised). Skipped (NaN) when neither the first nor the last block of
     the chunk carries a timestamp prefix, which keeps un-timestamped logs cheap."""
     if pos.size == 0 or (np.isnan(_t_s(buf, int(pos[0]))) and np.isnan(_t_s(buf, int(pos[-1])))):
@@ -207,7 +209,7 @@ def _timestamps(buf: bytes, pos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _find_all(buf: bytes, literal: bytes, lo: int, hi: int) -> list[int]:
+def _find_all(buf: Chunk, literal: bytes, lo: int, hi: int) -> list[int]:
     """Start of every occurrence of ``literal`` beginning in [lo, hi)."""
     out = []
     end = min(hi + len(literal) - 1, len(buf))
@@ -218,7 +220,7 @@ def _find_all(buf: bytes, literal: bytes, lo: int, hi: int) -> list[int]:
     return out
 
 
-def _fast_blocks(buf: bytes, lo: int, hi: int, prompts: list[int]) -> dict[str, np.ndarray]:
+def _fast_blocks(buf: Chunk, lo: int, hi: int, prompts: list[int]) -> dict[str, np.ndarray]:
     """All contiguous blocks owned by this chunk, converted column-wise (no per-block Python
     beyond collecting the match groups). The era-(c) regex is matched at each ``prompt eval
     time`` in ``prompts`` when its shape occurs; the era-(b) one searches only when blocks are
@@ -241,7 +243,7 @@ def _fast_blocks(buf: bytes, lo: int, hi: int, prompts: list[int]) -> dict[str, 
     return {k: v[order] for k, v in merged.items()}
 
 
-def _convert(buf: bytes, pattern: re.Pattern[bytes], start: int, lo: int, hi: int, *,
+def _convert(buf: Chunk, pattern: re.Pattern[bytes], start: int, lo: int, hi: int, *,
              anchor_group: int, order: tuple[int, ...], stamp: int | None,
              starts: list[int] | None = None) -> dict[str, np.ndarray]:
     """Matches of one block regex → column arrays. ``order`` maps BLOCK_FIELDS to group
@@ -268,7 +270,8 @@ def _convert(buf: bytes, pattern: re.Pattern[bytes], start: int, lo: int, hi: in
     fields = [i + 1 for i in order[:-1]]  # group numbers of slot … total_tokens
     flat = np.fromiter(map(float, itertools.chain.from_iterable(m.group(*fields) for m in matches)),
                        dtype=np.float64, count=n * len(fields)).reshape(n, len(fields))
-    out = {"pos": np.fromiter((m.start() for m in matches), dtype=np.int64, count=n)}
+    out: dict[str, np.ndarray] = {
+        "pos": np.fromiter((m.start() for m in matches), dtype=np.int64, count=n)}
     for j, key in enumerate(BLOCK_FIELDS[:-1]):
         out[key] = flat[:, j].astype(np.int64) if key in INT_FIELDS else flat[:, j].copy()
     out["graphs_reused"] = _optional_numbers([m.group(order[-1] + 1) for m in matches])
@@ -294,7 +297,7 @@ def _optional_numbers(values: list[bytes | None]) -> np.ndarray:
 
 
 def _slow_blocks(
-    buf: bytes, lo: int, hi: int, findings: list[tuple[int, str]],
+    buf: Chunk, lo: int, hi: int, findings: list[tuple[int, str]],
 ) -> dict[str, np.ndarray]:
     """Line events in order: headers, timing lines, graphs lines. Blocks are owned by the chunk
     holding their ``prompt eval time`` line."""
@@ -381,7 +384,7 @@ def _slow_blocks(
     return _block_arrays(pos_sorted, [rows[i] for i in order], [stamps[i] for i in order])
 
 
-def _number_lines(buf: bytes, lo: int, hi: int, line_at_lo: int, rel: np.ndarray
+def _number_lines(buf: Chunk, lo: int, hi: int, line_at_lo: int, rel: np.ndarray
                   ) -> tuple[np.ndarray, int]:
     """1-based lines of positions ``rel`` (any order) and the line number at ``hi``; newlines
     are counted between consecutive positions, so the chunk is scanned once — by numpy, on a
@@ -411,7 +414,7 @@ class _Collector:
         self.findings: list[tuple[int, str]] = []  # (line, message)
         self.line_at_lo = 1
 
-    def scan(self, buf: bytes, base: int, lo: int, hi: int) -> None:
+    def scan(self, buf: Chunk, base: int, lo: int, hi: int) -> None:
         # every "prompt eval time" line must end up in a block, except llama_perf_* at exit
         prompts = _find_all(buf, PROMPT_LIT, lo, hi)
         n_lit = len(prompts)
@@ -460,7 +463,7 @@ class _Collector:
             k += 1
 
 
-def _rejections(buf: bytes, lo: int, hi: int) -> Iterator[re.Match[bytes]]:
+def _rejections(buf: Chunk, lo: int, hi: int) -> Iterator[re.Match[bytes]]:
     """REJECT matches starting in [lo, hi), in order: found by their rarer middle literal,
     then matched from the ``release: id`` before it on the same line (the one finditer would
     find: a match cannot span lines)."""
@@ -472,7 +475,7 @@ def _rejections(buf: bytes, lo: int, hi: int) -> Iterator[re.Match[bytes]]:
             yield m
 
 
-def _scan(f: BinaryIO) -> _Collector:
+def _scan(f: InputStream) -> _Collector:
     col = _Collector()
     for buf, base, lo, hi in _chunks(f):
         col.scan(buf, base, lo, hi)
@@ -519,7 +522,7 @@ LOAD_ANCHOR = b"load_model: loading model"  # when the build line is hidden (ver
 
 
 def _startup_region(
-    f: BinaryIO, start: int, end: int,
+    f: InputStream, start: int, end: int,
 ) -> tuple[bytes, int]:
     """Bytes [start, end) cut to the last server start inside (a crashed attempt before it
     must not add its buffers); returns (region, file offset of region[0])."""
@@ -570,7 +573,8 @@ def _facts(region: bytes, first_line: int, name: str, run: int | None) -> LlamaF
         facts.model_path = text(m.group(1))
         prov["model_path"] = f"{name}:{line(m.start())}"
 
-    gpu, cpu = [], []
+    gpu: list[tuple[float, int]] = []
+    cpu: list[tuple[float, int]] = []
     for m in FACT["buffer"].finditer(region):
         (cpu if m.group(1).upper().startswith(b"CPU") else gpu).append(
             (float(m.group(2)), line(m.start())))
@@ -673,7 +677,7 @@ def parse_llama_log(path: Path, *, name: str | None = None) -> LlamaLog:
 
 
 def _read_facts(
-    f: BinaryIO, listen: np.ndarray, listen_lines: list[int], events: np.ndarray, offset: int,
+    f: InputStream, listen: np.ndarray, listen_lines: list[int], events: np.ndarray, offset: int,
     name: str,
 ) -> LlamaFacts:
     """Facts of the run that served the last block or rejection (else of the last run), read

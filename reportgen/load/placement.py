@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -133,11 +134,12 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     exact = [c for c in EXACT_COLUMNS if c in summary.columns]
     columns = [c for c in DEDUPE_COLUMNS if c in summary.columns and c not in exact]
     order = summary.sort_values(["copy", "source", "record"], kind="stable")
-    figures = order[exact + columns].to_dict("index")
+    # labels of the loader's RangeIndex (one row per record); columns are the names above
+    figures = cast(dict[int, dict[str, Any]], order[exact + columns].to_dict("index"))
     # candidates share the request count and a 0.1 s slot of the duration (a printed
     # duration is within 0.005 s of the saved one, so a neighbouring slot is looked at too)
-    kept_rows: dict[tuple[str, int], list[tuple[object, str, str, str]]] = {}
-    keep: list[object] = []
+    kept_rows: dict[tuple[str, int], list[tuple[int, str, str, str]]] = {}
+    keep: list[int] = []
     dups: list[Duplicate] = []
     for idx, source, line, many, date, model, record in zip(
             order.index, order["rel"], order["line"], order["many"],
@@ -310,8 +312,10 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
         words = [()] * n
     meta = _metadata_keys(summary)
     layouts = [layout(r) or None for r in rels]
-    candidates = {"label": label, "metadata": meta, "folder": folder, "layout": layouts,
-                  "file": many_file, "model": model, "file name": words}
+    # per run: a name, the words of a file name or metadata pairs, or None (not stated)
+    candidates: dict[str, Sequence[str | tuple[str, ...] | None]] = {
+        "label": label, "metadata": meta, "folder": folder, "layout": layouts,
+        "file": many_file, "model": model, "file name": words}
     full = _partition(list(zip(*candidates.values(), strict=True)))
     chosen: list[str] = []
     for name, values in candidates.items():
@@ -337,13 +341,14 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
             shown = [sh if len(owners[sh]) == 1 else f.rstrip("/")
                      for f, sh in zip(shown, short, strict=True)]
         elif name == "metadata":
-            shown = [" ".join(v.split("=", 1)[1] if len(raw[0]) == 1 else v for v in values)
-                     for values in raw]
+            pairs = [meta[first_row[g]] for g in groups]  # raw, as the KEY=VALUE tuples
+            shown = [" ".join(v.split("=", 1)[1] if len(pairs[0]) == 1 else v for v in values)
+                     for values in pairs]
         elif name == "file":
             shown = [stem if s else "" for s, stem in zip(shown, stems, strict=True)]
         elif name == "folder":
-            short = _folder_names(list(dict.fromkeys(s for s in shown if s)))
-            shown = [short.get(s, "") for s in shown]
+            names = _folder_names(list(dict.fromkeys(s for s in shown if s)))
+            shown = [names.get(s, "") for s in shown]
         elif name == "layout":
             shown = [s.upper() for s in shown]
         texts[name] = shown
@@ -385,7 +390,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     exact = [_exact_lengths(c, r) for c, r in zip(
         summary["client"] if "client" in summary.columns else [None] * len(summary),
         summary["range_ratio_setting"], strict=True)]
-    rows = []
+    rows: list[tuple[int, str | None, float, float, bool]] = []
     wanted = ["dataset", "sharegpt_output_len_setting", "output_len_setting",
               "input_len_setting", *(["rel"] if "rel" in summary.columns else [])]
     for i, r in enumerate(summary[wanted].to_dict("records")):  # .loc per row: 1 ms each
@@ -596,7 +601,8 @@ def place(summary: pd.DataFrame, axis: str | None = None
     ]
     out = out[ok].assign(tier=tier[ok])
     out = split_by_other_axis(out, axis)
-    out = out.assign(_order=[natural_key(r) for r in out["rel"]]).sort_values(
+    out = out.assign(_order=pd.Series([natural_key(r) for r in out["rel"]], index=out.index,
+                                      dtype=object)).sort_values(
         ["engine", "workload", "tier", "_order", "line"], kind="stable").drop(columns="_order")
     out["repeat"] = out.groupby(["engine", "workload", "tier"], sort=False).cumcount() + 1
     return axis, out, unplaced
@@ -616,7 +622,8 @@ def split_by_other_axis(placed: pd.DataFrame, axis: str) -> pd.DataFrame:
     other = placed["request_rate"] if axis == "concurrency" else placed["concurrency"]
     other = other.astype(float)
     engine = placed["engine"].astype(str).copy()
-    for (cid, _), idx in placed.groupby(["engine", "workload"], sort=False).groups.items():
+    for key, idx in placed.groupby(["engine", "workload"], sort=False).groups.items():
+        cid = cast(tuple[str, str], key)[0]  # a two-column groupby's keys are pairs
         values = other.loc[idx]
         if values.nunique(dropna=False) <= 1:
             continue

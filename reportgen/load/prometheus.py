@@ -114,15 +114,18 @@ def nonfinite_note(frame: pd.DataFrame) -> str | None:
             f"{first['value']}); figures that need them are left blank")
 
 
-def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
+def parse_prometheus(path: Path, *, name: str | None = None, kind: str = KIND,
+                     with_time: bool = False) -> pd.DataFrame:
     """One row per sample. Comments (``# HELP``, ``# TYPE``, others) are skipped; an optional
-    trailing timestamp is accepted and dropped."""
+    trailing timestamp (ms since the epoch) is accepted and dropped, or kept as a ``time_s``
+    column (seconds since the epoch, NaN where a sample has none) when ``with_time``."""
     shown = str(path) if name is None else name
-    text = read_input(path, shown, KIND).decode("utf-8", errors="replace")
+    text = read_input(path, shown, kind).decode("utf-8", errors="replace")
 
     names: list[str] = []
     label_texts: list[str] = []
     values: list[float] = []
+    times: list[float] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -161,11 +164,15 @@ def parse_prometheus(path: Path, *, name: str | None = None) -> pd.DataFrame:
         names.append(m.group(0))
         label_texts.append(canonical_labels(labels))
         values.append(value)
-    return pd.DataFrame({
+        times.append(int(rest[1]) / 1000 if len(rest) == 2 else math.nan)
+    frame = pd.DataFrame({
         "name": pd.Series(names, dtype=object),
         "labels": pd.Series(label_texts, dtype=object),
         "value": np.asarray(values, dtype=np.float64),
     })
+    if with_time:
+        frame["time_s"] = np.asarray(times, dtype=np.float64)
+    return frame
 
 
 def _select(frame: pd.DataFrame, name: str, labels: dict[str, str]) -> pd.Series:

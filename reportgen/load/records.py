@@ -14,6 +14,7 @@ from reportgen.errors import Finding
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaLog
 from reportgen.load.placement import Workload
+from reportgen.load.telemetry import Telemetry
 from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import EngineSpec, Inferred, Manifest
 
@@ -26,6 +27,7 @@ class EngineData:
     vllm_log: VllmLog | None = None
     fingerprint: Fingerprint | None = None
     gpu: pd.DataFrame | None = None
+    telemetry: Telemetry | None = None  # DCGM samples and engine gauges over time
     metrics: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = field(default_factory=dict)
     kv_bytes_per_token: float = math.nan
     kv_bytes_per_token_source: str = ""

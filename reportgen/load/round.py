@@ -35,6 +35,7 @@ from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import nonfinite_note, parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
+from reportgen.load.telemetry import load_telemetry
 from reportgen.manifest import Manifest
 
 __all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes", "sniff_log_kind"]
@@ -145,6 +146,7 @@ def load_round(round_dir: Path) -> LoadedRound:
             data.fingerprint = parse_fingerprint(ef.fingerprint, name=show(ef.fingerprint))
         if ef.gpu_csv is not None:
             data.gpu = load_gpu_csv(ef.gpu_csv, name=show(ef.gpu_csv))
+        data.telemetry = load_telemetry(ef.series, show, spec.id, findings)
         for conc, (before, after) in ef.metrics.items():
             data.metrics[conc] = (parse_prometheus(before, name=show(before)),
                                   parse_prometheus(after, name=show(after)))
@@ -187,7 +189,7 @@ def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
 def _missing_tiers(summary: pd.DataFrame, bench_dirs: dict[str, str],
                    findings: list[Finding]) -> None:
     tiers = summary.dropna(subset=["concurrency"]).groupby("engine", sort=False)["concurrency"]
-    have = {engine: set(values) for engine, values in tiers}
+    have = {str(engine): set(values) for engine, values in tiers}  # engine ids are str
     everywhere = set().union(*have.values()) if have else set()
     for engine, own in have.items():
         missing = sorted(everywhere - own)

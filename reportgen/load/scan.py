@@ -74,6 +74,7 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     file) its last ones; kind ``client:<id>`` when a reader of another client claims it."""
     from reportgen.load.bench_console import looks_like_console
     from reportgen.load.formats import sniff
+    from reportgen.load.series import looks_like_query_json, looks_timestamped
 
     name = path.name.lower()
     if name.endswith(".pytorch.json"):
@@ -84,6 +85,8 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
     head = head.removeprefix(UTF8_BOM)  # accepted everywhere, as by every reader
     if b"\x00" in head[:4096]:
         return "skipped", "binary file"
+    if looks_like_query_json(head):
+        return "series", ""
     claimed = sniff(path.name, head)
     if claimed is not None:
         if WARMUP.search(path.stem):
@@ -107,6 +110,8 @@ def classify(path: Path, head: bytes, tail: bytes = b"") -> tuple[str, str]:
         return "fingerprint", ""
     if NVSMI_CSV.match(head):
         return "gpu_csv", ""
+    if looks_timestamped(head):
+        return "series", ""
     if _is_prometheus(head):
         return "metrics", ""
     if name.endswith(SCRIPT_SUFFIXES) and any(m in head for m in LAUNCH):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from reportgen.formatting import MISSING, fmt_g
@@ -58,7 +58,7 @@ def grouped_findings(b: Builder) -> Table | None:
     if checks is None or checks.empty:
         return None
     groups: dict[tuple[str, str, str], list[float]] = {}
-    first: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    first: dict[tuple[str, str, str], Mapping[Hashable, Any]] = {}
     for i in range(len(checks)):
         r = checks.iloc[i].to_dict()
         status = str(r.get("status"))
@@ -90,7 +90,7 @@ def grouped_findings(b: Builder) -> Table | None:
     return Table(cols, rows, None, variant="checks")
 
 
-def check_message(r: Mapping[str, Any]) -> Bi:
+def check_message(r: Mapping[Hashable, Any]) -> Bi:
     """A row of the checks table's message."""
     msg = r.get("message")
     return msg if isinstance(msg, Bi) else same("")
@@ -105,7 +105,8 @@ def checks(b: Builder) -> list[PageBlock]:
     counts = {s: int((checks["status"] == s).sum()) for s in ("pass", "warn", "fail")}
     out.append(Para(b.t("checks.summary", **{k: str(v) for k, v in counts.items()})))
     order = {"fail": 0, "warn": 1, "pass": 2}
-    ranked = sorted(range(len(checks)), key=lambda i: order.get(checks.iloc[i]["status"], 3))
+    statuses = checks["status"].tolist()
+    ranked = sorted(range(len(checks)), key=lambda i: order.get(statuses[i], 3))
     rows = []
     for i in ranked:
         r = checks.iloc[i].to_dict()

@@ -28,7 +28,7 @@ from reportgen.page import (
     waves,
 )
 from reportgen.page.builder import Builder
-from reportgen.page.cells import all_missing, bi_text, same
+from reportgen.page.cells import all_missing, same
 from reportgen.page.model import (
     Inputs,
     Page,
@@ -87,7 +87,7 @@ def build_sections(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
                    figures: Mapping[str, tuple[str, int]], revisions: Revisions | None = None,
                    inputs: Inputs | None = None, prefix: str = "") -> list[Section]:
     """One workload's sections (ids prefixed when the page holds several workloads)."""
-    return sections(Builder(analysis, ui.for_axis(str(analysis.round.get("axis"))), narrative,
+    return sections(Builder(analysis, ui.for_axis(analysis.round.axis), narrative,
                             figures, revisions, inputs, prefix))
 
 
@@ -100,15 +100,15 @@ def build_page(analysis: Analysis, ui: UI, narrative: Mapping[str, Prose],
     ``chrome`` holds footer/toggle texts prepared by the caller. With ``views`` (several
     workloads) the page shows those instead of one analysis's sections. ``default_lang`` is
     the round's stated opening language ('' when neither --lang nor round.toml states one)."""
-    r = analysis.round or {}
-    title = bi_text(r.get("title")) or same("reportgen")
+    r = analysis.round
+    title = r.title or same("reportgen")
     notice = provenance_notice(analysis, ui)
     if views:
         return Page(default_lang=default_lang, title=title,
-                    subtitle=bi_text(r.get("subtitle")), date=date,
+                    subtitle=r.subtitle, date=date,
                     sections=views[0].sections, chrome=dict(chrome), views=views,
                     series=series, notice=notice, fallback_lang=fallback_lang)
-    return Page(default_lang=default_lang, title=title, subtitle=bi_text(r.get("subtitle")),
+    return Page(default_lang=default_lang, title=title, subtitle=r.subtitle,
                 date=date, sections=build_sections(analysis, ui, narrative, figures, revisions,
                                                    inputs),
                 chrome=dict(chrome), series=series, notice=notice, fallback_lang=fallback_lang)

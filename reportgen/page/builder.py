@@ -55,7 +55,7 @@ class Builder:
         self.d = Data(analysis)
         self.inputs = inputs or Inputs()
         self.prefix = prefix
-        self.rate_axis = self.d.round.get("axis") == "request_rate"
+        self.rate_axis = self.d.round.axis == "request_rate"
         self.revisions = revisions
         self.ui = ui
         self.narrative = narrative
@@ -93,7 +93,7 @@ class Builder:
         the bandwidth the numbers used, see ``bandwidth_text``)."""
         e = self.d.engine(self.d.order[0]) if self.d.order else {}
         return {
-            "tps": fmt_g(self.d.round.get("kv_tokens_per_slot", e.get("tokens_per_slot"))),
+            "tps": fmt_g(self.d.round.kv_tokens_per_slot),
             "kvb": fmt_g(e.get("kv_bytes_per_token")),
             "bw": self.bandwidth_text(),
         }
@@ -111,7 +111,7 @@ class Builder:
             parts[e] = (f"{fmt_g(gpus)} × {fmt_g(per_gpu)} = {fmt_g(bw)}"
                         if gpus > 1 and math.isfinite(per_gpu) else fmt_g(bw))
         if not parts:
-            return fmt_g(self.d.round.get("bandwidth_gb_s"))
+            return fmt_g(self.d.round.bandwidth_gb_s)
         if len(set(parts.values())) == 1:
             return next(iter(parts.values()))
         return Bi(*(" · ".join(f"{self.d.label(e).get(lang)} {text}"
@@ -177,7 +177,7 @@ class Builder:
     def client_metrics(self, column: str) -> tuple[str, ...]:
         """The metrics (ttft, itl, tpot) a tiers column rests on that this round's clients
         define differently; empty when the column is comparable across configurations."""
-        differ = self.d.round.get("clients_differ") or ()
+        differ = self.d.round.clients_differ
         if not differ:
             return ()
         rests_on = COLUMN_METRICS.get(column) or tuple(
@@ -206,16 +206,14 @@ class Builder:
     # --- notes
 
     def excluded_note(self) -> list[PageBlock]:
-        excluded = self.d.round.get("excluded") or {}
+        excluded = self.d.round.excluded
         if not excluded or self.excluded_shown:
             return []
         self.excluded_shown = True
         listed = Bi(*("; ".join(
             f"{self.d.label(e).get(lang)} " + ", ".join(f"C={fmt_g(c)}" for c in cs)
             for e, cs in excluded.items()) for lang in LANGS))
-        reason = self.d.round.get("exclude_reason")
-        reason_bi = Bi(reason["zh"], reason["en"]) if isinstance(reason, Mapping) else \
-            self.ui.plain("page.excluded_no_reason")
+        reason_bi = self.d.round.exclude_reason or self.ui.plain("page.excluded_no_reason")
         return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
 
     def with_legend(self, block: PageBlock) -> PageBlock:
@@ -253,8 +251,8 @@ class Builder:
         if (sid == "bytes" or (sid == "batching" and not self.rate_axis)) and len(d.tiers) \
                 and d.tiers["floor_ms"].isna().all():
             keys = []
-            if not math.isfinite(num(d.round.get("bandwidth_gb_s"))):
-                keys.append("hardware.gpu" if not d.round.get("gpu")
+            if not math.isfinite(num(d.round.bandwidth_gb_s)):
+                keys.append("hardware.gpu" if not d.round.gpu
                             else "hardware.bandwidth_gb_s")
             for e in d.order:
                 eng = d.engine(e)

@@ -4,7 +4,7 @@ excluded from conclusions."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
@@ -62,16 +62,6 @@ def all_missing(table: Table) -> bool:
     return bool(values) and all(
         t.en.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) and
         t.zh.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) for t in values)
-
-
-def bi_text(value: object) -> Bi | None:
-    """A round.toml text (``{zh, en}`` table or plain string) as Bi; None when absent."""
-    if isinstance(value, Mapping):
-        return Bi(str(value.get("zh", value.get("en", ""))), str(value.get("en", value.get("zh",
-                                                                                           ""))))
-    if isinstance(value, str) and value:
-        return same(value)
-    return None
 
 
 def per_lang_join(parts: Sequence[Bi], sep: str = "; ") -> Bi:

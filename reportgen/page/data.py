@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.result import Analysis
+from reportgen.analyze.round_facts import EngineFacts, RoundInfo
+from reportgen.analyze.values import Value
 from reportgen.bidi import has_bidi, isolate
 from reportgen.frames import rows_by_engine
 from reportgen.text import Bi
@@ -29,16 +31,16 @@ class Data:
 
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
-        self.round: Mapping[str, Any] = analysis.round or {}
-        self.values: Mapping[str, Any] = analysis.values or {}
+        self.round: RoundInfo = analysis.round
+        self.values: Mapping[str, Value] = analysis.values
         self.tiers: pd.DataFrame = analysis.tiers
         self.engines: pd.DataFrame = analysis.engines
         self.synthetic: Synthetic = analysis.synthetic
         self.order: list[str] = [str(e) for e in self.engines["id"]] if len(self.engines) else []
         self.labels: dict[str, Bi] = analysis.labels()
-        pair = self.round.get("primary_pair")
-        if pair and len(pair) == 2:
-            self.pair: tuple[str, str] | None = (str(pair[0]), str(pair[1]))
+        pair = self.round.primary_pair
+        if pair is not None:
+            self.pair: tuple[str, str] | None = pair
         elif len(self.order) >= 2:
             self.pair = (self.order[0], self.order[1])
         else:
@@ -62,17 +64,17 @@ class Data:
             if "id" in self.engines.columns:
                 for i, eid in enumerate(self.engines["id"]):
                     if eid not in self._engine_rows:   # the first row of an id wins
-                        self._engine_rows[eid] = self.engines.iloc[i].to_dict()
+                        # the analysis names its columns with str
+                        self._engine_rows[eid] = cast(dict[str, Any],
+                                                      self.engines.iloc[i].to_dict())
         try:
             return self._engine_rows.get(engine, {})
         except TypeError:   # unhashable: matches no id
             return {}
 
-    def engine_facts(self, engine: str) -> Mapping[str, Any]:
-        for facts in self.round.get("engines", []) or []:
-            if isinstance(facts, Mapping) and facts.get("id") == engine:
-                return facts
-        return {}
+    def engine_facts(self, engine: str) -> EngineFacts:
+        """The configuration's facts; none known (every fact None) when the round has none."""
+        return self.round.engine(engine) or EngineFacts(id=engine)
 
     def rows(self, engine: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
         """An engine's rows of ``frame`` (default: tiers) by concurrency. Read-only: the tiers
@@ -115,7 +117,8 @@ class Data:
         index: dict[str, dict[float, Mapping[str, Any]]] = {}
         if self.tiers.empty or "engine" not in self.tiers.columns:
             return index
-        for row in self.tiers.to_dict("records"):
+        # the analysis names its columns with str
+        for row in cast(list[dict[str, Any]], self.tiers.to_dict("records")):
             key = num(row["concurrency"])
             own = index.setdefault(row["engine"], {})
             if not math.isnan(key) and key not in own:
@@ -131,5 +134,5 @@ class Data:
     def excluded(self, engine: str, c: float) -> bool:
         return bool(self.tier(engine, c).get("excluded", False))
 
-    def v(self, name: str) -> Any:
+    def v(self, name: str) -> Value:
         return self.values.get(name, math.nan)

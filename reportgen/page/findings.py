@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
 
+from reportgen.analyze.values import Value
 from reportgen.narrative import LANGS, render_markdown
 from reportgen.page.builder import Builder
 from reportgen.page.model import Block, PageBlock, Para
@@ -20,7 +20,7 @@ _NAMES = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)")
 _ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")
 
 
-def _known(values: Mapping[str, Any], name: str) -> bool:
+def _known(values: Mapping[str, Value], name: str) -> bool:
     value = values.get(name)
     if value is None:
         return False

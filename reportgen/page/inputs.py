@@ -10,6 +10,7 @@ from reportgen.formatting import fmt_g
 from reportgen.listing import shorten
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, same, tcell
+from reportgen.page.data import num
 from reportgen.page.model import Cell, Column, Fold, Heading, PageBlock, Para, Row, Table
 from reportgen.paths import natural_key
 
@@ -47,11 +48,12 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
     if runs is not None and len(runs):
         rows = []
         # natural order of the files: rate2 before rate16, c8 before c16 (tables keep path order)
+        sources = runs["source"]
         runs = runs.iloc[sorted(range(len(runs)), key=lambda i: natural_key(
-            str(runs["source"].iloc[i])))]
+            str(sources.iloc[i])))]
         for r in runs.itertuples(index=False):
             x = r.concurrency if not b.rate_axis else (
-                r.request_rate if math.isfinite(r.request_rate) else math.inf)
+                r.request_rate if math.isfinite(num(r.request_rate)) else math.inf)
             rows.append(Row([
                 tcell(str(r.source), "path"), tcell(b.d.label(str(r.engine))),
                 Cell(same(fmt_g(x)), True), ncell(r.repeat, "d"),

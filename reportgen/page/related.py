@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from reportgen.page.builder import Builder
-from reportgen.page.cells import bi_text
 from reportgen.page.model import Links, PageBlock
 
 
 def related(b: Builder) -> list[PageBlock]:
     """Links to the round's other reports: plain anchors (the page requests nothing)."""
-    items = []
-    for entry in b.d.round.get("related") or []:
-        title = bi_text(entry.get("title")) if isinstance(entry, Mapping) else None
-        href = entry.get("href") if isinstance(entry, Mapping) else None
-        if title is not None:
-            items.append((title, href if isinstance(href, str) else ""))
+    items = [(r.title, r.href) for r in b.d.round.related]
     return [Links(b.t("related.title"), items)] if items else []
 

@@ -34,68 +34,67 @@ from reportgen.text import Bi
 def setup(b: Builder) -> list[PageBlock]:
     r = b.d.round
     items: list[tuple[Bi, Bi]] = []
-    if r.get("gpu"):
-        gpu = str(r["gpu"])
-        if num(r.get("gpu_count", 1)) > 1:
-            gpu = f"{fmt_g(r['gpu_count'])} × {gpu}"
+    if r.gpu:
+        gpu = r.gpu
+        if r.gpu_count > 1:
+            gpu = f"{fmt_g(r.gpu_count)} × {gpu}"
         items.append((b.t("setup.gpu"), b.t(
-            "setup.gpu_value", gpu=gpu, memory=fmt_g(r.get("memory_gib")),
-            bandwidth=fmt_g(r.get("bandwidth_gb_s")))))
-    if r.get("model"):
-        items.append((b.t("setup.model"), same(str(r["model"]))))
+            "setup.gpu_value", gpu=gpu, memory=fmt_g(r.memory_gib),
+            bandwidth=fmt_g(r.bandwidth_gb_s))))
+    if r.model:
+        items.append((b.t("setup.model"), same(r.model)))
     for engine in b.d.order:
         facts = b.d.engine_facts(engine)
-        parts = [str(facts[k]) for k in ("version", "dtype", "quant") if facts.get(k)]
-        if facts.get("gpu_name") and not r.get("gpu"):  # GPUs differ by configuration
-            parts.append(str(facts["gpu_name"]))
-        if facts.get("model") and not r.get("model"):   # models differ by configuration
-            parts.append(str(facts["model"]))
-        if num(facts.get("tensor_parallel")) > 1:
-            parts.append(f"TP{fmt_g(facts['tensor_parallel'])}")
-        if facts.get("commit") and str(facts["commit"]) not in parts:
-            parts.insert(1 if parts else 0, str(facts["commit"]))
+        parts = [str(k) for k in (facts.version, facts.dtype, facts.quant) if k]
+        if facts.gpu_name and not r.gpu:  # GPUs differ by configuration
+            parts.append(facts.gpu_name)
+        if facts.model and not r.model:   # models differ by configuration
+            parts.append(facts.model)
+        if num(facts.tensor_parallel) > 1:
+            parts.append(f"TP{fmt_g(facts.tensor_parallel)}")
+        if facts.commit and facts.commit not in parts:
+            parts.insert(1 if parts else 0, facts.commit)
         if parts:   # nothing known about the configuration: no line of dashes
             items.append((b.d.label(engine), same(" · ".join(dict.fromkeys(parts)))))
         settings: list[Bi] = []
-        if facts.get("slots") is not None:
-            settings.append(b.t("setup.slots", n=fmt_g(facts["slots"])))
-        if facts.get("context") is not None:
-            settings.append(b.t("setup.context", n=fmt_g(facts["context"])))
-        if facts.get("prompt_cache") in ("off", "on"):
-            settings.append(b.t(f"setup.cache_{facts['prompt_cache']}"))
+        if facts.slots is not None:
+            settings.append(b.t("setup.slots", n=fmt_g(facts.slots)))
+        if facts.context is not None:
+            settings.append(b.t("setup.context", n=fmt_g(facts.context)))
+        if facts.prompt_cache in ("off", "on"):
+            settings.append(b.t(f"setup.cache_{facts.prompt_cache}"))
         if settings:
             items.append((b.t("setup.engine_settings", engine=b.d.label(engine)),
                           Bi(*(" · ".join(s.get(lang) for s in settings) for lang in LANGS))))
-    if r.get("input_tokens") is not None:
+    if r.input_tokens is not None:
         items.append((b.t("setup.workload"), b.t(
-            "setup.workload_value", input=fmt_g(r["input_tokens"]),
-            output=fmt_g(r.get("output_tokens")))))
-    concs = r.get("concurrency") or b.d.concurrencies()
+            "setup.workload_value", input=fmt_g(r.input_tokens),
+            output=fmt_g(r.output_tokens))))
+    concs = r.concurrency or b.d.concurrencies()
     if concs:
         items.append((b.t("setup.tiers"), same(" · ".join(fmt_g(c) for c in concs))))
-    names = {e: n for e, n in (r.get("client_names") or {}).items() if e in b.d.order}
+    names = {e: n for e, n in r.client_names.items() if e in b.d.order}
     if len(set(names.values())) > 1:  # each configuration's client, named
         items.append((b.t("setup.client"), Bi(*(
             Markup(b.ui.raw("setup.clients_separator", lang)).join(
                 b.t("clients.value", engine=b.d.label(e), client=names[e]).get(lang)
                 for e in b.d.order if e in names) for lang in LANGS))))
-    elif r.get("client"):
-        items.append((b.t("setup.client"), same(str(r["client"]))))
-    if r.get("requests_total") is not None:
-        per, n = r.get("requests_per_engine"), len(b.d.order)
+    elif r.client:
+        items.append((b.t("setup.client"), same(r.client)))
+    if r.requests_total is not None:
+        per, n = r.requests_per_engine, len(b.d.order)
         if per is not None and n > 1:
-            value = b.t("setup.failed_value_engines", failed=fmt_g(r.get("failed_total")),
-                           total=fmt_g(r["requests_total"]), n=str(n), per=fmt_g(per))
+            value = b.t("setup.failed_value_engines", failed=fmt_g(r.failed_total),
+                           total=fmt_g(r.requests_total), n=str(n), per=fmt_g(per))
         else:
-            value = b.t("setup.failed_value", failed=fmt_g(r.get("failed_total")),
-                           total=fmt_g(r["requests_total"]))
+            value = b.t("setup.failed_value", failed=fmt_g(r.failed_total),
+                           total=fmt_g(r.requests_total))
         items.append((b.t("setup.failed"), value))
-    if r.get("driver") or r.get("cuda"):
+    if r.driver or r.cuda:
         items.append((b.t("setup.driver"), b.t(
-            "setup.driver_value", driver=str(r.get("driver") or MISSING),
-            cuda=str(r.get("cuda") or MISSING))))
-    if r.get("date"):
-        items.append((b.t("setup.date"), same(str(r["date"]))))
+            "setup.driver_value", driver=r.driver or MISSING, cuda=r.cuda or MISSING)))
+    if r.date:
+        items.append((b.t("setup.date"), same(r.date)))
     return [Facts(items), *inferred_table(b)]
 
 
@@ -106,19 +105,19 @@ def _ms(value: object, spec: str) -> str:
 
 def glossary(b: Builder) -> list[PageBlock]:
     r = b.d.round
-    names = {e: n for e, n in (r.get("client_names") or {}).items() if e in b.d.order}
+    names = {e: n for e, n in r.client_names.items() if e in b.d.order}
     mixed = len(set(names.values())) > 1
     if mixed:
-        lead = b.t("clients.lead", clients=str(r.get("client")))
-    elif r.get("client"):
-        lead = b.t("glossary.lead", client=str(r["client"]))
+        lead = b.t("clients.lead", clients=str(r.client))
+    elif r.client:
+        lead = b.t("glossary.lead", client=r.client)
     else:
         lead = b.t("clients.lead_unknown")
     out: list[PageBlock] = [Para(lead)]
     out.append(Heading(b.t("glossary.pipeline_title")))
-    out_tokens = num(r.get("output_tokens"))
+    out_tokens = num(r.output_tokens)
     gaps = fmt_g(out_tokens - 1) if math.isfinite(out_tokens) else "n − 1"
-    out.append(Block(b.ui.block("glossary.pipeline", input=fmt_g(r.get("input_tokens")),
+    out.append(Block(b.ui.block("glossary.pipeline", input=fmt_g(r.input_tokens),
                                    gaps=gaps), "diagram"))
     metrics = (
         ("ttft", "ttft_p50_ms", ".0f", "ms"), ("itl", "itl_p50_ms", ".2f", "ms"),
@@ -164,7 +163,7 @@ def glossary(b: Builder) -> list[PageBlock]:
 def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
     """Configurations measured by different clients: each client's definitions, and which
     metrics differ between them."""
-    ids = {e: str(b.d.engine_facts(e).get("client") or "") for e in names}
+    ids = {e: b.d.engine_facts(e).client or "" for e in names}
     rows = []
     for cid in dict.fromkeys(i for i in ids.values() if i):
         c = client(cid)
@@ -178,7 +177,7 @@ def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
         ]))
     cols = [Column(b.t(f"clients.col_{k}"))
             for k in ("client", "configs", "ttft", "itl", "tpot", "source")]
-    differ = b.d.round.get("clients_differ") or []
+    differ = b.d.round.clients_differ
     note = b.t("clients.differ", metrics=" / ".join(m.upper() for m in differ)) if differ \
         else b.t("clients.same")
     return [Heading(b.t("clients.title")), Table(cols, rows, note, variant="glossary")]
@@ -191,7 +190,7 @@ def step_absent(b: Builder) -> Card:
             lambda x: math.isfinite(num(x))).any():
         sub = b.t("every.step_absent_none")
     else:
-        low, flight = lowest_in_flight(d.rows(d.order[0]), str(d.round.get("axis")))
+        low, flight = lowest_in_flight(d.rows(d.order[0]), d.round.axis)
         if b.rate_axis and not math.isfinite(flight):
             sub = b.t("every.step_absent_unknown", c=fmt_g(low))
         else:
@@ -257,10 +256,10 @@ def headline(b: Builder) -> list[PageBlock]:
     elif d.order and len(d.tiers):
         cards.append(step_absent(b))
     for engine in d.order:
-        c = d.v(f"throughput_drop.{engine}.concurrency")
+        c = num(d.v(f"throughput_drop.{engine}.concurrency"))
         if is_missing(c):
             continue
-        prev = d.v(f"throughput_drop.{engine}.previous_concurrency")
+        prev = num(d.v(f"throughput_drop.{engine}.previous_concurrency"))
         cards.append(Card(
             b.t("headline.anomaly_label", engine=d.label(engine), c=fmt_g(c)),
             b.t("headline.anomaly_value", tok=fmt(d.tier(engine, c).get("output_tok_s"),
