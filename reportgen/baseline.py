@@ -36,7 +36,6 @@ from reportgen.analyze.compare import (
     Scalar,
     Source,
     Value,
-    _bi,
     _engine_ids,
     _is_text,
     _known,
@@ -143,7 +142,7 @@ def from_published(path: Path) -> Baseline:
         if not isinstance(spec, dict) or set(spec) - {"label"} or \
                 ("label" in spec and not _is_text(spec["label"])):
             raise fail(f"engines.{eid}", f"[engines.{eid}]: expected only label = text")
-        labels[eid] = _bi(spec.get("label"), eid)
+        labels[eid] = Bi.read(spec.get("label"), eid)
     raw_values = data.get("values", {})
     if not isinstance(raw_values, dict) or not raw_values:
         raise fail("values", "[values]: expected at least one published figure")
@@ -161,7 +160,7 @@ def from_published(path: Path) -> Baseline:
             if "note" in raw:
                 if not _is_text(raw["note"]):
                     raise fail(name, f"[values] '{name}': note must be text or {{ zh, en }}")
-                notes[name] = _bi(raw["note"])
+                notes[name] = Bi.read(raw["note"])
             raw = raw["value"]
         if isinstance(raw, bool) or not isinstance(raw, int | float | str) or \
                 (isinstance(raw, float) and not math.isfinite(raw)):
@@ -173,8 +172,8 @@ def from_published(path: Path) -> Baseline:
         labels.setdefault(eid, Bi.plain(eid))
     date = head.get("date", "")
     return Baseline(
-        title=_bi(head["title"]), date=str(date), as_published=True,
-        source=_bi(head["source"]), values=values, notes=notes, labels=labels,
+        title=Bi.read(head["title"]), date=str(date), as_published=True,
+        source=Bi.read(head["source"]), values=values, notes=notes, labels=labels,
         tiers=pd.DataFrame({c: pd.Series(dtype=bool if c == "excluded" else
                                          object if c == "engine" else float)
                             for c in CURVE_COLUMNS}))

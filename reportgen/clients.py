@@ -31,7 +31,7 @@ def _table() -> dict[str, Client]:
     rows = data_tables("clients.toml", {"client": KEYS})["client"]
     return {str(r["id"]): Client(
         id=str(r["id"]), name=str(r["name"]),
-        definitions={m: Bi(r[m]["zh"], r[m]["en"]) for m in METRICS if m in r},
+        definitions={m: Bi.read(r[m]) for m in METRICS if m in r},
         basis={m: str(r[f"{m}_basis"]) for m in METRICS if f"{m}_basis" in r},
         source=str(r.get("source", ""))) for r in rows}
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from reportgen.analyze import tier_metrics
 from reportgen.analyze.changes import Diff
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 from reportgen.listing import shorten
@@ -27,19 +28,6 @@ GAP = "  "
 if TYPE_CHECKING:
     from reportgen.analyze.result import Analysis, RoundAnalysis
 
-_TIER_COLUMNS = (
-    ("engine", "engine", "s"),
-    ("concurrency", "C", "g"),
-    ("requests", "requests", "d"),
-    ("completed", "done", "d"),
-    ("failed", "failed", "d"),
-    ("duration_s", "dur s", ".2f"),
-    ("output_tok_s", "out tok/s", ".1f"),
-    ("ttft_p50_ms", "TTFT p50", ".0f"),
-    ("itl_p50_ms", "ITL p50", ".2f"),
-    ("itl_p99_ms", "ITL p99", ".1f"),
-    ("excluded", "excl", "yes"),
-)
 STATUSES = ("pass", "warn", "fail")
 
 
@@ -120,7 +108,11 @@ def tiers_text(analysis: Analysis, width: int = WIDTH) -> str:
     """The tiers as the page's data table shows them. A column no file reported is left out
     and named below; the engine column wraps if the rest still does not fit."""
     tiers: pd.DataFrame = analysis.tiers
-    cols = [c for c in _TIER_COLUMNS if c[0] in tiers.columns]
+    # the row keys, the tier metrics that name a terminal heading, the excluded flag
+    cols = [("engine", "engine", "s"), ("concurrency", "C", "g"),
+            *((m.column, m.terminal, m.spec) for m in tier_metrics.in_terminal()),
+            ("excluded", "excl", "yes")]
+    cols = [c for c in cols if c[0] in tiers.columns]
     if analysis.round.axis == "request_rate":
         cols = [("concurrency", "req/s", "g") if c[0] == "concurrency" else c for c in cols]
     if "repeats" in tiers.columns:
@@ -144,7 +136,8 @@ def checks_text(analysis: Analysis, lang: str = "en") -> str:
         return "no self-checks"
     rows = []
     for rec in checks.to_dict("records"):
-        text = rec.get(f"message_{lang}") or rec.get("message_en") or ""
+        message = rec.get("message")
+        text = message.get(lang) if isinstance(message, Bi) else ""
         engine = rec.get("engine")  # NaN (a float) for round-wide rows
         c = rec.get("concurrency")
         where = " ".join(part for part in (
@@ -241,8 +234,6 @@ def values_text(values: Mapping[str, Any], names: list[str], lang: str = "en") -
         value = values[name]
         if isinstance(value, Bi):
             value = value.get(lang)
-        elif isinstance(value, Mapping):
-            value = value.get(lang, value.get("en", ""))
         rows.append([name, plain(value)])
     return table_text(rows, ["name", "value"], wrap=1)
 

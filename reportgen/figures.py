@@ -41,7 +41,7 @@ from reportgen.figure_set import BuiltFigure, FigureSet
 from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
 from reportgen.i18n import UI, figure_patches
-from reportgen.text import LANGS
+from reportgen.text import LANGS, Bi
 
 FONT = ('system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",'
         '"Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif')
@@ -198,10 +198,10 @@ def plotly_text(text: str) -> str:
     return isolate(str(text)).translate(_PLOTLY_ESCAPES)
 
 
-def engine_labels(analysis: Analysis) -> dict[str, dict[str, str]]:
-    """engine id → {lang: label}, from the Analysis (the one owner of engine labels), escaped
+def engine_labels(analysis: Analysis) -> dict[str, Bi]:
+    """engine id → its label, from the Analysis (the one owner of engine labels), escaped
     for Plotly (``plotly_text``)."""
-    return {eid: {lang: plotly_text(label.get(lang)) for lang in LANGS}
+    return {eid: Bi(*(plotly_text(label.get(lang)) for lang in LANGS))
             for eid, label in analysis.labels().items()}
 
 
@@ -475,7 +475,7 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                                      arrayminus=y - _col(rows, "output_tok_s_min"),
                                      color=color[engine], thickness=1.5, width=4)
         fig.add_trace(Scatter(
-            x=x, y=y, mode="lines+markers", name=labels[engine][lang],
+            x=x, y=y, mode="lines+markers", name=labels[engine].get(lang),
             line=dict(color=color[engine], width=2.5),
             marker=_tier_marker(color[engine], excluded, synth),
             customdata=_notes(excluded, ui, lang, synth),
@@ -546,14 +546,14 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                          [n[0] for n in _notes(excluded, ui, lang, synth)])
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "itl_p50_ms"), mode="lines+markers",
-            name=ui.raw("fig.itl.measured", lang, engine=labels[engine][lang]),
+            name=ui.raw("fig.itl.measured", lang, engine=labels[engine].get(lang)),
             line=dict(color=color[engine], width=2.5),
             marker=_tier_marker(color[engine], excluded, synth),
             customdata=custom, hovertemplate=ui.raw("fig.itl.hover_measured", lang),
         ))
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "floor_ms"), mode="lines",
-            name=ui.raw("fig.itl.floor", lang, engine=labels[engine][lang]),
+            name=ui.raw("fig.itl.floor", lang, engine=labels[engine].get(lang)),
             line=dict(color=color[engine], width=1.5, dash="dash"),
             hovertemplate=ui.raw("fig.itl.hover_floor", lang),
         ))
@@ -593,7 +593,7 @@ def memory_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     if not order:
         return None
     mem = mem.set_index("engine").reindex(order)
-    names = [labels[e][lang] for e in order]
+    names = [labels[e].get(lang) for e in order]
     synth_names = analysis.synthetic.names
     mark = ui.raw("fig_marks.synthetic_hover", lang)
 
@@ -654,7 +654,7 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     for engine, rows, excluded, x, synth in _tier_series(seen, analysis, "wait_ratio"):
         fig.add_trace(Scatter(
             x=x, y=_col(rows, "wait_ratio"), mode="lines+markers",
-            name=labels[engine][lang], line=dict(color=color[engine], width=2.5),
+            name=labels[engine].get(lang), line=dict(color=color[engine], width=2.5),
             marker=_tier_marker(color[engine], excluded, synth),
             customdata=_notes(excluded, ui, lang, synth),
             hovertemplate=ui.raw("fig.wait.hover", lang),
@@ -665,7 +665,7 @@ def wait_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             synth = seen.synthetic_points(analysis, "tiers", engine, x, "wait_ratio_implied")
             fig.add_trace(Scatter(
                 x=x, y=implied, mode="lines+markers",
-                name=ui.raw("fig.wait.implied", lang, engine=labels[engine][lang]),
+                name=ui.raw("fig.wait.implied", lang, engine=labels[engine].get(lang)),
                 line=dict(color=color[engine], width=2, dash="dash"),
                 marker=dict(size=_marker_size(7, excluded, synth), color=color[engine],
                             symbol=_symbols(excluded, synthetic=synth),
@@ -701,7 +701,7 @@ def reuse_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         excluded = np.array([bool(tiers["excluded"].get(c, False)) if "excluded" in tiers
                              else False for c in conc])
         seen.note_excluded(excluded)
-        label = labels[engine][lang]
+        label = labels[engine].get(lang)
         series = (
             ("reuse", "published", "solid", "circle"),
             ("reuse_batched", "batched", "dot", "square"),
@@ -785,7 +785,7 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         points.append((_col(rows, "output_tok_s"), per_user))
         fig.add_trace(Scatter(
             x=_col(rows, "output_tok_s"), y=per_user, mode="lines+markers+text",
-            name=labels[engine][lang], text=_end_labels(analysis, ui, lang, conc,
+            name=labels[engine].get(lang), text=_end_labels(analysis, ui, lang, conc,
                                                                  _col(rows, "output_tok_s"),
                                                                  per_user),
             textposition="top right", textfont=dict(size=11, color=color[engine]),
@@ -819,7 +819,8 @@ def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     note = ui.raw("fig.excluded_hover", lang)
 
     def custom(rows: pd.DataFrame) -> list[list[Any]]:
-        return [[labels.get(e, {}).get(lang, plotly_text(e)), f"{c:g}", gpus, note if excl else ""]
+        return [[labels[e].get(lang) if e in labels else plotly_text(e), f"{c:g}", gpus,
+                 note if excl else ""]
                 for e, c, gpus, excl in zip(rows["engine"], rows["concurrency"], rows["gpus"],
                                             rows["excluded"], strict=True)]
 
@@ -862,7 +863,7 @@ def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     lead = ranked[ranked["metric"] == metrics[0]]
     order = list(lead["engine"]) + [e for e in dict.fromkeys(ranked["engine"])
                                     if e not in set(lead["engine"])]
-    names = [labels[e][lang] for e in order]
+    names = [labels[e].get(lang) for e in order]
     fig = Fig()
     gap = 0.04
     width = (1.0 - gap * (len(metrics) - 1)) / len(metrics)
@@ -949,9 +950,9 @@ def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         hover = ui.raw("dist.fig_hover", lang)
         for e in engines:
             fig.add_trace(Scatter(
-                x=[], y=[], mode="lines", name=labels[e][lang], legendgroup=e, meta=FILLED_META,
+                x=[], y=[], mode="lines", name=labels[e].get(lang), legendgroup=e, meta=FILLED_META,
                 showlegend=i == 0, line=dict(color=color[e], width=2, shape="hv"),
-                hovertemplate=f"{labels[e][lang]}<br>{hover}<extra></extra>",
+                hovertemplate=f"{labels[e].get(lang)}<br>{hover}<extra></extra>",
                 xaxis=x, yaxis=y))
     layout: dict[str, Any] = {}
     annotations = []
@@ -1006,9 +1007,10 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         when = pd.to_datetime(total.index).to_numpy("datetime64[ms]").astype(np.int64)
         fig.add_trace(Scatter(
             x=when.astype(np.float64), y=total.to_numpy(np.float32), mode="lines",
-            name=labels[e][lang],
+            name=labels[e].get(lang),
             line=dict(color=color[e], width=1.5),
-            hovertemplate=f"{labels[e][lang]}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W<extra></extra>"))
+            hovertemplate=f"{labels[e].get(lang)}<br>%{{x|%H:%M:%S}}<br>%{{y:.0f}} W"
+                          "<extra></extra>"))
     for e in engine_order(analysis) if kv is not None and len(kv) else ():
         mine = kv[kv["engine"] == e].sort_values("timestamp", kind="stable")
         if mine.empty:
@@ -1016,7 +1018,7 @@ def telemetry_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         step = max(1, -(-len(mine) // MAX_POINTS))
         mine = mine.iloc[::step]
         when = pd.to_datetime(mine["timestamp"]).to_numpy("datetime64[ms]").astype(np.int64)
-        name = ui.raw("telemetry.fig_kv_name", lang, label=labels[e][lang])
+        name = ui.raw("telemetry.fig_kv_name", lang, label=labels[e].get(lang))
         fig.add_trace(Scatter(
             x=when.astype(np.float64), y=mine["kv_usage"].to_numpy(np.float32), mode="lines",
             name=name, yaxis="y2", line=dict(color=color[e], width=1, dash="dot"),

@@ -92,6 +92,11 @@ class UI:
             return text
         return _SLOT.sub(lambda m: _slot(slots[m.group(1)], lang), text)
 
+    def plain(self, key: str, **slots: Any) -> Bi:
+        """Plain text in both languages (the template escapes it; no markdown); a ``Bi``
+        slot gives each language its own value."""
+        return Bi(*(self.raw(key, lang, **slots) for lang in LANGS))
+
     def t(self, key: str, **slots: Any) -> Bi:
         """Inline text; slot values (str, or Bi for per-language text such as engine labels)
         are inserted as plain text after markdown parsing, so a value never becomes markup."""

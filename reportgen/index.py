@@ -64,13 +64,6 @@ def _metrics(values: Mapping[str, object], engines: list[str]) -> list[Metric]:
     return out
 
 
-def _text(value: object, fallback: str) -> Bi:
-    if isinstance(value, Mapping):
-        zh, en = value.get("zh"), value.get("en")
-        return Bi(str(zh or en or fallback), str(en or zh or fallback))
-    return Bi.plain(str(value) if value else fallback)
-
-
 def entry_from_tables(name: str, folder: Path, tables: Mapping[str, Any]) -> Entry:
     """A round's card and trend points from its tables (``reportgen tables`` JSON, as the
     page embeds it): the first workload's figures when there are several."""
@@ -80,13 +73,13 @@ def entry_from_tables(name: str, folder: Path, tables: Mapping[str, Any]) -> Ent
     if workloads:
         prefix = f"{workloads[0].get('id')}/"
         values = {k[len(prefix):]: v for k, v in values.items() if k.startswith(prefix)}
-    labels = {str(e.get("id")): _text(e.get("label"), str(e.get("id")))
+    labels = {str(e.get("id")): Bi.read(e.get("label"), str(e.get("id")))
               for e in info.get("engines") or [] if isinstance(e, Mapping)}
     gpu = str(info.get("gpu") or "")
     count = info.get("gpu_count")
     if gpu and isinstance(count, int) and count > 1:
         gpu = f"{count} × {gpu}"
-    return Entry(name, folder, quote(f"{name}.html"), _text(info.get("title"), name),
+    return Entry(name, folder, quote(f"{name}.html"), Bi.read(info.get("title"), name),
                  str(info.get("date") or ""), gpu, list(labels.values()), labels,
                  _metrics(values, list(labels)))
 

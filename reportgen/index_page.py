@@ -87,8 +87,7 @@ def _value(m: Metric, as_published: bool) -> str:
 
 def _metric_label(ui: UI, m: Metric, labels: Mapping[str, Bi]) -> Bi:
     engine = labels.get(m.engine or "", Bi.plain(m.engine or ""))
-    return Bi(*(ui.raw(f"index.metric.{m.key}", lang, engine=engine.get(lang))
-                for lang in LANGS))
+    return ui.plain(f"index.metric.{m.key}", engine=engine)
 
 
 def newest_first(entries: list[Entry]) -> list[Entry]:
@@ -218,9 +217,8 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
     js_index = static_script(templates, "index.js")
     shown = cards(newest_first(entries), ui)
     chrome = {
-        "lang_button": Bi(ui.raw("page.lang_button", "zh"), ui.raw("page.lang_button", "en")),
-        "lang_button_title": Bi(ui.raw("page.lang_button_title", "zh"),
-                                ui.raw("page.lang_button_title", "en")),
+        "lang_button": ui.plain("page.lang_button"),
+        "lang_button_title": ui.plain("page.lang_button_title"),
         "title": ui.t("index.title"),
         "lead": ui.t("index.lead", n=str(len(entries))),
         "open": ui.t("index.open"), "no_report": ui.t("index.no_report"),

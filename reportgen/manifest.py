@@ -375,9 +375,7 @@ class _Reader:
             for lang in LANGS:
                 if lang in value and not (isinstance(value[lang], str) and value[lang].strip()):
                     raise self.fail(f"{where}.{key}.{lang}", "a non-empty string", value[lang])
-            zh = value.get("zh", value.get("en"))
-            en = value.get("en", value.get("zh"))
-            return Text(str(zh), str(en))   # both checked non-empty strings above
+            return Text.read(value)   # both checked non-empty strings above
         raise self.fail(f"{where}.{key}", 'a non-empty string or { zh = "...", en = "..." }',
                         value)
 

@@ -82,10 +82,8 @@ def _parse_ref(body: str) -> _Ref | None:
 
 def _lookup(values: Mapping[str, Any], name: str, lang: str) -> Any:
     value = values[name]
-    if isinstance(value, Bi):   # bilingual text value
+    if isinstance(value, Bi):  # bilingual text value
         return value.get(lang)
-    if isinstance(value, Mapping) and set(value) <= set(LANGS):  # as a tables JSON holds it
-        return value.get(lang, value.get("en"))
     return value
 
 
@@ -195,8 +193,8 @@ def _fill_tokens(tokens: list[Token], values: Mapping[str, Any], lang: str,
 class Prose:
     """One section's rendered prose: optional heading line and body, per language."""
 
-    title: dict[str, Markup]   # lang → inline HTML of a leading '# ' line ('' when absent)
-    body: dict[str, Markup]    # lang → block HTML
+    title: Bi                  # inline HTML of a leading '# ' line ('' when absent)
+    body: Bi                   # block HTML
     source_lang: dict[str, str]  # lang shown → language the text was written in
 
 
@@ -357,8 +355,8 @@ def load_narrative(round_dir: Path, values: Mapping[str, Any],
         per = found[section]
         src = {lang: lang if lang in per else next(iter(per)) for lang in LANGS}
         out[section] = Prose(
-            title={lang: per[src[lang]][0] for lang in LANGS},
-            body={lang: per[src[lang]][1] for lang in LANGS},
+            title=Bi(*(per[src[lang]][0] for lang in LANGS)),
+            body=Bi(*(per[src[lang]][1] for lang in LANGS)),
             source_lang=src,
         )
     return out

@@ -100,9 +100,8 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
     """Page furniture outside the sections. ``declared``: round.toml declares some input
     reconstructed or synthetic, so the footer may not claim every number is a measurement."""
     return {
-        "lang_button": Bi(ui.raw("page.lang_button", "zh"), ui.raw("page.lang_button", "en")),
-        "lang_button_title": Bi(ui.raw("page.lang_button_title", "zh"),
-                                ui.raw("page.lang_button_title", "en")),
+        "lang_button": ui.plain("page.lang_button"),
+        "lang_button_title": ui.plain("page.lang_button_title"),
         "contents": ui.t("page.contents"),
         "data_date": ui.t("page.data_date", date=date),
         "footer": ui.t("provenance.footer" if declared else "page.footer", version=__version__,

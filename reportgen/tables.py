@@ -5,7 +5,7 @@ JSON (`reportgen.tables/2`, see schema.py): top-level `schema`, `round`, `engine
 side; version 1 called them `ratio_lower`/`ratio_upper`),
 `graph_reuse`, `memory`, `prefill`, `checks`, plus `values` (the dotted figures, sorted by name)
 and `constants` (name, value, unit, provenance {zh, en}). Rows keep their meaningful order
-(manifest engine order, ascending concurrency); a column pair `x_zh`/`x_en` becomes `x: {zh, en}`;
+(manifest engine order, ascending concurrency); a Bi column (TEXT_COLUMNS) becomes `x: {zh, en}`;
 NaN/±inf → null; counts are integers.
 
 CSV: one block per table, each introduced by a line `# <name>` and followed by a blank line:
@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
-from reportgen.text import Bi
+from reportgen.text import LANGS, Bi
 
 FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
@@ -41,7 +42,8 @@ CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
 # telemetry (nvidia-smi samples covering the runs)
 SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "telemetry")
-# Columns holding counts: written as JSON integers when the value is whole.
+# Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
+# the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({
     "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
     "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
@@ -86,8 +88,34 @@ def _plain(value: Any, integer: bool = False) -> Any:
     return str(value)
 
 
+def int_columns() -> frozenset[str]:
+    return INT_COLUMNS | tier_metrics.counts()
+
+
+# the columns of bilingual text (``Bi`` cells) per table
+TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",)}
+
+
+def flat_texts(frame: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
+    """The ``Bi`` columns ``texts`` as the export's pairs ``x_zh`` / ``x_en`` in their place
+    (JSON then writes ``x: {zh, en}``): the one spot where a ``Bi`` becomes per-language
+    columns."""
+    if not any(c in frame.columns for c in texts):
+        return frame
+    out: dict[str, object] = {}
+    for column in frame.columns:
+        if column in texts:
+            for lang in LANGS:
+                out[f"{column}_{lang}"] = [v.get(lang) if isinstance(v, Bi) else v
+                                           for v in frame[column]]
+        else:
+            out[column] = frame[column]
+    return pd.DataFrame(out, index=frame.index)
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     columns = list(frame.columns)
+    counts = int_columns()
     paired = {c[:-3] for c in columns if c.endswith("_zh") and f"{c[:-3]}_en" in columns}
     out = []
     for row in frame.itertuples(index=False, name=None):
@@ -97,7 +125,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
             if stem in paired and column.endswith(("_zh", "_en")):
                 record.setdefault(stem, {})[column[-2:]] = _plain(value)
             else:
-                record[column] = _plain(value, column in INT_COLUMNS)
+                record[column] = _plain(value, column in counts)
         out.append(record)
     return out
 
@@ -130,6 +158,10 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
             out[name] = pd.concat(parts, ignore_index=True)
     for name, columns in RENAMED.items():
         out[name] = out[name].rename(columns=columns)
+    if renamed := tier_metrics.exported_names():
+        out["tiers"] = out["tiers"].rename(columns=renamed)
+    for name, texts in TEXT_COLUMNS.items():
+        out[name] = flat_texts(out[name], texts)
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
@@ -220,7 +252,7 @@ def to_json_dict(ra: RoundAnalysis | Analysis) -> dict[str, Any]:
     data["values"] = {k: _plain(values[k]) for k in sorted(values)}
     data["constants"] = [
         {"name": c.name, "value": _plain(c.value), "unit": c.unit,
-         "provenance": {"zh": c.provenance.zh, "en": c.provenance.en}}
+         "provenance": c.provenance.as_dict()}
         for c in all_constants(ra)
     ]
     for name in ROUND_FRAMES:
@@ -256,15 +288,13 @@ def _cell(value: Any) -> Any:
     """A value for one CSV/markdown cell: bilingual text as 'zh / en', missing as NaN."""
     if isinstance(value, Bi):
         return f"{value.zh} / {value.en}"
-    if isinstance(value, Mapping):
-        return " / ".join(str(value.get(lang, "")) for lang in ("zh", "en"))
     return math.nan if value is None else value
 
 
 def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """Count columns as nullable integers when every value is whole (``40`` not ``40.0``)."""
     out = frame.copy()
-    for column in INT_COLUMNS & set(out.columns):
+    for column in int_columns() & set(out.columns):
         values = pd.to_numeric(out[column], errors="coerce")
         finite = values.dropna()
         if len(finite) and np.isfinite(finite).all() and (finite == finite.round()).all():

@@ -39,6 +39,19 @@ class Bi:
     def plain(cls, text: str) -> Bi:
         return cls(text, text)
 
+    @classmethod
+    def read(cls, value: object, fallback: str = "") -> Bi:
+        """A text read back from JSON or TOML: ``{zh, en}`` (a missing or non-text language
+        takes the other's, then ``fallback``) or a plain string for both; anything else is
+        ``fallback``. The one place a read ``{zh, en}`` object becomes a ``Bi``."""
+        if isinstance(value, Mapping):
+            zh, en = value.get("zh"), value.get("en")
+            zh = zh if isinstance(zh, str) and zh else en if isinstance(en, str) and en \
+                else fallback
+            en = en if isinstance(en, str) and en else zh
+            return cls(zh, en)
+        return cls.plain(value if isinstance(value, str) and value else fallback)
+
     def as_dict(self) -> dict[str, str]:
         """``{"zh": …, "en": …}``: the form tables JSON and narrative values use."""
         return {"zh": self.zh, "en": self.en}

@@ -66,7 +66,7 @@ def _engines(tiers: pd.DataFrame) -> pd.DataFrame:
         lo, hi = own.iloc[0], own.iloc[-1]
         step = WEIGHTS_GB[engine] * 1e9 + 1100 * 1e5
         rows.append({
-            "id": engine, "label_zh": LABELS[engine].zh, "label_en": LABELS[engine].en,
+            "id": engine, "label": LABELS[engine],
             "bandwidth_gb_s": 1000.0, "kv_bytes_per_token": 1e5,
             "weight_bytes_per_step": WEIGHTS_GB[engine] * 1e9, "step_bytes_c1": step,
             "effective_gb_s_c1": step / (lo["itl_p50_ms"] / 1000) / 1e9,
@@ -128,11 +128,11 @@ def make_analysis() -> Analysis:
     ])
     checks = pd.DataFrame([
         {"id": "throughput.monotonic", "status": "warn", "engine": "small", "concurrency": 16.0,
-         "value": 0.9, "message_zh": "C=16 吞吐低于 C=4。", "message_en": "C=16 is below C=4."},
+         "value": 0.9, "message": Text("C=16 吞吐低于 C=4。", "C=16 is below C=4.")},
         {"id": "requests.failed", "status": "fail", "engine": "small", "concurrency": 16.0,
-         "value": 1.0, "message_zh": "1 条请求失败。", "message_en": "1 request failed."},
+         "value": 1.0, "message": Text("1 条请求失败。", "1 request failed.")},
         {"id": "identity.e2el", "status": "pass", "engine": None, "concurrency": np.nan,
-         "value": np.nan, "message_zh": "恒等式成立。", "message_en": "The identity holds."},
+         "value": np.nan, "message": Text("恒等式成立。", "The identity holds.")},
     ])
     round_info = RoundInfo(
         title=Bi("小测试轮", "Small test round"), subtitle=Bi("副标题", "Subtitle"),

@@ -33,7 +33,7 @@ def test_non_monotonic_throughput_warns_at_the_drop() -> None:
     rows = _r(chk.monotonic_throughput(_tiers(), ["a"]))
     assert [(r["status"], r["concurrency"]) for r in rows] == [("warn", 32.0)]
     assert rows[0]["value"] == pytest.approx(440.0 / 550.0)
-    assert "C=32" in rows[0]["message_en"] and "C=16" in rows[0]["message_zh"]
+    assert "C=32" in rows[0]["message"].en and "C=16" in rows[0]["message"].zh
     ok = _r(chk.monotonic_throughput(_tiers(output_tok_s=[1.0, 2.0, np.nan]), ["a"]))
     assert [r["status"] for r in ok] == ["pass"]
 
@@ -57,7 +57,7 @@ def test_output_token_parity_round2_llamacpp() -> None:
     assert parity.loc["v", "per_request"] == 256.0
     rows = _r(chk.output_token_checks(parity.reset_index()))
     assert [(r["engine"], r["status"]) for r in rows] == [("v", "pass"), ("l", "warn")]
-    assert "4,594" in rows[1]["message_en"]
+    assert "4,594" in rows[1]["message"].en
 
 
 def _identity(ttft: float, tpot: float, e2el: float, medians: bool, n: float = 256.0,
@@ -105,7 +105,7 @@ def test_arrays_vs_summary() -> None:
                                "ttft_median_ms": [200.0001, 100.0], "itl_mean_ms": [150.0, 60.0]})
     rows = _r(chk.arrays_vs_summary(summary, recomputed))
     assert [(r["status"], r["concurrency"]) for r in rows] == [("pass", 1.0), ("fail", 2.0)]
-    assert "itl_mean_ms" in rows[1]["message_en"]
+    assert "itl_mean_ms" in rows[1]["message"].en
     assert rows[1]["value"] == pytest.approx(10.0 / 60.0)
     assert _r(chk.arrays_vs_summary(summary, recomputed.iloc[0:0])) == []
 
@@ -113,7 +113,7 @@ def test_arrays_vs_summary() -> None:
 def test_excluded_tiers_are_noted_with_the_reason() -> None:
     rows = _r(chk.excluded_tiers(_tiers(), Bi("原因", "the reason")))
     assert _statuses(rows) == [("tiers.excluded", "warn", "a", 32.0)]
-    assert rows[0]["message_en"].endswith("the reason")
+    assert rows[0]["message"].en.endswith("the reason")
 
 
 def test_segment_checks() -> None:
@@ -135,20 +135,20 @@ def test_temperature_counters_and_findings() -> None:
 
     rows = _r(chk.counter_increase_check("v", "vllm.preemptions", {1: 0.0, 64: 3.0}))
     assert [(r["status"], r["concurrency"]) for r in rows] == [("warn", 64.0)]
-    assert rows[0]["message_en"] == "C=64: vLLM preemptions rose by 3."
+    assert rows[0]["message"].en == "C=64: vLLM preemptions rose by 3."
     ok = _r(chk.counter_increase_check("v", "vllm.preemptions", {1: 0.0}))
     assert [r["status"] for r in ok] == ["pass"]
     assert chk.counter_increase_check("v", "vllm.preemptions", {}) == []
 
     [row] = _r(chk.finding_checks([Finding("a/server.log", "odd line", 3, "a")]))
     assert (row["status"], row["engine"]) == ("warn", "a")
-    assert row["message_en"] == "a/server.log:3: odd line"
+    assert row["message"].en == "a/server.log:3: odd line"
 
 
 def test_checks_frame_columns() -> None:
     frame = chk.checks_frame(chk.failed_requests(_tiers(), ["a"]))
-    assert list(frame.columns) == ["id", "status", "engine", "concurrency", "value",
-                                   "message_zh", "message_en"]
+    assert list(frame.columns) == ["id", "status", "engine", "concurrency", "value", "message"]
+    assert all(isinstance(m, Bi) for m in frame["message"])
 
 
 def test_mean_tpot_skew_is_flagged_per_tier() -> None:
@@ -158,6 +158,6 @@ def test_mean_tpot_skew_is_flagged_per_tier() -> None:
     assert [(r["id"], r["status"], r["concurrency"]) for r in rows] == [
         ("tpot.mean_skew", "warn", 16.0)]  # 4.1 vs 4.0 is within 5 %; b has nothing to test
     assert rows[0]["value"] == pytest.approx(0.5)
-    assert "upper bound" in rows[0]["message_en"]
+    assert "upper bound" in rows[0]["message"].en
     ok = _r(chk.tpot_skew_checks(tiers[tiers["concurrency"] == 8], ["a"]))
     assert [r["status"] for r in ok] == ["pass"]

@@ -74,17 +74,26 @@ def test_both_languages_fill_the_same_fields(key: str) -> None:
     assert not HAN.search(raw["en"]), f"{key}: Chinese in the English text"
 
 
-def test_no_chinese_text_remains_in_analyze() -> None:
-    for path in sorted(ANALYZE.glob("*.py")):
+# Chinese text or full-width punctuation (page text lives in templates/i18n, not in Python)
+CJK = re.compile("[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+# lines that match input, not page text: each file's reason
+CJK_ALLOWED = {"load/copies.py": "Windows names a copy `name - 副本` in Chinese"}
+
+
+def test_no_chinese_text_remains_in_python() -> None:
+    package = ANALYZE.parent
+    for path in sorted(package.rglob("*.py")):
+        if path.relative_to(package).as_posix() in CJK_ALLOWED:
+            continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            assert not HAN.search(line), f"{path.name}:{number}: {line.strip()}"
+            assert not CJK.search(line), f"{path.name}:{number}: {line.strip()}"
 
 
 def test_a_check_renders_from_the_table_for_the_rounds_axis() -> None:
     row = chk.check("requests.failed", "warn", "some", {"tier": 4.0, "failed": 2.0,
                                                        "requests": float("nan")}, "e", 4.0, 2.0)
     frame = chk.checks_frame([row], "request_rate")
-    assert frame.loc[0, "message_en"] == ("4 req/s: 2 of ? requests failed; throughput counts "
+    assert frame.loc[0, "message"].en == ("4 req/s: 2 of ? requests failed; throughput counts "
                                           "completed requests only.")
-    assert frame.loc[0, "message_zh"].startswith("4 req/s 失败 2 / ? 条请求")
-    assert chk.checks_frame([row]).loc[0, "message_en"].startswith("C=4: 2 of ?")
+    assert frame.loc[0, "message"].zh.startswith("4 req/s 失败 2 / ? 条请求")
+    assert chk.checks_frame([row]).loc[0, "message"].en.startswith("C=4: 2 of ?")

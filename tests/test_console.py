@@ -34,7 +34,7 @@ def _analysis(axis: str = "concurrency") -> Analysis:
         "id": ["requests.failed", "tpot.mean_skew", "gpu.temperature"],
         "status": ["pass", "warn", "fail"], "engine": ["a", "a", np.nan],
         "concurrency": [np.nan, 16.0, np.nan], "value": [0.0, 0.3, 90.0],
-        "message_zh": ["好", "长", "热"], "message_en": ["Every request completed.", LONG, "Hot."]})
+        "message": [Bi("好", "Every request completed."), Bi("长", LONG), Bi("热", "Hot.")]})
     empty = pd.DataFrame()
     return Analysis(round=RoundInfo(axis=axis), engines=empty, tiers=tiers, crossovers=empty,
                     graph_reuse=empty, memory=empty, prefill=empty, checks=checks)

@@ -104,7 +104,7 @@ def test_a_rate_sweep_speaks_of_rates(tmp_path: Path) -> None:
                     if isinstance(b, Para))
     assert "slot" not in text
     checks = analyze_dir(folder).analysis.parts[0].checks
-    assert "Output throughput rises with every rate step." in set(checks["message_en"])
+    assert "Output throughput rises with every rate step." in {m.en for m in checks["message"]}
 
 
 def test_a_mixed_sweep_becomes_two_views_each_on_its_own_axis(tmp_path: Path) -> None:

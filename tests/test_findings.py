@@ -43,8 +43,8 @@ def _reference(part: object, tables: dict[str, pd.DataFrame]) -> list[float]:
         for column in frame.columns:
             values = pd.to_numeric(frame[column], errors="coerce")
             out += [float(v) for v in values if math.isfinite(v)]
-    for message in tables["checks"].get("message_en", []):
-        out += [float(n.replace(",", "")) for n in NUMBER.findall(str(message))]
+    for message in tables["checks"].get("message", []):
+        out += [float(n.replace(",", "")) for n in NUMBER.findall(message.en)]
     tiers = tables["tiers"]
     for _, at in tiers.groupby("concurrency"):
         for a, b in itertools.permutations(at["output_tok_s"].astype(float), 2):

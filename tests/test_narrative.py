@@ -22,8 +22,8 @@ VALUES = {
     "missing": math.nan,
     "label": "llama.cpp *Q4* <b>x</b>",
     "pair.a_label": Bi("甲引擎", "Engine A"),
-    # a baseline's text, as its tables JSON holds it
-    "baseline.title": {"zh": "上一轮", "en": "Last round"},
+    # a baseline's text (read back from its tables JSON through Bi.read)
+    "baseline.title": Bi("上一轮", "Last round"),
 }
 
 
@@ -142,15 +142,15 @@ def test_load_narrative_reads_both_languages(tmp_path: Path) -> None:
     write(tmp_path, ".DS_Store", b"\x00\xff")
     prose = load_narrative(tmp_path, VALUES)
     assert set(prose) == {"crossover"}
-    assert "交叉在 C≈8.3。" in prose["crossover"].body["zh"]
-    assert "Crossing at C≈8.3." in prose["crossover"].body["en"]
+    assert "交叉在 C≈8.3。" in prose["crossover"].body.zh
+    assert "Crossing at C≈8.3." in prose["crossover"].body.en
     assert prose["crossover"].source_lang == {"zh": "zh", "en": "en"}
 
 
 def test_one_language_is_shown_in_both(tmp_path: Path) -> None:
     write(tmp_path, "next.en.md", "- rerun C=32")
     prose = load_narrative(tmp_path, VALUES)["next"]
-    assert prose.body["zh"] == prose.body["en"]
+    assert prose.body.zh == prose.body.en
     assert prose.source_lang == {"zh": "en", "en": "en"}
 
 

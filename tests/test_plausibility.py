@@ -36,7 +36,7 @@ def test_a_plausible_engine_raises_nothing() -> None:
 def test_attainment_above_100_percent_names_the_gpu_count() -> None:
     rows = _r(plausibility_checks(tiers(roofline_attainment=[0.8, 2.16]), ENGINES, ["e"]))
     assert ids(rows) == ["plausibility.roofline"]
-    assert rows[0]["value"] == 2.16 and "tensor_parallel" in rows[0]["message_en"]
+    assert rows[0]["value"] == 2.16 and "tensor_parallel" in rows[0]["message"].en
     mbu = _r(plausibility_checks(tiers(), pd.DataFrame({"id": ["e"], "mbu_c1": [1.3]}), ["e"]))
     assert ids(mbu) == ["plausibility.roofline"] and mbu[0]["value"] == 1.3
 
@@ -44,7 +44,7 @@ def test_attainment_above_100_percent_names_the_gpu_count() -> None:
 def test_mean_tpot_below_itl_points_at_per_chunk_itl() -> None:
     rows = _r(plausibility_checks(tiers(wait_ratio=[-0.04, -0.30]), ENGINES, ["e"]))
     assert ids(rows) == ["plausibility.tpot_below_itl"]  # -4 % is within noise, -30 % is not
-    assert rows[0]["concurrency"] == 2 and "chunk" in rows[0]["message_en"]
+    assert rows[0]["concurrency"] == 2 and "chunk" in rows[0]["message"].en
 
 
 def test_concurrency_above_the_requests_sent() -> None:
@@ -66,4 +66,4 @@ def test_rate_axis_skips_the_concurrency_checks_and_names_rates() -> None:
                                         wait_ratio=[0.0, -0.5]), ENGINES, ["e"], "request_rate"),
               "request_rate")
     assert ids(rows) == ["plausibility.tpot_below_itl"]
-    assert "2 req/s" in rows[0]["message_en"] and "C=" not in rows[0]["message_en"]
+    assert "2 req/s" in rows[0]["message"].en and "C=" not in rows[0]["message"].en

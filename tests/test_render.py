@@ -207,8 +207,7 @@ def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     a = make_analysis()
     a = dataclasses.replace(a, round=dataclasses.replace(
         a.round, title=Bi(HOSTILE_SCRIPT, HOSTILE_IMG)))
-    a.engines.loc[0, "label_zh"] = HOSTILE_IMG
-    a.engines.loc[0, "label_en"] = HOSTILE_SCRIPT
+    a.engines["label"] = [Bi(HOSTILE_IMG, HOSTILE_SCRIPT), *a.engines["label"][1:]]
     (tmp_path / "narrative").mkdir()
     (tmp_path / "narrative" / "next.en.md").write_text(f"{HOSTILE_SCRIPT}\n\n{HOSTILE_IMG}\n")
     page = render_analysis(a, tmp_path)

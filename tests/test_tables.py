@@ -20,11 +20,11 @@ def _analysis() -> Analysis:
     tiers = pd.DataFrame({"engine": ["a", "a"], "concurrency": [1, 2],
                           "requests": [40.0, np.nan], "output_tok_s": [61.9, np.nan],
                           "excluded": [False, True]})
-    engines = pd.DataFrame({"id": ["a"], "label_zh": ["甲"], "label_en": ["A"],
+    engines = pd.DataFrame({"id": ["a"], "label": [Text("甲", "A")],
                             "mbu_c1": [0.89], "kv_bytes_per_token": [57344.0]})
     checks = pd.DataFrame({"id": ["x"], "status": ["warn"], "engine": [None],
                            "concurrency": [np.nan], "value": [np.inf],
-                           "message_zh": ["中文 | 竖线"], "message_en": ["a | pipe"]})
+                           "message": [Text("中文 | 竖线", "a | pipe")]})
     empty = pd.DataFrame({"engine_a": pd.Series(dtype=str), "concurrency": pd.Series(dtype=float)})
     return Analysis(
         round=RoundInfo(title=Bi("标题", "Title"), concurrency=(1, 2),
@@ -77,6 +77,17 @@ def test_csv_sections_tiers_first_and_parseable() -> None:
     assert block.splitlines()[1].startswith("a,1,40,61.9,")  # counts without ".0"
     values = text.split("# values\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert values[0] == "key,value" and values[2] == "m.label,甲 / A"
+
+
+def test_bilingual_columns_are_exported_as_pairs_even_when_empty() -> None:
+    a = _analysis()
+    text = to_csv(a)
+    assert text.split("# engines\n", 1)[1].startswith("id,label_zh,label_en,mbu_c1,")
+    assert "value,message_zh,message_en\n" in text.split("# checks\n", 1)[1]
+    a = dataclasses.replace(a, checks=a.checks.iloc[:0])
+    text = to_csv(a)
+    assert text.split("# checks\n", 1)[1].startswith(
+        "id,status,engine,concurrency,value,message_zh,message_en\n\n")
 
 
 def test_markdown_tables() -> None:

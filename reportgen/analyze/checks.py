@@ -1,6 +1,7 @@
 """Self-checks: ``Check`` records of (id, status, engine, concurrency, value) and a message
 id with its parameters; the text lives in templates/i18n/analysis.toml, filled once by
-``checks_frame`` into the checks table's ``message_zh`` / ``message_en``.
+``checks_frame`` into the checks table's ``message`` (a ``Bi``; the tables export writes it as
+``{zh, en}``).
 
 Status rules (documented in docs/ARCHITECTURE.md):
 - fail: a figure the report shows would be wrong or meaningless (no completed request in a tier,
@@ -28,7 +29,7 @@ from reportgen.frames import ByEngine
 from reportgen.resources import templates_dir
 from reportgen.text import Bi, Strings, load_strings
 
-CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message_zh", "message_en")
+CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message")
 
 # E2EL = TTFT + (n − 1)·TPOT holds exactly per request (TPOT's definition). On medians it is
 # approximate (the median of a sum is not the sum of medians) but robust: a synchronized
@@ -103,7 +104,7 @@ def checks_frame(rows: Sequence[Check], axis: str = "concurrency") -> pd.DataFra
         text = table.bi(key, specials, **r.params)
         records.append({"id": r.id, "status": r.status, "engine": r.engine,
                         "concurrency": r.concurrency, "value": r.value,
-                        "message_zh": text.zh, "message_en": text.en})
+                        "message": text})
     frame = pd.DataFrame(records, columns=list(CHECK_COLUMNS))
     frame["engine"] = frame["engine"].astype(object)
     return frame

@@ -17,7 +17,7 @@ import pandas as pd
 from reportgen.text import Bi
 
 Scalar = float | int | str | bool | None
-Value = Scalar | dict[str, str]   # {zh, en} for bilingual text
+Value = Scalar | Bi   # Bi for bilingual text (read from the tables' {zh, en})
 
 # Setup rows: (value name with {e} for each engine, UI key under [since.setup]).
 SETUP: tuple[tuple[str, str], ...] = (
@@ -101,21 +101,14 @@ class Source:
         return from_tables(self.tables or {}, workload)
 
 
-def _bi(value: object, fallback: str = "") -> Bi:
-    if isinstance(value, Mapping):
-        zh, en = value.get("zh"), value.get("en")
-        zh = zh if isinstance(zh, str) else en if isinstance(en, str) else fallback
-        en = en if isinstance(en, str) else zh
-        return Bi(zh, en)
-    return Bi.plain(value if isinstance(value, str) and value else fallback)
-
-
 def _scalar(value: object) -> Value:
-    if value is None or isinstance(value, bool | int | float | str):
+    """A compared value: a number, text, or bilingual text (this round's ``Bi``, or the
+    ``{zh, en}`` of tables read back)."""
+    if value is None or isinstance(value, bool | int | float | str | Bi):
         return value
     if isinstance(value, Mapping) and set(value) == {"zh", "en"} and \
             all(isinstance(v, str) for v in value.values()):
-        return {"zh": str(value["zh"]), "en": str(value["en"])}
+        return Bi.read(value)
     return None
 
 
@@ -155,7 +148,7 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     engines_rows = tables.get("engines")
     for row in engines_rows if isinstance(engines_rows, list) else []:
         if isinstance(row, Mapping) and isinstance(row.get("id"), str):
-            labels[row["id"]] = _bi(row.get("label"), row["id"])
+            labels[row["id"]] = Bi.read(row.get("label"), row["id"])
     engines = list(labels) or _engine_ids(values)
     curves = tiers.reindex(columns=list(CURVE_COLUMNS)) if len(tiers) else \
         pd.DataFrame(columns=list(CURVE_COLUMNS))
@@ -163,7 +156,7 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
         curves[column] = pd.to_numeric(curves[column], errors="coerce").astype(float)
     curves["excluded"] = curves["excluded"].fillna(False).astype(bool)
     return Baseline(
-        title=_bi(info.get("title"), "—"), date=str(info.get("date") or ""),
+        title=Bi.read(info.get("title"), "—"), date=str(info.get("date") or ""),
         as_published=False, source=None, values=_known(values, engines), notes={},
         labels=labels, tiers=curves.reset_index(drop=True))
 
@@ -236,8 +229,7 @@ def narrative_values(baseline: Baseline, current: Mapping[str, Value],
     """``baseline.<name>`` for every compared name (missing → NaN, so prose never breaks on a
     figure the old round did not publish), ``since.<name>.delta`` / ``.change`` for numbers,
     ``baseline.title`` and ``baseline.as_published``."""
-    out: dict[str, Value] = {"baseline.title": {"zh": baseline.title.zh,
-                                                "en": baseline.title.en},
+    out: dict[str, Value] = {"baseline.title": baseline.title,
                              "baseline.as_published": baseline.as_published}
     numeric = {n for n, _, _ in FIGURES} | {"setup.tier_count", "setup.requests_total",
                                             "setup.gpu_count", "setup.input_tokens",

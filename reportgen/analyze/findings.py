@@ -100,6 +100,5 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
                 "findings.checks_warn": int((status == "warn").sum())}
         worst = checks[status == "fail"] if (status == "fail").any() else checks[status == "warn"]
         if len(worst):
-            out["findings.top_check"] = Bi(str(worst["message_zh"].iloc[0]),
-                                           str(worst["message_en"].iloc[0]))
+            out["findings.top_check"] = cast(Bi, worst["message"].iloc[0])
     return out

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from reportgen.analyze import tier_metrics
 from reportgen.analyze.values import tier_key
 from reportgen.manifest import Declared, InputProvenance
 
@@ -39,42 +40,6 @@ if TYPE_CHECKING:
 
 Input = tuple[str, str, float | None]   # (file relative to the round folder, key, tier)
 
-# tiers column → result-JSON keys it is computed from
-TIER_KEYS: dict[str, tuple[str, ...]] = {
-    "requests": ("num_prompts",),
-    "completed": ("completed",),
-    "failed": ("completed", "num_prompts"),
-    "duration_s": ("duration",),
-    "total_input_tokens": ("total_input_tokens",),
-    "total_output_tokens": ("total_output_tokens",),
-    "output_tok_s": ("total_output_tokens", "duration"),
-    "total_tok_s": ("total_input_tokens", "total_output_tokens", "duration"),
-    # the file's own throughput keys, kept so a corrected key shows in diff (analyze/summary_keys)
-    "file_output_tok_s": ("output_throughput",),
-    "file_total_tok_s": ("total_token_throughput",),
-    "file_request_req_s": ("request_throughput",),
-    "ttft_p50_ms": ("median_ttft_ms",),
-    "ttft_p99_ms": ("p99_ttft_ms",),
-    "ttft_mean_ms": ("mean_ttft_ms",),
-    "itl_p50_ms": ("median_itl_ms",),
-    "itl_mean_ms": ("mean_itl_ms",),
-    "itl_p99_ms": ("p99_itl_ms",),
-    "tpot_p50_ms": ("median_tpot_ms",),
-    "tpot_mean_ms": ("mean_tpot_ms",),
-    "e2el_p50_ms": ("median_e2el_ms",),
-    "e2el_mean_ms": ("mean_e2el_ms",),
-    "mean_output_tokens": ("total_output_tokens", "completed"),
-    "wait_ratio": ("mean_tpot_ms", "median_itl_ms"),
-    "tpot_implied_ms": ("mean_e2el_ms", "mean_ttft_ms", "total_output_tokens", "completed"),
-    "wait_ratio_implied": ("mean_e2el_ms", "mean_ttft_ms", "total_output_tokens", "completed",
-                           "median_itl_ms"),
-    "itl_mean_over_p50": ("mean_itl_ms", "median_itl_ms"),
-    "per_slot_tok_s": ("median_itl_ms",),
-    "roofline_attainment": ("median_itl_ms",),
-    "waves": ("num_prompts",),
-    "duration_per_wave_s": ("duration", "num_prompts"),
-    "wave_gap": ("duration", "num_prompts", "median_e2el_ms"),
-}
 # waves.<id>.c<C>.<name> → tiers column
 WAVE_VALUES = {"waves": "waves", "duration_per_wave_s": "duration_per_wave_s",
                "e2el_p50_s": "e2el_p50_ms", "gap": "wave_gap"}
@@ -177,13 +142,14 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
         for e, c, src in summary[["engine", "concurrency", "source"]].itertuples(index=False):
             bench.setdefault((str(e), float(c)), []).append(_relative(src, root_name))
     names: set[str] = set()
+    tier_keys = tier_metrics.inputs()   # tiers column → the result-JSON keys it is computed from
 
     def bench_inputs(engine: str, c: float, column: str) -> list[Input]:
-        return [(f, k, c) for f in bench.get((engine, c), []) for k in TIER_KEYS.get(column, ())]
+        return [(f, k, c) for f in bench.get((engine, c), []) for k in tier_keys.get(column, ())]
 
     for engine, concurrency in tiers[["engine", "concurrency"]].itertuples(index=False):
         e, c = str(engine), float(concurrency)
-        for column in TIER_KEYS:
+        for column in tier_keys:
             if match(bench_inputs(e, c, column)):
                 names.add(f"tiers.{e}.{tier_key(c)}.{column}")
         for name, column in WAVE_VALUES.items():

@@ -79,17 +79,17 @@ class Analysis:
     telemetry_kv: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def labels(self) -> dict[str, Bi]:
-        """Engine id → its label in both languages (the engines table's ``label_zh`` /
-        ``label_en``; a missing one falls back to the other language, then the id). The one
-        place figures and page read engine labels from."""
+        """Engine id → its label (the engines table's ``label``; an empty language falls back
+        to the other, then to the id). The one place figures and page read engine labels
+        from."""
         out: dict[str, Bi] = {}
-        cols = set(self.engines.columns)
-        for _, row in self.engines.iterrows():
-            eid = str(row["id"])
-            zh = row["label_zh"] if "label_zh" in cols else row.get("label")
-            en = row["label_en"] if "label_en" in cols else row.get("label")
-            zh = zh if isinstance(zh, str) and zh else eid
-            en = en if isinstance(en, str) and en else zh
+        if "id" not in self.engines.columns:
+            return out
+        given = self.engines["label"] if "label" in self.engines.columns else \
+            [None] * len(self.engines)
+        for eid, label in zip(self.engines["id"].astype(str), given, strict=True):
+            zh = label.zh if isinstance(label, Bi) and label.zh else eid
+            en = label.en if isinstance(label, Bi) and label.en else zh
             out[eid] = Bi(zh, en)
         return out
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze import checks as chk
+from reportgen.analyze import tier_metrics
 from reportgen.analyze.client_info import client_summary, configuration_clients
 from reportgen.analyze.crossover import (
     comparison_pairs,
@@ -73,7 +74,6 @@ from reportgen.analyze.telemetry import (
 )
 from reportgen.analyze.telemetry_inputs import telemetry_inputs
 from reportgen.analyze.tiers import (
-    FILE_KEY_COLUMNS,
     REPEAT_COLUMNS,
     aggregate_repeats,
     latency_shape,
@@ -97,24 +97,14 @@ from reportgen.text import Bi
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
-TIER_COLUMNS = (
-    "engine", "concurrency", "requests", "completed", "failed", "duration_s",
-    "total_input_tokens", "total_output_tokens", "output_tok_s", "total_tok_s",
-    "ttft_p50_ms", "ttft_p99_ms", "ttft_mean_ms", "itl_p50_ms", "itl_mean_ms", "itl_p99_ms",
-    "tpot_p50_ms", "tpot_mean_ms", "e2el_p50_ms", "e2el_mean_ms", "mean_output_tokens",
-    "wait_ratio", "tpot_implied_ms", "wait_ratio_implied", "itl_mean_over_p50", "per_slot_tok_s",
-    "floor_ms", "roofline_attainment",
-    "waves", "duration_per_wave_s", "wave_gap", "excluded", *FILE_KEY_COLUMNS.values(),
-)
 ENGINE_COLUMNS = (
-    "id", "label_zh", "label_en", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
+    "id", "label", "bandwidth_gb_s", "kv_bytes_per_token", "weight_bytes_per_step",
     "step_bytes_c1", "effective_gb_s_c1", "mbu_c1", "ms_per_slot", "floor_ms_per_slot",
     "slope_vs_floor", "tokens_per_slot", "c1", "cmax", "itl_p50_c1_ms", "itl_p50_cmax_ms",
     "floor_ms_cmax", "efficiency_cmax", "bandwidth_gpus", "gpu_bandwidth_gb_s",
 )
-# what needs the number of requests in flight, so is left out of a request-rate sweep
-CONCURRENCY_ONLY = ("floor_ms", "roofline_attainment", "waves", "duration_per_wave_s",
-                    "wave_gap")
+# what needs the number of requests in flight, so is left out of a request-rate sweep (the
+# tier metrics' own: tier_metrics.concurrency_only)
 ENGINE_CONCURRENCY_ONLY = ("ms_per_slot", "floor_ms_per_slot", "slope_vs_floor",
                            "floor_ms_cmax", "efficiency_cmax")
 LLAMA_N_DECODE = "llamacpp:n_decode_total"
@@ -693,15 +683,15 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     axis = loaded.axis
     on_rate_axis = axis == "request_rate"
     if on_rate_axis:  # the floor, waves and slots count concurrent requests: no such axis here
-        tiers[list(CONCURRENCY_ONLY)] = math.nan
-    tiers = tiers[[*TIER_COLUMNS, *(c for c in REPEAT_COLUMNS if c in tiers.columns)]]
+        tiers[list(tier_metrics.concurrency_only())] = math.nan
+    tiers = tiers[[*tier_metrics.tier_columns(),
+                   *(c for c in REPEAT_COLUMNS if c in tiers.columns)]]
 
     roof = engine_roofline(params, tiers, axis)
     if on_rate_axis:
         roof[list(ENGINE_CONCURRENCY_ONLY)] = math.nan
     labels = {e.id: e.label for e in manifest.engines}
-    roof["label_zh"] = [labels[i].zh for i in roof["id"]]
-    roof["label_en"] = [labels[i].en for i in roof["id"]]
+    roof["label"] = pd.Series([labels[i] for i in roof["id"]], index=roof.index, dtype=object)
     engines_frame = roof[list(ENGINE_COLUMNS)]
 
     pairs = comparison_pairs(order, manifest.reference, manifest.compare)
@@ -845,7 +835,7 @@ def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
 # ----------------------------------------------------------------------------- whole round
 
 def _workload_info(w: Workload) -> WorkloadInfo:
-    return WorkloadInfo(id=w.id, label=Bi(w.label("zh"), w.label("en")), dataset=w.dataset,
+    return WorkloadInfo(id=w.id, label=w.title, dataset=w.dataset,
                         input_tokens=w.input_tokens, output_tokens=w.output_tokens,
                         from_settings=w.from_settings)
 

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from reportgen.paths import natural_key  # re-exported: placement.natural_key
+from reportgen.resources import templates_dir
+from reportgen.text import Bi, load_strings
 
 AXES = ("concurrency", "request_rate")
 LENGTH_TOLERANCE = 0.10  # runs whose mean lengths differ by less than this share a workload
@@ -77,27 +79,26 @@ class Workload:
     # a round that sweeps both axes: this view's own axis (see mixed_sweeps)
     axis: str | None = field(default=None, compare=False)
 
-    def label(self, lang: str) -> str:
-        """`short · in ≈1,024 / out ≈256`, `random · in 1,024 / out 128`; ≈ marks lengths
-        measured rather than set."""
-        plain = self._lengths_label(lang)
-        plain = f"{self.name} · {plain}" if self.name else plain
-        if self.axis:
-            return f"{plain} · {SWEEP_WORDS[self.axis][lang == 'zh']}"
-        return plain
-
-    def _lengths_label(self, lang: str) -> str:
-        if not math.isfinite(self.input_tokens):
-            name = self.dataset or ("长度不定" if lang == "zh" else "lengths vary")
+    @property
+    def title(self) -> Bi:
+        """`short · in ≈1,024 / out ≈256`, `random · in 1,024 / out 128` (in both languages,
+        from [workload] of the analysis strings); ≈ marks lengths measured rather than set."""
+        t = load_strings(templates_dir() / "i18n" / "analysis.toml")
+        if math.isfinite(self.input_tokens):
+            text = t.bi("workload.lengths", approx="" if self.from_settings else "≈",
+                        input=self.input_tokens, output=self.output_tokens)
+            if self.dataset:
+                text = t.bi("workload.named", name=self.dataset, text=text)
+        else:
+            text = Bi.plain(self.dataset) if self.dataset else t.bi("workload.lengths_vary")
             if math.isfinite(self.output_tokens):
-                word = "输出" if lang == "zh" else "out"
-                return f"{name} · {word} {self.output_tokens:,.0f}"
-            return name
-        approx = "" if self.from_settings else "≈"
-        words = ("输入", "输出") if lang == "zh" else ("in", "out")
-        lengths = (f"{words[0]} {approx}{self.input_tokens:,.0f} / "
-                   f"{words[1]} {approx}{self.output_tokens:,.0f}")
-        return f"{self.dataset} · {lengths}" if self.dataset else lengths
+                text = t.bi("workload.output_only", name=text, output=self.output_tokens)
+        if self.name:
+            text = t.bi("workload.named", name=self.name, text=text)
+        return t.bi(f"workload.sweep.{self.axis}", text=text) if self.axis else text
+
+    def label(self, lang: str) -> str:
+        return self.title.get(lang)
 
 
 # what a console prints of a run (two decimals): two repeats never agree on all of it
@@ -549,10 +550,6 @@ def effective_concurrency(summary: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     conc[old] = summary.loc[old, "num_prompts"].astype(float)
     note[old] = "num_prompts"
     return conc, note
-
-
-SWEEP_WORDS = {"concurrency": ("concurrency sweep", "并发扫描"),
-               "request_rate": ("request-rate sweep", "请求速率扫描")}
 
 
 def mixed_sweeps(concurrency: pd.Series, rate: pd.Series) -> pd.Series | None:

@@ -91,11 +91,9 @@ def grouped_findings(b: Builder) -> Table | None:
 
 
 def check_message(r: Mapping[Hashable, Any]) -> Bi:
-    """A check's message: ``{zh, en}`` or the tables' ``message_zh`` / ``message_en``."""
+    """A row of the checks table's message."""
     msg = r.get("message")
-    if isinstance(msg, Mapping):
-        return Bi(str(msg.get("zh", "")), str(msg.get("en", "")))
-    return Bi(str(r.get("message_zh", "") or ""), str(r.get("message_en", "") or ""))
+    return msg if isinstance(msg, Bi) else same("")
 
 
 def checks(b: Builder) -> list[PageBlock]:

@@ -28,7 +28,7 @@ from reportgen.page import (
     waves,
 )
 from reportgen.page.builder import Builder
-from reportgen.page.cells import all_missing, prose_bi, same
+from reportgen.page.cells import all_missing, same
 from reportgen.page.model import (
     Inputs,
     Page,
@@ -74,10 +74,10 @@ def sections(b: Builder) -> list[Section]:
             prose = None    # its prose compares with a baseline this build does not have
         if not blocks and prose is None:
             continue
-        headline = prose_bi(prose.title) if prose and any(prose.title.values()) else None
+        headline = prose.title if prose and (prose.title.zh or prose.title.en) else None
         out.append(Section(
             id=sid, number=len(out) + 1, title=b.t(f"section.{sid}.title"),
-            headline=headline, prose=prose_bi(prose.body) if prose else None,
+            headline=headline, prose=prose.body if prose else None,
             prose_lang=dict(prose.source_lang) if prose else {lang: lang for lang in LANGS},
             blocks=blocks, anchor=b.prefix + sid))
     return out

@@ -213,8 +213,7 @@ class Builder:
         listed = Bi(*("; ".join(
             f"{self.d.label(e).get(lang)} " + ", ".join(f"C={fmt_g(c)}" for c in cs)
             for e, cs in excluded.items()) for lang in LANGS))
-        reason_bi = self.d.round.exclude_reason or \
-            Bi(*(self.ui.raw("page.excluded_no_reason", lang) for lang in LANGS))
+        reason_bi = self.d.round.exclude_reason or self.ui.plain("page.excluded_no_reason")
         return [Para(self.t("page.excluded_note", tiers=listed, reason=reason_bi), "note")]
 
     def with_legend(self, block: PageBlock) -> PageBlock:

@@ -4,7 +4,7 @@ excluded from conclusions."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
@@ -62,10 +62,6 @@ def all_missing(table: Table) -> bool:
     return bool(values) and all(
         t.en.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) and
         t.zh.replace(EXCLUDED_MARK, "").strip() in ("", MISSING) for t in values)
-
-
-def prose_bi(per_lang: Mapping[str, str]) -> Bi:
-    return Bi(per_lang["zh"], per_lang["en"])
 
 
 def per_lang_join(parts: Sequence[Bi], sep: str = "; ") -> Bi:

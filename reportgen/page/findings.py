@@ -10,8 +10,6 @@ import math
 import re
 from collections.abc import Mapping
 
-from markupsafe import Markup
-
 from reportgen.analyze.values import Value
 from reportgen.narrative import LANGS, render_markdown
 from reportgen.page.builder import Builder
@@ -63,16 +61,12 @@ def _source(b: Builder, item: str, lang: str) -> str | None:
 def findings(b: Builder) -> list[PageBlock]:
     if b.narrative:   # the author's words come first; the placeholders stay available
         return []
-    per_lang = {}
-    for lang in LANGS:
-        items = [s for s in (_source(b, i, lang) for i in lines(b)) if s]
-        # a latency line continues the saturation bullet above it (zh needs no space after
-        # its full-width stop)
-        source = "\n".join(items).replace("\n  ", "" if lang == "zh" else " ")
-        per_lang[lang] = source
-    if not per_lang["en"].strip():
+    # a latency line continues the saturation bullet above it (zh needs no space after its
+    # full-width stop)
+    source = Bi(*("\n".join(s for s in (_source(b, i, lang) for i in lines(b)) if s).replace(
+        "\n  ", "" if lang == "zh" else " ") for lang in LANGS))
+    if not source.en.strip():
         return []
-    html = {lang: render_markdown(per_lang[lang], b.d.values, "findings", lang)[1]
-            for lang in LANGS}
     return [Para(b.t("every.findings.lead"), "note"),
-            Block(Bi(Markup(html["zh"]), Markup(html["en"])))]
+            Block(Bi(*(render_markdown(source.get(lang), b.d.values, "findings", lang)[1]
+                       for lang in LANGS)))]

@@ -75,9 +75,10 @@ def setup(b: Builder) -> list[PageBlock]:
         items.append((b.t("setup.tiers"), same(" · ".join(fmt_g(c) for c in concs))))
     names = {e: n for e, n in r.client_names.items() if e in b.d.order}
     if len(set(names.values())) > 1:  # each configuration's client, named
-        items.append((b.t("setup.client"), Bi(*(Markup("；" if lang == "zh" else "; ").join(
-            b.t("clients.value", engine=b.d.label(e), client=names[e]).get(lang)
-            for e in b.d.order if e in names) for lang in LANGS))))
+        items.append((b.t("setup.client"), Bi(*(
+            Markup(b.ui.raw("setup.clients_separator", lang)).join(
+                b.t("clients.value", engine=b.d.label(e), client=names[e]).get(lang)
+                for e in b.d.order if e in names) for lang in LANGS))))
     elif r.client:
         items.append((b.t("setup.client"), same(r.client)))
     if r.requests_total is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from reportgen.analyze.compare import Missing
@@ -25,8 +24,7 @@ def since(b: Builder) -> list[PageBlock]:
     if isinstance(since, Missing):
         return [Para(b.t("since.missing", path=since.path), "note")]
     base = since.baseline
-    when = Bi(*(b.ui.raw("since.dated", lang, date=base.date) if base.date else ""
-                for lang in LANGS))
+    when = b.ui.plain("since.dated", date=base.date) if base.date else same("")
     out: list[PageBlock] = [Para(b.t("since.lead", title=base.title, date=when))]
     if base.as_published:
         out.append(Para(b.t("since.as_published", source=base.source or same("—")),
@@ -35,12 +33,11 @@ def since(b: Builder) -> list[PageBlock]:
     def label(row: SinceRow, group: str) -> Bi:
         """Plain text (the template escapes it): UI label, engine label, published note."""
         engine = since.labels.get(row.engine or "", same(row.engine or ""))
-        return Bi(*(b.ui.raw(f"since.{group}.{row.key}", lang, engine=engine.get(lang))
-                    for lang in LANGS))
+        return b.ui.plain(f"since.{group}.{row.key}", engine=engine)
 
     def shown(value: Any, spec: str = "") -> Bi:
-        if isinstance(value, Mapping):
-            return Bi(str(value.get("zh", "")), str(value.get("en", "")))
+        if isinstance(value, Bi):
+            return value
         if isinstance(value, str):
             return same(value)
         if isinstance(value, bool):
@@ -53,7 +50,7 @@ def since(b: Builder) -> list[PageBlock]:
         text = shown(row.old, spec)
         if row.note is None:
             return text
-        return Bi(f"{text.zh}（{row.note.zh}）", f"{text.en} ({row.note.en})")
+        return b.ui.plain("since.with_note", value=text, note=row.note)
 
     if since.setup:
         out.append(Heading(b.t("since.setup_heading")))

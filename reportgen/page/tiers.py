@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reportgen.analyze import tier_metrics
 from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row
@@ -13,14 +14,8 @@ from reportgen.page.model import Cell, Column, PageBlock, Para, Table
 def data(b: Builder) -> list[PageBlock]:
     d = b.d
     out: list[PageBlock] = [Para(b.t("data.lead"))]
-    spec = (("col_requests", "requests", "d"), ("col_completed", "completed", "d"),
-            ("col_failed", "failed", "d"), ("col_duration", "duration_s", ".2f"),
-            ("col_out", "output_tok_s", ".1f"), ("col_total", "total_tok_s", ".0f"),
-            ("col_ttft_p50", "ttft_p50_ms", ".0f"), ("col_ttft_p99", "ttft_p99_ms", ".0f"),
-            ("col_itl_p50", "itl_p50_ms", ".2f"), ("col_itl_mean", "itl_mean_ms", ".2f"),
-            ("col_itl_p99", "itl_p99_ms", ".1f"), ("col_tpot_p50", "tpot_p50_ms", ".2f"),
-            ("col_e2el_p50", "e2el_p50_ms", ".0f"), ("col_mean_out", "mean_output_tokens",
-                                                     ".2f"))
+    # the tier metrics that name a heading under [data] (analyze/tier_metrics.py)
+    spec = [(m.label, m.column, m.spec) for m in tier_metrics.on_page()]
     repeats = "repeats" in d.tiers.columns and bool((d.tiers["repeats"] > 1).any())
     rows = []
     for e in d.order:
