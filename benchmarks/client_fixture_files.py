@@ -58,7 +58,7 @@ def _aiperf_csv(i: int) -> tuple[str, bytes]:
 
 def _genai_perf_json(i: int) -> tuple[str, bytes]:
     # the published summary (tests/data/genai-perf-real) with the request_count newer
-    # GenAI-Perf writes: no GenAI-Perf could run here (its perf_analyzer needs glibc 2.38)
+    # GenAI-Perf writes (tests/data/clients/genai-perf-0.0.16 is the real client's own output)
     real = CLIENTS.parent / "genai-perf-real" / "profile_export_genai_perf.json"
     data = json.loads(real.read_bytes())
     data["request_count"] = {"unit": "count", "avg": 500}
