@@ -74,6 +74,10 @@ def sniff(name: str, head: bytes) -> str | None:
     return None
 
 
+# what read() uses of a distribution: its `successful` part's summary (not its pdf, mean_ci
+# or percentile_cis, which are most of its bytes)
+DIST_KEYS: Fields = {key: None for key in ("count", "mean", "median", "std_dev", "percentiles",
+                                           "total_sum")}
 # what read() uses of a benchmarks.json: the rest (some 30 other distributions, the
 # scheduler's state, each request's text and timings) is skipped, not decoded (json_fields)
 USED: Fields = {
@@ -82,9 +86,10 @@ USED: Fields = {
         **{key: None for key in ("type_", "config", "args", "worker", "request_loader",
                                  "request_totals", "start_time", "end_time", "duration")},
         # requests_per_second: a sweep's measured rates (read once the sweep view is merged)
-        "metrics": {key: None for key in ("request_totals", "prompt_token_count",
-                                          "output_token_count", "requests_per_second",
-                                          *METRICS)},
+        "metrics": {"request_totals": None,
+                    **{key: {"successful": DIST_KEYS} for key in (
+                        "prompt_token_count", "output_token_count", "requests_per_second",
+                        *METRICS)}},
         "requests": {"successful": [{key: None for key in REQUEST_KEYS}]},
     }],
 }

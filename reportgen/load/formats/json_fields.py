@@ -3,9 +3,10 @@
 A GuideLLM ``benchmarks.json`` holds, per benchmark, some 30 metric distributions (text, image,
 audio …) and the scheduler's state, of which a reader uses seven distributions; parsing all of
 it into Python objects costs more than everything else the load does with the file. Given the
-shape of what is used (``Fields``), msgspec decodes those keys and only checks the rest as JSON
-(no Python objects are made for it). The answer is plain dicts and lists holding the named keys
-that the file has, so the reader's code is the same as on a fully decoded file.
+shape of what is used (``Fields``), msgspec decodes those keys (as TypedDicts: plain dicts) and
+only checks the rest as JSON (no Python objects are made for it). The answer is plain dicts and
+lists holding the named keys that the file has, so the reader's code is the same as on a fully
+decoded file.
 
 Where the file does not have the expected shape (a list where an object was named, a BOM, JSON
 Lines, invalid JSON), ``decode_fields`` answers None and the reader decodes the whole file with
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypedDict
 
 import msgspec
 
@@ -24,6 +25,9 @@ import msgspec
 # such objects); anything the shape does not name is skipped
 Fields: TypeAlias = Mapping[str, "Fields | list[Fields] | None"]
 Shape: TypeAlias = "Fields | list[Fields] | None"
+
+
+_TYPED_DICT: Any = TypedDict  # called with a field map made at run time (mypy wants literals)
 
 
 class _ListOf(tuple[Any, ...]):
@@ -52,23 +56,10 @@ def _type(frozen: Any) -> Any:
     return _struct(frozen)
 
 
-def _struct(frozen: tuple[tuple[str, Any], ...]) -> type[msgspec.Struct]:
-    # fields are named f0, f1 … and renamed to the JSON keys, which need not be identifiers
-    fields = [(f"f{i}", _type(sub) | msgspec.UnsetType, msgspec.UNSET)
-              for i, (_, sub) in enumerate(frozen)]
-    rename = {f"f{i}": key for i, (key, _) in enumerate(frozen)}
-    return msgspec.defstruct("Picked", fields, rename=rename)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, msgspec.Struct):
-        kind = type(value)  # its attribute names and the JSON keys they were renamed to
-        return {key: _plain(v) for name, key in zip(kind.__struct_fields__,
-                                                    kind.__struct_encode_fields__, strict=True)
-                if (v := getattr(value, name)) is not msgspec.UNSET}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+def _struct(frozen: tuple[tuple[str, Any], ...]) -> Any:
+    # a TypedDict: msgspec decodes the named keys straight into a dict and skips the others
+    # (keys need not be identifiers in the functional form)
+    return _TYPED_DICT("Picked", {key: _type(sub) for key, sub in frozen}, total=False)
 
 
 def decode_fields(raw: bytes, shape: Fields) -> dict[str, Any] | None:
@@ -78,6 +69,4 @@ def decode_fields(raw: bytes, shape: Fields) -> dict[str, Any] | None:
         picked = _decoder(_freeze(shape)).decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    out = _plain(picked)
-    assert isinstance(out, dict)
-    return out
+    return picked if isinstance(picked, dict) else None
