@@ -81,11 +81,15 @@ FORMATS: dict[str, Callable[[int], tuple[str, bytes]]] = {
 }
 
 
-def write(root: Path, make: Callable[[int], tuple[str, bytes]], n: int) -> list[Path]:
+def write(root: Path, make: Callable[[int], tuple[str, bytes]], n: int,
+          distinct: bool = False) -> list[Path]:
+    """``n`` files; all but the first two are byte copies of the first (cheap to write) unless
+    ``distinct``: then each is its own run, as a whole load (which counts copies once) needs."""
     template_name, template = make(0)
     paths = []
     for i in range(n):
-        name, raw = make(i) if i < 2 else (template_name.replace("0", str(i), 1), template)
+        name, raw = make(i) if i < 2 or distinct else (
+            template_name.replace("0", str(i), 1), template)
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(raw)

@@ -353,8 +353,14 @@ def _split_configs(configs: list[Configuration], present: list[str]
 
     out: list[Configuration] = []
     renamed: dict[str, str] = {}
+    # each id → the present ids that are it or start with "it@", in present order (a scan of
+    # every present id per configuration is quadratic)
+    under: dict[str, list[str]] = {}
+    for e in present:
+        for base in {e, *(e[:i] for i, ch in enumerate(e) if ch == "@")}:
+            under.setdefault(base, []).append(e)
     for c in configs:
-        for e in (e for e in present if e == c.id or e.startswith(c.id + "@")):
+        for e in under.get(c.id, []):
             if e == c.id:
                 out.append(c)
                 continue
@@ -564,10 +570,12 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     given_engines = {e.id: e for e in (given.engines if given else ())}
     engines: dict[str, EngineData] = {}
     specs: list[EngineSpec] = []
+    # each configuration's rows, found once (a filter per configuration is quadratic)
+    by_engine = {str(k): g for k, g in placed.groupby("engine", sort=False, observed=True)}
     for c in configs:
-        if c.id not in set(placed["engine"]):
+        if c.id not in by_engine:
             continue
-        rows = placed[placed["engine"] == c.id]
+        rows = by_engine[c.id]
         kind = None
         log = _first(logs_vllm.get(c.id), logs_llama.get(c.id))
         if log is not None:

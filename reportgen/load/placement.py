@@ -139,6 +139,10 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     # candidates share the request count and a 0.1 s slot of the duration (a printed
     # duration is within 0.005 s of the saved one, so a neighbouring slot is looked at too)
     kept_rows: dict[tuple[str, int], list[tuple[int, str, str, str]]] = {}
+    # the same, by date within a slot: a run with a date is compared only with kept runs of
+    # that date or of none (thousands of dated runs of one size would compare pairwise)
+    dated: dict[tuple[str, int, str], list[tuple[int, str, str, str]]] = {}
+    rank: dict[int, int] = {}  # kept row → the order it was kept in
     keep: list[int] = []
     dups: list[Duplicate] = []
     for idx, source, line, many, date, model, record in zip(
@@ -155,15 +159,37 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
         key = _fmt(float(done)) if isinstance(done, int | float) else "nan"
         # two copies of one run never disagree on a date or model both of them state
         same = next((kept for near in (slot - 1, slot, slot + 1)
-                     for kept in kept_rows.get((key, near), ())
+                     for kept in _candidates(kept_rows, dated, rank, (key, near), date)
                      if _compatible(kept[2], date) and _compatible(kept[3], model)
                      and same_run(figures[kept[0]], fig, columns, exact)), None)
         if same is None:
-            kept_rows.setdefault((key, slot), []).append((idx, str(source), date, model))
+            entry = (idx, str(source), date, model)
+            rank[idx] = len(rank)
+            kept_rows.setdefault((key, slot), []).append(entry)
+            dated.setdefault((key, slot, _date_key(date)), []).append(entry)
             keep.append(idx)
         else:
             dups.append(Duplicate(run_name(source, line, many, record), same[1]))
     return summary.loc[sorted(keep)], dups
+
+
+def _date_key(date: object) -> str:
+    return date if isinstance(date, str) else ""
+
+
+def _candidates(kept_rows: dict[tuple[str, int], list[tuple[int, str, str, str]]],
+                dated: dict[tuple[str, int, str], list[tuple[int, str, str, str]]],
+                rank: dict[int, int], bucket: tuple[str, int], date: object
+                ) -> list[tuple[int, str, str, str]]:
+    """The kept runs of ``bucket`` a run of ``date`` may copy, in the order they were kept:
+    with a date, those of the same date or of none; without one, all of them."""
+    day = _date_key(date)
+    if not day:
+        return kept_rows.get(bucket, [])
+    same, undated = dated.get((*bucket, day), []), dated.get((*bucket, ""), [])
+    if not undated:
+        return same
+    return sorted(same + undated, key=lambda kept: rank[kept[0]]) if same else undated
 
 
 def _compatible(a: object, b: object) -> bool:
