@@ -598,8 +598,9 @@ def measure_client_files(report: Report, repeats: int, work: Path) -> None:
     this machine, one row per format. inference-perf, llmperf, InferenceX and tidy folders
     (benchmarks/client_files.py) go through the whole load (found, sniffed, read, joined,
     placed); so do AIPerf, GenAI-Perf and GuideLLM files made from a real client's file
-    (benchmarks/client_fixture_files.py), which are also timed sniffed and read alone. Wall time is the target; the
-    CPU time beside it is what the load itself costs when others share the machine."""
+    (benchmarks/client_fixture_files.py), which are also timed sniffed and read alone. Wall
+    time is the target; the CPU time beside it is what the load itself costs when others share
+    the machine."""
     from benchmarks import client_fixture_files
     from benchmarks.client_files import FORMATS, make
     from benchmarks.many_files import make as make_vllm
@@ -619,26 +620,23 @@ def measure_client_files(report: Report, repeats: int, work: Path) -> None:
         make_vllm(vllm)
     load_round(vllm)  # unmeasured: the page cache and the imports
     floor, floor_cpu = timed(lambda: load_round(vllm))
-    for name in FORMATS:
-        root = work / f"client-{name}"
-        count = make(root, name)
+    def whole_load(name: str, root: Path, count: int) -> None:
         runs = len(load_round(root).runs)
-        elapsed, cpu = timed(lambda root=root: load_round(root))
+        elapsed, cpu = timed(lambda: load_round(root))
         report.rows.append(Row(f"load {count:,} {name} files", elapsed, "s", floor,
                                elapsed / floor, "≤ 2 s", elapsed <= 2.0,
                                f"CPU {cpu:.2f} s; {runs:,} runs placed; floor: 2,000 vLLM "
                                f"result files ({floor:.2f} s, CPU {floor_cpu:.2f} s)"))
-    # the same formats through the whole load (found, sniffed, read, placed), each file its
-    # own run: GuideLLM's hold three benchmarks each
+
+    for name in FORMATS:
+        root = work / f"client-{name}"
+        whole_load(name, root, make(root, name))
+    # the same for files made from a real client's file, each its own run (GuideLLM's hold
+    # three benchmarks each)
     for fmt_name, make_file in client_fixture_files.FORMATS.items():
         root = work / f"client-whole-{fmt_name.replace(' ', '_')}"
-        count = len(client_fixture_files.write(root, make_file, 2000, distinct=True))
-        runs = len(load_round(root).runs)
-        elapsed, cpu = timed(lambda root=root: load_round(root))
-        report.rows.append(Row(f"load {count:,} {fmt_name} files", elapsed, "s", floor,
-                               elapsed / floor, "≤ 2 s", elapsed <= 2.0,
-                               f"CPU {cpu:.2f} s; {runs:,} runs placed; floor: 2,000 vLLM "
-                               f"result files ({floor:.2f} s, CPU {floor_cpu:.2f} s)"))
+        whole_load(fmt_name, root,
+                   len(client_fixture_files.write(root, make_file, 2000, distinct=True)))
     for t in client_fixture_files.measure(work / "client-fixtures"):
         report.rows.append(Row(f"sniff + read {t.files:,} {t.fmt} files", t.wall_s, "s",
                                t.floor_wall_s, t.wall_s / t.floor_wall_s, "≤ 2 s",
