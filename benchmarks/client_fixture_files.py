@@ -19,6 +19,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import sys
 import tempfile
 import time
@@ -44,15 +45,37 @@ def _first(pattern: str) -> Path:
     return found[0]
 
 
+# the files spread over 40 configurations (as benchmarks/client_files.py lays out the others),
+# each with its runs in folders of their own
+CONFIGS = 40
+
+
+def _config(i: int) -> str:
+    return f"cfg{i % CONFIGS}"
+
+
+def _run_dir(i: int) -> str:
+    """AIPerf's and GenAI-Perf's own artifact folder name under the configuration's."""
+    return f"{_config(i)}/m-openai-chat-concurrency{i // CONFIGS + 1}"
+
+
 def _aiperf_json(i: int) -> tuple[str, bytes]:
     data = json.loads(_first("aiperf-*/**/profile_export_aiperf.json").read_bytes())
-    data["time_to_first_token"]["avg"] += i * 1e-3
-    return f"run{i}/profile_export_aiperf.json", json.dumps(data).encode()
+    # each file its own run, as in a real round: its own duration and TTFT (copies agree
+    # within a printed half unit, and runs of one duration are compared pairwise)
+    data["time_to_first_token"]["avg"] += i * 1e-2
+    data["benchmark_duration"]["avg"] *= 1 + i / 1000
+    return f"{_run_dir(i)}/profile_export_aiperf.json", json.dumps(data).encode()
 
 
 def _aiperf_csv(i: int) -> tuple[str, bytes]:
     text = _first("aiperf-*/**/profile_export_aiperf.csv").read_text()
-    return (f"run{i}/m-openai-chat-concurrency{i % 64 + 1}/profile_export_aiperf.csv",
+    # each file its own run (see _aiperf_json): its own duration and TTFT
+    text = re.sub(r"(?m)^(Benchmark Duration \(sec\)),([\d.]+)",
+                  lambda m: f"{m.group(1)},{float(m.group(2)) * (1 + i / 1000):.4f}", text)
+    text = re.sub(r"(?m)^(Time to First Token \(ms\)),([\d.]+)",
+                  lambda m: f"{m.group(1)},{float(m.group(2)) + i * 1e-2:.2f}", text)
+    return (f"{_run_dir(i)}/profile_export_aiperf.csv",
             text.encode() + f"\n\nrun,{i}\n".encode())
 
 
@@ -62,8 +85,9 @@ def _genai_perf_json(i: int) -> tuple[str, bytes]:
     real = CLIENTS.parent / "genai-perf-real" / "profile_export_genai_perf.json"
     data = json.loads(real.read_bytes())
     data["request_count"] = {"unit": "count", "avg": 500}
-    data["time_to_first_token"]["avg"] += i * 1e-3
-    return f"run{i}/profile_export_genai_perf.json", json.dumps(data).encode()
+    data["time_to_first_token"]["avg"] += i * 1e-2   # each file its own run (see _aiperf_json)
+    data["request_throughput"]["avg"] /= 1 + i / 1000
+    return f"{_run_dir(i)}/profile_export_genai_perf.json", json.dumps(data).encode()
 
 
 def _guidellm_json(i: int) -> tuple[str, bytes]:
@@ -72,7 +96,7 @@ def _guidellm_json(i: int) -> tuple[str, bytes]:
         bench["requests"] = {"successful": [], "incomplete": [], "errored": []}
         bench["start_time"] += i
         bench["end_time"] += i
-    return f"run{i}/benchmarks.json", json.dumps(data).encode()
+    return f"{_config(i)}/run{i // CONFIGS}/benchmarks.json", json.dumps(data).encode()
 
 
 FORMATS: dict[str, Callable[[int], tuple[str, bytes]]] = {
