@@ -35,6 +35,9 @@
   }
   window.reportUnpack = unpack;
 
+  // Performance marks for benchmarks/page_speed.py's trace (no-op where unsupported).
+  function mark(name) { if (performance.mark) performance.mark(name); }
+
   // The next task, not clamped as nested timeouts are.
   function later(fn) {
     if (typeof MessageChannel === 'undefined') { setTimeout(fn, 0); return; }
@@ -86,10 +89,15 @@
   window.loadPlotly = function () {
     if (ready) return ready;
     var el = document.getElementById('plotly-gz');
+    mark('plotly:start');
     ready = unpack(el.textContent.trim())
       .then(function (r) { return r.blob(); })
-      .then(function (blob) { return run(blob, el.getAttribute('data-integrity')); })
+      .then(function (blob) {
+        mark('plotly:unpacked');
+        return run(blob, el.getAttribute('data-integrity'));
+      })
       .then(function () {
+        mark('plotly:compiled');
         var S = window.__plotlySteps;
         if (!S) return window.Plotly;
         window.__plotlySteps = undefined;
@@ -97,6 +105,7 @@
       })
       .then(function (P) {
         if (!P || !P.newPlot) throw new Error('plotly.js failed to load');
+        mark('plotly:ready');
         window.__plotlyReadyAt = performance.now();
         return P;
       });
