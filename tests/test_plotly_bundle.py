@@ -82,3 +82,11 @@ def test_step_rewrites_the_three_spots_and_nothing_else() -> None:
 def test_step_refuses_a_bundle_of_another_shape(broken: str) -> None:
     with pytest.raises(ValueError, match=r"expected shape|out of order"):
         step(broken)
+
+
+def test_licence_header_is_found_after_the_compile_hint() -> None:
+    from reportgen.render import _header
+
+    assert _header(b"/**\n* plotly.js v1\n* MIT\n*/var a") == "plotly.js v1 MIT"
+    assert _header(HINT.encode() + b"/**\n* plotly.js v1\n* MIT\n*/var a") == "plotly.js v1 MIT"
+    assert _header(HINT.encode() + b"var a") == ""
