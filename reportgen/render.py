@@ -187,6 +187,13 @@ class Bundle:
 
 
 def _header(js: bytes) -> str:
+    """The bundle's leading ``/* … */`` licence header, after any ``//#`` pragma lines (V8's
+    compile hint, tools/step_plotly.py)."""
+    while js.startswith(b"//#"):
+        nl = js.find(b"\n")
+        if nl < 0:
+            return ""
+        js = js[nl + 1:]
     if js.startswith(b"/*"):
         end = js.find(b"*/")
         if 0 < end < 2000:

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reportgen.render import bundle_for, bundled_traces
 from reportgen.resources import templates_dir
 from tools import update_gold
-from tools.step_plotly import MARK, step
+from tools.step_plotly import HINT, MARK, step
 
 VENDOR = templates_dir() / "static" / "vendor"
 
@@ -53,6 +53,7 @@ def test_vendored_bundle_runs_in_steps() -> None:
     assert js.count(MARK) == 1 and "var Plotly=(()=>{" not in js
     assert len(re.findall(r"return\{steps:__steps,main:[\w$]+\};\}\)\(\);", js)) == 1
     assert js.count("__steps.push(f)") == 1
+    assert js.startswith(HINT) and js.count(HINT) == 1   # compiled eagerly, off the main thread
     assert step(js) == js                       # applying it again changes nothing
 
 
@@ -63,11 +64,13 @@ ESBUILD = ('/** header */\nvar Plotly=(()=>{var a=1;var Z=(e,t)=>()=>{try{return
 
 def test_step_rewrites_the_three_spots_and_nothing_else() -> None:
     out = step(ESBUILD)
-    assert out == ('/** header */\nvar __plotlySteps=(()=>{var a=1;var __steps=[],Z=(e,t)=>{'
+    assert out == (HINT + '/** header */\nvar __plotlySteps=(()=>{var a=1;var __steps=[],Z=(e,t)=>{'
                    'var f=()=>{try{return t||e((t={exports:{}}).exports,t),t.exports}catch(r)'
                    '{throw t=0,r}};__steps.push(f);return f};var m=Z(x=>{x.v=1});'
                    'var n=Z((x,y)=>{y.exports=m()});return{steps:__steps,main:n};})();\n'
                    '/* licences */\n')
+    assert step(out) == out
+    assert step(out[len(HINT):]) == out      # a bundle stepped before the hint gets it
 
 
 @pytest.mark.parametrize("broken", [
@@ -79,3 +82,11 @@ def test_step_rewrites_the_three_spots_and_nothing_else() -> None:
 def test_step_refuses_a_bundle_of_another_shape(broken: str) -> None:
     with pytest.raises(ValueError, match=r"expected shape|out of order"):
         step(broken)
+
+
+def test_licence_header_is_found_after_the_compile_hint() -> None:
+    from reportgen.render import _header
+
+    assert _header(b"/**\n* plotly.js v1\n* MIT\n*/var a") == "plotly.js v1 MIT"
+    assert _header(HINT.encode() + b"/**\n* plotly.js v1\n* MIT\n*/var a") == "plotly.js v1 MIT"
+    assert _header(HINT.encode() + b"var a") == ""

@@ -90,6 +90,15 @@
   // 'report:figure-drawn' (detail: {id}) on document; html[data-rendered=true] once all are.
   var byId = {};
   DATA.figs.forEach(function (f) { byId[f.id] = f; });
+  // plotly.js's default for a numeric axis, ticklabeloverflow 'hide past div', measures every
+  // tick label again after drawing, a forced layout per label interleaved with style writes:
+  // a third of each figure's first draw. With automargin no label reaches past the div, so
+  // 'allow' draws the same figure without that pass (an axis that sets its own keeps it).
+  ['xaxis', 'yaxis'].forEach(function (k) {
+    var t = DATA.template.layout = DATA.template.layout || {};
+    t[k] = t[k] || {};
+    if (t[k].ticklabeloverflow === undefined) t[k].ticklabeloverflow = 'allow';
+  });
   var drawn = {};            // id → promise of the drawn figure
   var drawnCount = 0;
   var queue = Promise.resolve();
