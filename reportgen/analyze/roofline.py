@@ -114,7 +114,8 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame,
             "mbu_c1": effective / bw,
             "ms_per_slot": slot_ms,
             "floor_ms_per_slot": floor_slot,
-            "slope_vs_floor": slot_ms / floor_slot,
+            # a single-stream-only round has no slope (0/0): NaN, without numpy's warning
+            "slope_vs_floor": slot_ms / floor_slot if floor_slot else np.nan,
             "floor_ms_cmax": float(high["floor_ms"]) if high is not None else np.nan,
             "efficiency_cmax": float(high["roofline_attainment"]) if high is not None else np.nan,
             # what bandwidth_gb_s is made of: GPUs (tensor-parallel ranks) × one GPU's GB/s
