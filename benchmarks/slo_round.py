@@ -8,6 +8,7 @@ reportgen."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,18 @@ def expected_good(rows: Rows, ttft_ms: float, tpot_ms: float) -> int:
     return good
 
 
+def write_round_toml(root: Path, title: str, output_tokens: int, engines: Iterable[str],
+                     tail: str = "", label: str = "{e}") -> None:
+    """``root/round.toml``: the round ``title``, 8 input and ``output_tokens`` output tokens,
+    one vLLM configuration per engine id in its own folder (``label`` formats its label from
+    ``e``, its id), then ``tail`` ([slo], [telemetry] …)."""
+    text = "".join(f'\n[[engines]]\nid = "{e}"\nlabel = "{label.format(e=e)}"\ndir = "{e}"\n'
+                   'kind = "vllm"\n' for e in engines)
+    (root / "round.toml").write_text(
+        f'[round]\ntitle = "{title}"\n\n[workload]\ninput_tokens = 8\n'
+        f'output_tokens = {output_tokens}\n' + text + tail, encoding="utf-8")
+
+
 def write_random_round(root: Path, slo: str = "", requests: int = 200,
                        tiers: tuple[int, ...] = (1, 4, 16, 64), seed: int = 7,
                        detailed: bool = True) -> dict[tuple[str, int], tuple[float, Rows]]:
@@ -47,11 +60,7 @@ def write_random_round(root: Path, slo: str = "", requests: int = 200,
     rng = np.random.default_rng(seed)
     written: dict[tuple[str, int], tuple[float, Rows]] = {}
     engines = {"alpha": 1.0, "beta": 1.6}
-    text = "".join(f'\n[[engines]]\nid = "{e}"\nlabel = "{e} <b>&</b>"\ndir = "{e}"\n'
-                   'kind = "vllm"\n' for e in engines)
-    (root / "round.toml").write_text(
-        '[round]\ntitle = "random slo"\n\n[workload]\ninput_tokens = 8\noutput_tokens = 64\n'
-        + text + slo, encoding="utf-8")
+    write_round_toml(root, "random slo", 64, engines, slo, label="{e} <b>&</b>")
     for engine, scale in engines.items():
         bench = root / engine / "bench"
         bench.mkdir(parents=True)
@@ -92,12 +101,8 @@ def write_values_round(root: Path, values: int = 10_000_000, tiers: tuple[int, .
     engines = ("alpha", "beta")
     per_request = 4 + 32  # four scalars + ~32 ITL gaps (output lengths 1 … 64, mean 32.5 − 1)
     requests = max(1, values // (per_request * len(engines) * len(tiers)))
-    text = "".join(f'\n[[engines]]\nid = "{e}"\nlabel = "{e}"\ndir = "{e}"\nkind = "vllm"\n'
-                   for e in engines)
-    (root / "round.toml").write_text(
-        '[round]\ntitle = "10 M per-request values"\n\n[workload]\ninput_tokens = 8\n'
-        'output_tokens = 64\n' + text + "\n[slo]\nttft_ms = 500\ntpot_ms = 50\n",
-        encoding="utf-8")
+    write_round_toml(root, "10 M per-request values", 64, engines,
+                     "\n[slo]\nttft_ms = 500\ntpot_ms = 50\n")
     written = 0
     for engine in engines:
         bench = root / engine / "bench"
@@ -180,10 +185,7 @@ def write_telemetry_round(root: Path, form: str = "text", offset: str | None = "
     ``series.json`` ("json": a list of query_range answers) or ``series.prom`` with no
     timestamps ("untimed"). ``offset`` is round.toml's [telemetry] utc_offset (None: absent)."""
     tail = f'\n[telemetry]\nutc_offset = "{offset}"\n' if offset is not None else ""
-    (root / "round.toml").write_text(
-        '[round]\ntitle = "telemetry"\n\n[workload]\ninput_tokens = 8\noutput_tokens = 100\n'
-        '\n[[engines]]\nid = "alpha"\nlabel = "alpha"\ndir = "alpha"\nkind = "vllm"\n' + tail,
-        encoding="utf-8")
+    write_round_toml(root, "telemetry", 100, ["alpha"], tail)
     bench = root / "alpha" / "bench"
     bench.mkdir(parents=True)
     for c, end in TELEMETRY_END.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.slo_round import record
+from benchmarks.slo_round import record, write_round_toml
 
 # (ttft s, latency s, output tokens, error) per request; itls are spread evenly over the
 # decode time so that latency = ttft + sum(itls)
@@ -25,11 +25,7 @@ TIERS: dict[str, dict[int, tuple[float, list[tuple[float, float, int, str]]]]] =
 
 
 def write_round(root: Path, slo: str = "") -> Path:
-    engines = "".join(f'\n[[engines]]\nid = "{e}"\nlabel = "{e}"\ndir = "{e}"\nkind = "vllm"\n'
-                      for e in TIERS)
-    (root / "round.toml").write_text(
-        '[round]\ntitle = "slo"\n\n[workload]\ninput_tokens = 8\noutput_tokens = 11\n'
-        + engines + slo, encoding="utf-8")
+    write_round_toml(root, "slo", 11, TIERS, slo)
     for engine, tiers in TIERS.items():
         bench = root / engine / "bench"
         bench.mkdir(parents=True)
