@@ -258,17 +258,27 @@ def combine(gpu_rows: pd.DataFrame, engine_rows: pd.DataFrame) -> pd.DataFrame:
     return merged[list(TELEMETRY_COLUMNS)]
 
 
+def run_span(windows: pd.DataFrame, engine: str, margin_s: float = MARGIN_S
+             ) -> tuple[pd.Timestamp, pd.Timestamp] | None:
+    """From ``margin_s`` before ``engine``'s first run to as long after its last (what the
+    timeline draws); None when it has no run window."""
+    mine = windows[windows["engine"] == engine]
+    if mine.empty:
+        return None
+    pad = pd.Timedelta(seconds=margin_s)
+    return pd.Timestamp(mine["start"].min()) - pad, pd.Timestamp(mine["end"].max()) + pad
+
+
 def telemetry_samples(gpus: dict[str, pd.DataFrame], windows: pd.DataFrame,
                       margin_s: float = MARGIN_S) -> pd.DataFrame:
     """engine, timestamp, index, power_draw_w: each configuration's samples from a minute
     before its first run to a minute after its last (what the timeline draws)."""
     parts = []
     for engine, gpu in gpus.items():
-        mine = windows[windows["engine"] == engine]
-        if gpu is None or gpu.empty or mine.empty or "power_draw_w" not in gpu.columns:
+        span = run_span(windows, engine, margin_s)
+        if gpu is None or gpu.empty or span is None or "power_draw_w" not in gpu.columns:
             continue
-        lo = pd.Timestamp(mine["start"].min()) - pd.Timedelta(seconds=margin_s)
-        hi = pd.Timestamp(mine["end"].max()) + pd.Timedelta(seconds=margin_s)
+        lo, hi = span
         t = pd.to_datetime(gpu["timestamp"])
         keep = (t >= lo) & (t <= hi)
         part = pd.DataFrame({"engine": engine, "timestamp": t[keep],

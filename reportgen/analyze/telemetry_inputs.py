@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen.analyze.telemetry import AlignmentNote, near_windows, utc_to_local
+from reportgen.analyze.telemetry import (
+    MARGIN_S,
+    AlignmentNote,
+    near_windows,
+    run_span,
+    utc_to_local,
+)
 from reportgen.load.records import EngineData
 from reportgen.paths import display_path
 
@@ -22,15 +28,14 @@ class TelemetryInputs:
     series: dict[str, pd.DataFrame] = field(default_factory=dict)            # engine gauges
     notes: tuple[AlignmentNote, ...] = ()
 
-    def kv_samples(self, windows: pd.DataFrame, margin_s: float = 60.0) -> pd.DataFrame:
+    def kv_samples(self, windows: pd.DataFrame, margin_s: float = MARGIN_S) -> pd.DataFrame:
         """engine, timestamp, kv_usage around each configuration's runs (the timeline)."""
         parts = []
         for engine, frame in self.series.items():
-            mine = windows[windows["engine"] == engine]
-            if mine.empty or frame["kv_usage"].isna().all():
+            span = run_span(windows, engine, margin_s)
+            if span is None or frame["kv_usage"].isna().all():
                 continue
-            lo = pd.Timestamp(mine["start"].min()) - pd.Timedelta(seconds=margin_s)
-            hi = pd.Timestamp(mine["end"].max()) + pd.Timedelta(seconds=margin_s)
+            lo, hi = span
             keep = (frame["timestamp"] >= lo) & (frame["timestamp"] <= hi)
             parts.append(pd.DataFrame({"engine": engine, "timestamp": frame["timestamp"][keep],
                                        "kv_usage": frame["kv_usage"][keep]}))
@@ -62,20 +67,13 @@ def telemetry_inputs(engines: Mapping[str, EngineData], offset_min: float | None
         if stamped and offset_min is None:
             notes.append(AlignmentNote(engine, "no_offset", files))
         elif stamped and tele is not None:
-            placed = False
-            if len(tele.dcgm):
-                local = tele.dcgm.assign(timestamp=utc_to_local(tele.dcgm["time_s"],
-                                                                  offset_min or 0.0))
-                if near_windows(local["timestamp"], windows, engine):
-                    gpus[engine] = (local, "DCGM")
-                    placed = True
-            if len(tele.engine):
-                local = tele.engine.assign(timestamp=utc_to_local(tele.engine["time_s"],
-                                                                    offset_min or 0.0))
-                if near_windows(local["timestamp"], windows, engine):
-                    series[engine] = local
-                    placed = True
-            if not placed:
+            dcgm = _placed(tele.dcgm, offset_min or 0.0, windows, engine)
+            if dcgm is not None:
+                gpus[engine] = (dcgm, "DCGM")
+            gauges = _placed(tele.engine, offset_min or 0.0, windows, engine)
+            if gauges is not None:
+                series[engine] = gauges
+            if dcgm is None and gauges is None:
                 notes.append(AlignmentNote(engine, "outside", files))
         if engine not in gpus and data.gpu is not None and len(data.gpu) \
                 and "timestamp" in data.gpu.columns:
@@ -86,3 +84,13 @@ def telemetry_inputs(engines: Mapping[str, EngineData], offset_min: float | None
                 notes.append(AlignmentNote(engine, "outside", display_path(csv, root)
                                            if csv is not None else "gpu.csv"))
     return TelemetryInputs(gpus, series, tuple(notes))
+
+
+def _placed(frame: pd.DataFrame, offset_min: float, windows: pd.DataFrame, engine: str
+            ) -> pd.DataFrame | None:
+    """UTC-stamped samples on the results' local clock, or None when there are none or none
+    lies near ``engine``'s runs."""
+    if not len(frame):
+        return None
+    local = frame.assign(timestamp=utc_to_local(frame["time_s"], offset_min))
+    return local if near_windows(local["timestamp"], windows, engine) else None
