@@ -36,7 +36,7 @@ class _ListOf(tuple[Any, ...]):
 
 @functools.cache
 def _decoder(frozen: tuple[tuple[str, Any], ...]) -> msgspec.json.Decoder[Any]:
-    return msgspec.json.Decoder(_struct(frozen))
+    return msgspec.json.Decoder(_typed_dict(frozen))
 
 
 def _freeze(shape: Shape) -> Any:
@@ -53,10 +53,10 @@ def _type(frozen: Any) -> Any:
         return Any
     if isinstance(frozen, _ListOf):
         return list[_type(frozen[0])]  # type: ignore[misc]
-    return _struct(frozen)
+    return _typed_dict(frozen)
 
 
-def _struct(frozen: tuple[tuple[str, Any], ...]) -> Any:
+def _typed_dict(frozen: tuple[tuple[str, Any], ...]) -> Any:
     # a TypedDict: msgspec decodes the named keys straight into a dict and skips the others
     # (keys need not be identifiers in the functional form)
     return _TYPED_DICT("Picked", {key: _type(sub) for key, sub in frozen}, total=False)
