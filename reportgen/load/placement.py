@@ -27,6 +27,12 @@ AXES = ("concurrency", "request_rate")
 LENGTH_TOLERANCE = 0.10  # runs whose mean lengths differ by less than this share a workload
 TOKEN = re.compile(r"[A-Za-z0-9]+")
 SWEEP_DIR = re.compile(r"^(.*?)-?BENCH-.*$")
+# the end of a folder name that names a point of a sweep or a repeat, not a configuration:
+# AIPerf's and GenAI-Perf's `<model>-openai-chat-concurrency8` / `…-request_rate4.0`, and
+# authors' `c8`, `conc-8`, `rate_2`, `qps4`, `run2`, `rep-3`, `trial_1` (`tp1-c8` → `tp1`)
+POINT_DIR = re.compile(
+    r"(?:^|[-_ ])(?:max[-_]?concurrency|concurrency|conc|c|request[-_]?rate|rate|qps|rps|"
+    r"run|rep|repeat|trial|iter|iteration)[-_=]?(?:[0-9]+(?:\.[0-9]+)?|inf)$", re.IGNORECASE)
 NUMBERISH = re.compile(r"(?:inf|infinity)$", re.IGNORECASE)  # `rateinf` names an axis point
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
 NAME_SPLIT = re.compile(r"[-\s]+")
@@ -200,9 +206,10 @@ def _compatible(a: object, b: object) -> bool:
 
 
 def _run_dir(rel: str) -> str:
-    """The folder that holds a run, with a sweep's per-tier ``…BENCH-…`` part cut: in
+    """The folder that holds a run, less the parts that name a point of the sweep: in
     ``vllm bench sweep serve`` output the SERVE part names the configuration and the BENCH part
-    the point of the sweep."""
+    the point; a folder per point or per repeat (``POINT_DIR``: AIPerf's
+    ``…-concurrency8``, ``c8``, ``run2``) is the configuration's, with its point cut."""
     parts = []
     for part in PurePosixPath(rel).parent.parts:
         m = SWEEP_DIR.match(part)
@@ -210,7 +217,9 @@ def _run_dir(rel: str) -> str:
             if m.group(1):
                 parts.append(m.group(1))
             break
-        parts.append(part)
+        part = POINT_DIR.sub("", part)
+        if part:
+            parts.append(part)
     return "/".join(parts)
 
 
