@@ -56,11 +56,30 @@ def _config(i: int) -> str:
 
 def _run_dir(i: int) -> str:
     """AIPerf's and GenAI-Perf's own artifact folder name under the configuration's."""
-    return f"{_config(i)}/m-openai-chat-concurrency{i // CONFIGS + 1}"
+    return f"{_config(i)}/m-openai-chat-concurrency{_concurrency(i)}"
+
+
+def _concurrency(i: int) -> int:
+    return i // CONFIGS + 1
+
+
+def _state_concurrency(node: object, value: int) -> None:
+    """Every ``concurrency`` setting in a client's stored settings set to ``value``: the file
+    states the concurrency its folder names, as a real client's does."""
+    if isinstance(node, dict):
+        for key, child in node.items():
+            if key == "concurrency" and isinstance(child, int):
+                node[key] = value
+            else:
+                _state_concurrency(child, value)
+    elif isinstance(node, list):
+        for child in node:
+            _state_concurrency(child, value)
 
 
 def _aiperf_json(i: int) -> tuple[str, bytes]:
     data = json.loads(_first("aiperf-*/**/profile_export_aiperf.json").read_bytes())
+    _state_concurrency(data["input_config"], _concurrency(i))
     # each file its own run, as in a real round: its own duration and TTFT (copies agree
     # within a printed half unit, and runs of one duration are compared pairwise)
     data["time_to_first_token"]["avg"] += i * 1e-2
@@ -85,6 +104,7 @@ def _genai_perf_json(i: int) -> tuple[str, bytes]:
     real = CLIENTS.parent / "genai-perf-real" / "profile_export_genai_perf.json"
     data = json.loads(real.read_bytes())
     data["request_count"] = {"unit": "count", "avg": 500}
+    _state_concurrency(data["input_config"], _concurrency(i))
     data["time_to_first_token"]["avg"] += i * 1e-2   # each file its own run (see _aiperf_json)
     data["request_throughput"]["avg"] /= 1 + i / 1000
     return f"{_run_dir(i)}/profile_export_genai_perf.json", json.dumps(data).encode()

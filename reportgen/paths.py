@@ -6,6 +6,7 @@ another stage."""
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,10 +27,21 @@ def display_paths(root: Path) -> Callable[[Path], str]:
 
     def folder(path: Path) -> Path | None:
         if path not in folders:
-            folders[path] = _resolved_folder(path)
+            # a folder that is no link: its parent resolved (once for all its folders) and
+            # its name; one lstat, not one per part of the path
+            up = folder(path.parent) if path.name not in ("", ".", "..") \
+                and path.parent != path and _plain_folder(path) else None
+            folders[path] = up / path.name if up is not None else _resolved_folder(path)
         return folders[path]
 
     return lambda path: _shown(path, base, folder)
+
+
+def _plain_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _resolved_folder(folder: Path) -> Path | None:

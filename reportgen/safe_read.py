@@ -188,7 +188,12 @@ def read_bytes(path: Path, shown: str | Path, kind: str, missing: str = "file no
     limit = CAPS[kind].limit
     try:
         with _open_regular(path, shown) as f:
-            data = f.read(limit + 1)
+            # a buffer of the file's size, not of the cap: read(1 GiB) maps and unmaps the
+            # whole cap for every file (2,000 small files took 3× as long to read)
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(min(size, limit) + 1)
+            if len(data) > size:  # it grew while being read: the rest, up to the cap
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise InputError(shown, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:

@@ -113,3 +113,25 @@ def test_one_client_keeps_the_single_sentence(tmp_path: Path) -> None:
     text = html.unescape(" ".join(TAG.sub(" ", out.read_text(encoding="utf-8")).split()))
     assert "measured from outside by the same client (vllm bench serve)" in text
     assert "§" not in text
+
+
+def test_a_wrong_client_record_names_its_line(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client file's bytes are not kept after it is read; a record found wrong later is
+    still reported at the line of its key (the file is read again for it)."""
+    from types import SimpleNamespace
+
+    from reportgen.errors import InputError
+    from reportgen.load import clients
+    from reportgen.load.formats import ClientRun
+    from reportgen.load.scanned import ScannedFile
+
+    path = tmp_path / "run.json"
+    path.write_text('{\n  "duration": 10.0,\n  "num_prompts": 3,\n  "completed": 5\n}\n')
+    record = {"duration": 10.0, "num_prompts": 3, "completed": 5}
+    fake = SimpleNamespace(read=lambda raw, shown: [ClientRun(dict(record), 1, "fake")])
+    monkeypatch.setattr(clients, "reader", lambda client: fake)
+    scanned = ScannedFile(path, "r/run.json", "run.json", "client", "", "fake")
+    with pytest.raises(InputError) as err:
+        clients.read_client_files([scanned])
+    assert err.value.line == 4 and "exceed num_prompts" in err.value.message

@@ -23,6 +23,7 @@ from tests.factories import result_json
     ("tp1-c8/result.json", "tp1"),
     ("sglang/rate_inf/run2/result.json", "sglang"),
     ("qps4/trial_1/r.json", ""),
+    ("vllm-c8_run2/r.json", "vllm"),
     # a number that is not a point: a layout, a GPU count, a configuration's own name
     ("tp8/result.json", "tp8"),
     ("cfg3/result.json", "cfg3"),
@@ -80,3 +81,4 @@ def test_layout_folders_stay_configurations(tmp_path: Path) -> None:
         _write(tmp_path / layout / "result.json",
                result_json(100.0 + i, concurrency=8, n=60 + i))
     assert sorted(set(_engines(tmp_path).values())) == ["tp1", "tp2"]
+

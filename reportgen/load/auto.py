@@ -190,7 +190,7 @@ def homes(summary: pd.DataFrame) -> dict[str, str]:
     """Each configuration's home folder: the deepest folder holding all of its results."""
     out: dict[str, str] = {}
     for cid, rels in summary.groupby("engine", sort=False)["rel"]:
-        parents = [PurePosixPath(r).parent.parts for r in rels]
+        parents = [r.split("/")[:-1] for r in rels]  # rel: a normalised POSIX path
         common: list[str] = []
         for level in zip(*parents, strict=False):
             if len(set(level)) != 1:
@@ -535,7 +535,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
                                              "it has no results and is not plotted"))
 
     inferred: list[Inferred] = []
-    names = [PurePosixPath(r).name for r in summary["rel"]]
+    names = [r.rsplit("/", 1)[-1] for r in summary["rel"]]  # rel: a normalised POSIX path
     settings: dict[str, list[tuple[str, str, str]]] = {}  # config id -> [(key, value, source)]
     round_settings: list[tuple[str, str, str]] = []
     own = homes(placed)

@@ -377,15 +377,16 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
         elif isinstance(value, int | float) and not isinstance(value, bool) \
                 and math.isfinite(value) and value >= 0:
             row[column] = float(value)
-    for key in data:
-        m = METRIC_KEY.match(key)
-        if m:  # a string such as "NaN" is an error (rec.number), never silently dropped
-            stat = m.group(1).replace(".", "_")
-            metric = METRIC_ALIASES.get(m.group(2), m.group(2))
-            column = f"{metric}_{stat}_ms"
-            if metric != m.group(2) and f"{stat}_{metric}_ms" in data:
+    for key, value in data.items():
+        parsed = _metric_column(key) if isinstance(key, str) else None
+        if parsed:
+            column, canonical = parsed
+            if canonical is not None and canonical in data:
                 continue  # the file has the canonical key too: it wins
-            row[column] = rec.number(key)
+            # a finite float >= 0 as it is (NaN fails the comparison); anything else is
+            # checked, so a string such as "NaN" is an error, never silently dropped
+            row[column] = value if type(value) is float and 0 <= value < math.inf \
+                else rec.number(key)
     row["metadata"] = {k: v for k, v in data.items() if k not in KNOWN and isinstance(v, str)}
     row["server"] = _server_info(data.get("server_info"))
     client = rec.string("client")  # a number or a list here is an error, not "vllm"
@@ -393,6 +394,18 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
         "sglang" if any(k in data for k in SGLANG_ONLY) else "vllm")
     row["has_detail"] = any(k in data for k in DETAIL_MARKERS)
     return row
+
+
+@functools.lru_cache(maxsize=4096)  # a round's files repeat a few dozen keys thousands of times
+def _metric_column(key: str) -> tuple[str, str | None] | None:
+    """(column, the canonical key that wins over it) for a ``<stat>_<metric>_ms`` key (the
+    canonical key is None when ``key`` is canonical), None for any other key."""
+    m = METRIC_KEY.match(key)
+    if m is None:
+        return None
+    stat = m.group(1).replace(".", "_")
+    metric = METRIC_ALIASES.get(m.group(2), m.group(2))
+    return f"{metric}_{stat}_ms", (f"{stat}_{metric}_ms" if metric != m.group(2) else None)
 
 
 # keys only SGLang's bench_serving writes: its length settings mean something else
@@ -430,10 +443,9 @@ def _metric_sort_key(column: str) -> tuple[Any, ...]:
 
 
 def _summary_columns(rows: list[dict[str, Any]]) -> list[str]:
-    metric_cols = sorted(
-        {c for r in rows for c in r if c.endswith("_ms") and c not in SUMMARY_BASE},
-        key=_metric_sort_key,
-    )
+    keys: set[str] = set().union(*rows)  # each row's keys at C speed: rows share most
+    metric_cols = sorted((c for c in keys if c.endswith("_ms") and c not in SUMMARY_BASE),
+                         key=_metric_sort_key)
     return [*SUMMARY_BASE, *metric_cols, "metadata", "server", "client", "has_detail"]
 
 
@@ -450,9 +462,11 @@ def _summary_frame(rows: list[dict[str, Any]], columns: list[str] | None = None)
         columns = _summary_columns(rows)
     text = {"source", "date", "backend", "model_id", "label", "metadata", "dataset", "server",
             "client"}
+    # the rows' values by column at C speed (a key a row lacks is NaN), then each column's type
+    base = pd.DataFrame.from_records(rows, columns=columns) if rows else None
     data: dict[str, Any] = {}
     for column in columns:
-        values = [r.get(column, math.nan) for r in rows]
+        values = base[column].to_numpy() if base is not None else np.empty(0, dtype=object)
         if column in text:
             data[column] = pd.Series(values, dtype=object)
         elif column == "record":

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from reportgen.errors import Finding
+from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import BenchRows, bench_rows
 from reportgen.load.formats import ClientRun, reader
 from reportgen.paths import natural_key
@@ -33,7 +33,6 @@ class ClientFile:
     """One file a reader claimed, and its runs."""
 
     file: ScannedFile
-    raw: bytes
     runs: list[ClientRun]
 
 
@@ -53,9 +52,10 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
     for f in files:
         if f.kind != "client":
             continue
-        raw = read_input(f.path, f.shown, "bench")
-        runs = reader(f.client).read(raw, f.shown)
-        read.append(ClientFile(f, raw, [_own(r, f.client) for r in runs]))
+        # the bytes are dropped once read (a round's files are not all held at once); a
+        # record found wrong below reads them again, for the line of the key
+        runs = reader(f.client).read(read_input(f.path, f.shown, "bench"), f.shown)
+        read.append(ClientFile(f, [_own(r, f.client) for r in runs]))
     out = ClientRows()
     _copies(read)
     _join(read, out)
@@ -66,8 +66,13 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
             out.skipped.append((cf.file.rel, reason))
         if not used:
             continue
-        got = bench_rows([(_checkable(r.record), r.line) for r in used], cf.file.shown,
-                         cf.raw, single=len(used) == 1)
+        records = [(_checkable(r.record), r.line) for r in used]
+        try:
+            got = bench_rows(records, cf.file.shown, single=len(used) == 1)
+        except InputError:  # the same error again, now with the line of the key
+            bench_rows(records, cf.file.shown, read_input(cf.file.path, cf.file.shown, "bench"),
+                       single=len(used) == 1)
+            raise
         for row, run in zip(got.rows, used, strict=True):
             for key, column in UNSTATED.items():
                 if key not in run.record:  # the client does not state it: unknown, not 0

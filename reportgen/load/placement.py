@@ -9,6 +9,7 @@ output). Nothing here reads a file.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -126,6 +127,9 @@ def _fmt(value: float) -> str:
     return f"{value:.2f}" if math.isfinite(value) else "nan"
 
 
+DURATION_SLOT_S = 0.01  # twice the printed half unit: a copy is in its run's slot or the next
+
+
 def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     """Drop the second copy of a run saved twice (a result JSON and its console log, a sweep's
     run file and its summary). Two records are the same run when requests, tokens, duration,
@@ -135,14 +139,14 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
     console output."""
     if summary.empty:
         return summary, []
-    from reportgen.load.copies import comparable, same_run
+    from reportgen.load.copies import PRINTED_HALF_UNIT, comparable, same_run
 
     exact = [c for c in EXACT_COLUMNS if c in summary.columns]
     columns = [c for c in DEDUPE_COLUMNS if c in summary.columns and c not in exact]
     order = summary.sort_values(["copy", "source", "record"], kind="stable")
     # labels of the loader's RangeIndex (one row per record); columns are the names above
     figures = cast(dict[int, dict[str, Any]], order[exact + columns].to_dict("index"))
-    # candidates share the request count and a 0.1 s slot of the duration (a printed
+    # candidates share the request count and a 0.01 s slot of the duration (a printed
     # duration is within 0.005 s of the saved one, so a neighbouring slot is looked at too)
     kept_rows: dict[tuple[str, int], list[tuple[int, str, str, str]]] = {}
     # the same, by date within a slot: a run with a date is compared only with kept runs of
@@ -160,11 +164,16 @@ def dedupe(summary: pd.DataFrame) -> tuple[pd.DataFrame, list[Duplicate]]:
         if not comparable(fig):  # never a copy (of a kept run, nor a kept run's)
             keep.append(idx)
             continue
-        slot = math.floor(dur * 10) if isinstance(dur, float) and math.isfinite(dur) \
-            else -1
+        dur = float(cast(float, dur))  # comparable: a finite number
+        slot = math.floor(dur / DURATION_SLOT_S)
+        # the slots a copy's duration can be in: within the printed half unit (and the
+        # relative slack ``copies.agree`` allows), one or two slots
+        tol = PRINTED_HALF_UNIT + 2e-9 * max(abs(dur), 1.0)
+        near_slots = range(math.floor((dur - tol) / DURATION_SLOT_S),
+                           math.floor((dur + tol) / DURATION_SLOT_S) + 1)
         key = _fmt(float(done)) if isinstance(done, int | float) else "nan"
         # two copies of one run never disagree on a date or model both of them state
-        same = next((kept for near in (slot - 1, slot, slot + 1)
+        same = next((kept for near in near_slots
                      for kept in _candidates(kept_rows, dated, rank, (key, near), date)
                      if _compatible(kept[2], date) and _compatible(kept[3], model)
                      and same_run(figures[kept[0]], fig, columns, exact)), None)
@@ -205,6 +214,7 @@ def _compatible(a: object, b: object) -> bool:
 # ------------------------------------------------------------------ configurations
 
 
+@functools.lru_cache(maxsize=1 << 16)  # asked per run by several steps; a file has many runs
 def _run_dir(rel: str) -> str:
     """The folder that holds a run, less the parts that name a point of the sweep: in
     ``vllm bench sweep serve`` output the SERVE part names the configuration and the BENCH part
@@ -217,12 +227,14 @@ def _run_dir(rel: str) -> str:
             if m.group(1):
                 parts.append(m.group(1))
             break
-        part = POINT_DIR.sub("", part)
+        while (cut := POINT_DIR.sub("", part)) != part:  # `c8_run2` → `c8` → ''
+            part = cut
         if part:
             parts.append(part)
     return "/".join(parts)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def layout(rel: str) -> str:
     """The parallel layout a run's folder and file names state (``tp4_pp2`` → ``tp4-pp2``;
     ``…_tep8_isl1024…`` → ``tep8``), '' when they state none. Two layouts are two
@@ -232,6 +244,7 @@ def layout(rel: str) -> str:
     return "-".join(dict.fromkeys(found))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def name_lengths(rel: str) -> tuple[float, float]:
     """(input, output) lengths a run's file or folder name states (``isl1024_osl128``), NaN
     where it states none."""
@@ -240,6 +253,7 @@ def name_lengths(rel: str) -> tuple[float, float]:
     return tuple(float(x) if x is not None else math.nan for x in found)  # type: ignore[return-value]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _name_tokens(rel: str) -> tuple[str, ...]:
     """Words of a file name that carry no digits (``result-short-rate1`` → result, short)."""
     stem = PurePosixPath(rel).name.split(".")[0]
@@ -431,6 +445,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     rows: list[tuple[int, str | None, float, float, bool]] = []
     wanted = ["dataset", "sharegpt_output_len_setting", "output_len_setting",
               "input_len_setting", *(["rel"] if "rel" in summary.columns else [])]
+    means_in, means_out = mean_in.to_numpy(dtype=float), mean_out.to_numpy(dtype=float)
     for i, r in enumerate(summary[wanted].to_dict("records")):  # .loc per row: 1 ms each
         dataset = r["dataset"] if isinstance(r["dataset"], str) else None
         if dataset and dataset.startswith("sharegpt"):
@@ -445,8 +460,8 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
             if all(math.isfinite(x) for x in named):
                 fixed_in, fixed_out = named
         settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
-        rows.append((i, dataset, fixed_in if settings else float(mean_in.iloc[i]),
-                     fixed_out if settings else float(mean_out.iloc[i]), settings))
+        rows.append((i, dataset, fixed_in if settings else float(means_in[i]),
+                     fixed_out if settings else float(means_out[i]), settings))
     groups: list[list[tuple[int, str | None, float, float, bool]]] = []
     # a run whose requests all failed states no lengths: it joins its folder's workload
     # below instead of becoming a workload of its own

@@ -42,10 +42,18 @@ NOT_SCANNED = {"narrative", "__pycache__", "node_modules", ".git"}
 
 def _head(path: Path, shown: str) -> tuple[bytes, bytes]:
     """The first and (for a larger file) the last MiB: a console log's result table comes
-    after its progress bar, which can be megabytes of `\r`-separated updates."""
+    after its progress bar, which can be megabytes of `\r`-separated updates. A file that
+    starts as JSON: its first 64 KiB only."""
+    from reportgen.load.formats import SNIFF_HEAD
+
     try:
         with open_regular(path, shown) as f:
-            head = f.read(SNIFF)
+            # JSON is told from its first 64 KiB (a reader's sniff sees no more): the rest of
+            # the MiB and the tail are read only for text, where a console log's table hides
+            head = f.read(SNIFF_HEAD)
+            if len(head) < SNIFF_HEAD or _looks_json(head.removeprefix(UTF8_BOM)):
+                return head, b""
+            head += f.read(SNIFF - len(head))
             if len(head) < SNIFF:
                 return head, b""
             f.seek(0, os.SEEK_END)

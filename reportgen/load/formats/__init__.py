@@ -85,9 +85,11 @@ def _add(module: str) -> None:
     READERS.append(importlib.import_module(f"{__name__}.{module}"))
 
 
+# GuideLLM first: its sniff is two marker scans of the head, AIPerf's up to eight (a
+# 64 KiB benchmarks.json head scanned for every AIPerf marker cost more than reading it)
+_add("guidellm")
 _add("aiperf")
 _add("genai_perf")
-_add("guidellm")
 _add("inference_perf")
 _add("llmperf")
 _add("inferencex")

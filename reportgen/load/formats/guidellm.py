@@ -27,9 +27,10 @@ Percentiles are nearest-rank on the weighted distribution. See docs/CLIENTS.md.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
-from typing import Any, cast
+from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
@@ -142,15 +143,25 @@ def _successful(metrics: dict[str, Any], name: str) -> dict[str, Any] | None:
 
 
 def _stats(part: dict[str, Any], to_ms: float, metric: str, record: dict[str, Any]) -> None:
-    for stat, key in (("mean", "mean"), ("median", "median"), ("std_dev", "std")):
-        v = number(part.get(stat))
-        if math.isfinite(v):
-            record[f"{key}_{metric}_ms"] = v * to_ms
+    top, percentiles = _columns(metric)
     pct = part.get("percentiles")
-    for name, shown in (PERCENTILES.items() if isinstance(pct, dict) else ()):
-        v = number(cast("dict[str, Any]", pct).get(name))
-        if math.isfinite(v) and name != "p50":  # the median is written above
-            record[f"{shown}_{metric}_ms"] = v * to_ms
+    for source, pairs in ((part, top), (pct if isinstance(pct, dict) else {}, percentiles)):
+        for name, column in pairs:
+            v = source.get(name)
+            if type(v) is not float:  # a float is nearly every value: as it is, no call
+                v = number(v)
+            if v - v == 0:  # finite (NaN and ±inf give NaN)
+                record[column] = v * to_ms
+
+
+@functools.cache
+def _columns(metric: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """(statistic, column) pairs of ``metric``: mean/median/std, then the percentiles (the
+    median is written from ``median``, never from ``p50``)."""
+    top = tuple((stat, f"{key}_{metric}_ms")
+                for stat, key in (("mean", "mean"), ("median", "median"), ("std_dev", "std")))
+    return top, tuple((name, f"{shown}_{metric}_ms") for name, shown in PERCENTILES.items()
+                      if name != "p50")
 
 
 def _strategy(bench: dict[str, Any]) -> dict[str, Any]:

@@ -62,11 +62,17 @@ def _typed_dict(frozen: tuple[tuple[str, Any], ...]) -> Any:
     return _TYPED_DICT("Picked", {key: _type(sub) for key, sub in frozen}, total=False)
 
 
+_FROZEN: dict[int, tuple[Fields, Any]] = {}  # id(shape) → (shape, its frozen form)
+
+
 def decode_fields(raw: bytes, shape: Fields) -> dict[str, Any] | None:
     """The top-level object of ``raw`` with only the keys ``shape`` names (as far as the file
     has them), else None when ``raw`` is not one JSON object of that shape."""
+    frozen = _FROZEN.get(id(shape))
+    if frozen is None or frozen[0] is not shape:  # each shape frozen once (a reader's constant)
+        frozen = _FROZEN[id(shape)] = (shape, _freeze(shape))
     try:
-        picked = _decoder(_freeze(shape)).decode(raw)
+        picked = _decoder(frozen[1]).decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return picked if isinstance(picked, dict) else None

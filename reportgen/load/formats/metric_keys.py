@@ -45,6 +45,8 @@ def stat_name(stat: str) -> str | None:
 
 def number(value: object) -> float:
     """A finite number, else NaN (a missing statistic is NaN, never 0)."""
+    if type(value) is float:  # nearly every value: no ABC checks (readers ask millions)
+        return value if math.isfinite(value) else math.nan
     if isinstance(value, bool) or not isinstance(value, int | float):
         return math.nan
     return float(value) if math.isfinite(value) else math.nan
