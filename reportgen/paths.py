@@ -26,15 +26,39 @@ def display_paths(root: Path) -> Callable[[Path], str]:
     folders: dict[Path, Path | None] = {}
 
     def folder(path: Path) -> Path | None:
-        if path not in folders:
-            # a folder that is no link: its parent resolved (once for all its folders) and
-            # its name; one lstat, not one per part of the path
-            up = folder(path.parent) if path.name not in ("", ".", "..") \
-                and path.parent != path and _plain_folder(path) else None
-            folders[path] = up / path.name if up is not None else _resolved_folder(path)
+        # a folder that is no link is its parent resolved (once for all its folders) and its
+        # name: one lstat, not one per part of the path. Climbed without recursion (a chain
+        # of a thousand nested folders is a round too)
+        chain: list[Path] = []
+        top = path
+        while top not in folders and top.name not in ("", ".", "..") \
+                and top.parent != top and _plain_folder(top):
+            chain.append(top)
+            top = top.parent
+        if top not in folders:
+            folders[top] = _resolved_folder(top)
+        for below in reversed(chain):
+            up = folders[below.parent]
+            folders[below] = up / below.name if up is not None else _resolved_folder(below)
         return folders[path]
 
-    return lambda path: _shown(path, base, folder)
+    prefixes: dict[Path, str | None] = {}  # folder → how it is shown (None: outside base)
+
+    def shown(path: Path) -> str:
+        parent = path.parent
+        if parent not in prefixes:
+            where = folder(parent)
+            try:
+                prefixes[parent] = printable(where.relative_to(base).as_posix()) \
+                    if where is not None else None
+            except ValueError:
+                prefixes[parent] = None
+        prefix = prefixes[parent]
+        if prefix is None or path.name in ("", ".", ".."):
+            return _shown(path, base, folder)
+        return f"{prefix}/{printable(path.name)}" if prefix != "." else printable(path.name)
+
+    return shown
 
 
 def _plain_folder(path: Path) -> bool:

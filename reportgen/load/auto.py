@@ -265,10 +265,10 @@ def _first(*candidates: list[ScannedFile] | None) -> ScannedFile | None:
     return next((c[0] for c in candidates if c), None)
 
 
-def _attach(files: list[ScannedFile], summary: pd.DataFrame, kind: str
+def _attach(files: list[ScannedFile], own: dict[str, str], kind: str
             ) -> tuple[dict[str, list[ScannedFile]], list[ScannedFile]]:
-    """Side files of one kind by configuration; those that belong to none."""
-    own = homes(summary)
+    """Side files of one kind by configuration (``own``: their home folders, ``homes``);
+    those that belong to none."""
     by: dict[str, list[ScannedFile]] = {}
     loose: list[ScannedFile] = []
     for f in files:
@@ -561,11 +561,11 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         else:
             round_settings.extend(found)
 
-    logs_vllm, _ = _attach(files, placed, "vllm_log")
-    logs_llama, _ = _attach(files, placed, "llama_log")
-    prints, loose_prints = _attach(files, placed, "fingerprint")
-    csvs, loose_csvs = _attach(files, placed, "gpu_csv")
-    series, loose_series = _attach(files, placed, "series")
+    logs_vllm, _ = _attach(files, own, "vllm_log")
+    logs_llama, _ = _attach(files, own, "llama_log")
+    prints, loose_prints = _attach(files, own, "fingerprint")
+    csvs, loose_csvs = _attach(files, own, "gpu_csv")
+    series, loose_series = _attach(files, own, "series")
 
     given_engines = {e.id: e for e in (given.engines if given else ())}
     engines: dict[str, EngineData] = {}

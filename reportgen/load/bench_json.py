@@ -353,7 +353,10 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
     row["has_max_concurrency_key"] = "max_concurrency" in data
     row["request_rate"] = rec.request_rate()
     for key, column in NUMBERS.items():
-        if key in data or column not in row:
+        value = data.get(key)
+        if type(value) is float and 0 <= value < math.inf and key not in COUNTS:
+            row[column] = value  # what rec.number gives it, without its checks
+        elif key in data or column not in row:
             row[column] = rec.number(key, count=key in COUNTS)
     if data.get("duration") is None:
         raise rec.fail("duration", "expected a number of seconds, got null")

@@ -66,10 +66,16 @@ def _head(path: Path, shown: str) -> tuple[bytes, bytes]:
 
 def _looks_json(head: bytes) -> bool:
     """`{…` or `[{…` / `[]`; a log line such as `[2026-01-01 …]` is not JSON."""
-    text = head.lstrip()
-    if text[:1] == b"{":
+    i = _SPACE.match(head).end()  # type: ignore[union-attr]  # matches the empty string
+    if head[i:i + 1] == b"{":
         return True
-    return text[:1] == b"[" and text[1:].lstrip()[:1] in (b"{", b"]", b'"', b"")
+    if head[i:i + 1] != b"[":
+        return False
+    j = _SPACE.match(head, i + 1).end()  # type: ignore[union-attr]
+    return head[j:j + 1] in (b"{", b"]", b'"', b"")
+
+
+_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]*")  # what bytes.lstrip() strips, found without a copy
 
 
 def _is_prometheus(head: bytes) -> bool:

@@ -20,11 +20,14 @@ def walk(root: Path, unreadable: Unreadable) -> Iterator[tuple[Path, list[str], 
         folder = stack.pop()
         dirs: list[str] = []
         files: list[str] = []
+        links: set[str] = set()
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     try:
                         is_dir = entry.is_dir()
+                        if is_dir and entry.is_symlink():  # from the listing: no system call
+                            links.add(entry.name)
                     except OSError:
                         is_dir = False
                     (dirs if is_dir else files).append(entry.name)
@@ -33,4 +36,4 @@ def walk(root: Path, unreadable: Unreadable) -> Iterator[tuple[Path, list[str], 
             continue
         yield folder, dirs, files
         # in reverse, so the stack visits them in the order the caller left them
-        stack += [folder / d for d in reversed(dirs) if not (folder / d).is_symlink()]
+        stack += [folder / d for d in reversed(dirs) if d not in links]
