@@ -317,13 +317,45 @@ def test_aiperf_old_config_layout() -> None:
 GENAI_REAL = CLIENTS.parent / "genai-perf-real" / "profile_export_genai_perf.json"
 
 
-def test_genai_perf_published_file_without_counts_is_listed_with_why() -> None:
+def test_genai_perf_published_file_without_counts_is_a_run_of_unknown_size() -> None:
     """A real 24.12-era summary (tests/data/genai-perf-real/SOURCE.md) has no request_count:
-    it cannot be a run, and says so instead of failing the folder."""
+    it is a run whose throughputs and latencies are read, its requests and time unknown (never
+    0), and says so."""
     raw = GENAI_REAL.read_bytes()
+    data = json.loads(raw)
     assert genai_perf.sniff("artifacts/x/profile_export_genai_perf.json", raw[:HEAD])
     [run] = genai_perf.read(raw, "profile_export_genai_perf.json")
-    assert "request_count" in run.not_a_run and not run.record
+    assert not run.not_a_run
+    rec = run.record
+    assert "completed" not in rec and "duration" not in rec and "total_output_tokens" not in rec
+    assert "request_count" in run.units["completed"]
+    assert rec["output_throughput"] == data["output_token_throughput"]["avg"]
+    assert rec["request_throughput"] == data["request_throughput"]["avg"]
+    assert rec["median_ttft_ms"] == data["time_to_first_token"]["p50"]
+    assert rec["max_concurrency"] == data["input_config"]["concurrency"]
+
+
+def test_genai_perf_without_counts_builds_a_page_without_zero_counts(tmp_path: Path) -> None:
+    """The whole load: the run is placed at its concurrency with its throughput; its request
+    count is unknown (NaN), so the page states no failed-request total."""
+    from reportgen.load.round import load_round
+
+    data = json.loads(GENAI_REAL.read_bytes())
+    runs = load_round(GENAI_REAL.parent).runs
+    [row] = runs.to_dict("records")
+    assert row["concurrency"] == data["input_config"]["concurrency"]
+    assert row["output_tok_s"] == pytest.approx(data["output_token_throughput"]["avg"])
+    assert math.isnan(row["completed"]) and math.isnan(row["duration_s"])
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(main, ["build", str(GENAI_REAL.parent), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    # no "0 / 0" failed requests, no "— / —" lengths: neither is stated
+    assert "Failed requests" not in page and "In / Out" not in page
 
 
 def test_genai_perf_with_counts_uses_the_blocks() -> None:

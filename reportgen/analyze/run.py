@@ -344,6 +344,13 @@ def _bytes_per_param(dtype: str | None) -> int | None:
     return int(found) if found is not None else None
 
 
+def _total(counts: pd.Series) -> int | None:
+    """The sum of a count over the tiers; None when a tier's count is unknown (a client that
+    states no request count): a partial sum would pass for the round's."""
+    values = pd.to_numeric(counts, errors="coerce")
+    return int(values.sum()) if len(values) and values.notna().all() else None
+
+
 def _same(per_engine: pd.Series) -> int | None:
     """The common value when every engine ran the same number (the seed's "1 / 1332")."""
     distinct = set(per_engine.dropna())
@@ -744,10 +751,11 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         kv_tokens_per_slot=tokens, model=manifest.model_name,
         client=named.client, client_names=named.names, clients_differ=named.differ,
         concurrency=concurrency,
-        requests_total=int(tiers["requests"].sum()),
-        requests_per_engine=_same(tiers.groupby("engine")["requests"].sum()),
-        completed_total=int(tiers["completed"].sum()),
-        failed_total=int(tiers["failed"].sum()),
+        requests_total=_total(tiers["requests"]),
+        requests_per_engine=_same(tiers.groupby("engine")["requests"].sum(min_count=1))
+        if _total(tiers["requests"]) is not None else None,
+        completed_total=_total(tiers["completed"]),
+        failed_total=_total(tiers["failed"]),
         driver=_joined([f.driver for f in facts]), cuda=_joined([f.cuda for f in facts]),
         engines=facts, primary_pair=pair, axis=axis,
         excluded={k: tuple(v) for k, v in manifest.exclude_from_conclusions.items()},

@@ -66,10 +66,12 @@ def setup(b: Builder) -> list[PageBlock]:
         if settings:
             items.append((b.t("setup.engine_settings", engine=b.d.label(engine)),
                           Bi(*(" · ".join(s.get(lang) for s in settings) for lang in LANGS))))
-    if r.input_tokens is not None:
+    known_in, known_out = math.isfinite(num(r.input_tokens)), math.isfinite(num(r.output_tokens))
+    if known_in or known_out:  # a length no file states is left out, never a dash
+        key = "setup.workload_value" if known_in and known_out else \
+            "setup.workload_input_only" if known_in else "setup.workload_output_only"
         items.append((b.t("setup.workload"), b.t(
-            "setup.workload_value", input=fmt_g(r.input_tokens),
-            output=fmt_g(r.output_tokens))))
+            key, input=fmt_g(r.input_tokens), output=fmt_g(r.output_tokens))))
     concs = r.concurrency or b.d.concurrencies()
     if concs:
         items.append((b.t("setup.tiers"), same(" · ".join(fmt_g(c) for c in concs))))
@@ -81,7 +83,7 @@ def setup(b: Builder) -> list[PageBlock]:
                 for e in b.d.order if e in names) for lang in LANGS))))
     elif r.client:
         items.append((b.t("setup.client"), same(r.client)))
-    if r.requests_total is not None:
+    if r.requests_total is not None and r.failed_total is not None:
         per, n = r.requests_per_engine, len(b.d.order)
         if per is not None and n > 1:
             value = b.t("setup.failed_value_engines", failed=fmt_g(r.failed_total),
@@ -117,8 +119,9 @@ def glossary(b: Builder) -> list[PageBlock]:
     out.append(Heading(b.t("glossary.pipeline_title")))
     out_tokens = num(r.output_tokens)
     gaps = fmt_g(out_tokens - 1) if math.isfinite(out_tokens) else "n − 1"
-    out.append(Block(b.ui.block("glossary.pipeline", input=fmt_g(r.input_tokens),
-                                   gaps=gaps), "diagram"))
+    in_tokens = num(r.input_tokens)
+    shown_in = fmt_g(in_tokens) if math.isfinite(in_tokens) else "m"  # a symbol, as n − 1
+    out.append(Block(b.ui.block("glossary.pipeline", input=shown_in, gaps=gaps), "diagram"))
     metrics = (
         ("ttft", "ttft_p50_ms", ".0f", "ms"), ("itl", "itl_p50_ms", ".2f", "ms"),
         ("itl_p99", "itl_p99_ms", ".1f", "ms"), ("tpot", "tpot_p50_ms", ".2f", "ms"),

@@ -76,12 +76,9 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         blocks = blocks_from_json(data, WANTED)
     else:
         data, blocks = {}, blocks_from_csv(raw, shown, WANTED)
-    if "request_count" not in blocks:
-        return [ClientRun({}, client=CLIENT, not_a_run=(
-            "GenAI-Perf summary without request_count (older GenAI-Perf wrote none): "
-            "its statistics cannot be placed as a run with no count of requests or time; "
-            "a newer GenAI-Perf's profile_export_genai_perf.json has them"))]
-    record, units = summary_record(blocks, LATENCIES, "GenAI-Perf", shown)
+    # GenAI-Perf wrote no request_count before 0.0.1x: such a run's throughputs and
+    # latencies are read; its count of requests, duration and token totals are unknown
+    record, units = summary_record(blocks, LATENCIES, "GenAI-Perf", shown, uncounted=True)
     config = member(data, "input_config")
     settings: dict[str, tuple[str, str]] = {}
     _axis(config, shown, record, settings)

@@ -152,20 +152,27 @@ def _avg(blocks: dict[str, Block], tag: str) -> float:
 
 
 def summary_record(blocks: dict[str, Block], latencies: dict[str, str], client: str,
-                   shown: str) -> tuple[dict[str, Any], dict[str, str]]:
+                   shown: str, uncounted: bool = False) -> tuple[dict[str, Any], dict[str, str]]:
     """The common record's counts, time, throughput, tokens and latency statistics from the
-    blocks both clients write (``latencies``: the client's tag → the common metric)."""
+    blocks both clients write (``latencies``: the client's tag → the common metric).
+    ``uncounted``: a summary without ``request_count`` is a run whose requests are unknown
+    (older GenAI-Perf wrote none), not an error."""
     if "request_latency" not in blocks and "time_to_first_token" not in blocks:
         raise InputError(shown, f"{client} summary, schema not supported: no request_latency "
                                 "or time_to_first_token metric")
     completed = _avg(blocks, "request_count")
-    if not completed >= 0:
-        raise InputError(shown, f"{client} summary without request_count")
-    failed = _avg(blocks, "error_request_count")
-    failed = 0.0 if math.isnan(failed) else failed
-    record: dict[str, Any] = {"completed": int(completed), "failed": int(failed),
-                              "num_prompts": int(completed + failed)}
     units: dict[str, str] = {"latency": f"each metric's stated unit ({client} display units)"}
+    record: dict[str, Any] = {}
+    if completed >= 0:
+        failed = _avg(blocks, "error_request_count")
+        failed = 0.0 if math.isnan(failed) else failed
+        record.update(completed=int(completed), failed=int(failed),
+                      num_prompts=int(completed + failed))
+    elif not uncounted:
+        raise InputError(shown, f"{client} summary without request_count")
+    else:  # throughputs and latencies stated, the count of requests not: unknown, never 0
+        units["completed"] = (f"not stated: this {client} summary has no request_count (the "
+                              "requests, their time and token totals are unknown)")
     dur = blocks.get("benchmark_duration")
     if dur is not None and math.isfinite(dur.avg):
         record["duration"] = dur.avg * to_ms(dur, "benchmark_duration", shown) / 1000.0
