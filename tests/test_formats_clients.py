@@ -536,3 +536,44 @@ def test_genai_perf_raw_export_is_listed_not_read() -> None:
         assert claim(path, CLIENTS / GENAI) is genai_perf
         [run] = genai_perf.read(path.read_bytes(), path.name)
         assert "profile_export_genai_perf.json" in run.not_a_run and not run.record
+
+
+def _pooled_gaps_ms(jsonl: Path) -> list[float]:
+    """Every chunk gap of every record of an AIPerf profile_export.jsonl, in ms."""
+    gaps: list[float] = []
+    for line in jsonl.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            value = json.loads(line)["metrics"].get("inter_chunk_latency")
+            gaps += value["value"] if isinstance(value, dict) else value or []
+    return gaps
+
+
+@pytest.mark.parametrize(("version", "estimated"), [
+    ("0.3.0", False), ("0.8.0", True), ("0.13.0", False)])
+def test_aiperf_itl_percentiles_estimated_by_a_t_digest(version: str, estimated: bool) -> None:
+    """AIPerf 0.8 - 0.11 keep inter_chunk_latency in a t-digest: the summary's p99 is not the
+    exact percentile of the gaps in profile_export.jsonl (its mean is). The reader says so, and
+    the self-check compares only what is exact; other versions are compared whole."""
+    import numpy as np
+
+    from reportgen.analyze.checks import arrays_vs_summary
+    from reportgen.analyze.request_stats import recompute_stats
+    from reportgen.load.round import load_round
+
+    folder = sorted((CLIENTS / f"aiperf-{version}").rglob("profile_export.jsonl"))[0].parent
+    summary = json.loads((folder / "profile_export_aiperf.json").read_text(encoding="utf-8"))
+    gaps = _pooled_gaps_ms(folder / "profile_export.jsonl")
+    icl = summary["inter_chunk_latency"]
+    assert icl["avg"] == pytest.approx(float(np.mean(gaps)), rel=1e-9)
+    exact_p99 = float(np.percentile(gaps, 99))
+    assert (abs(icl["p99"] - exact_p99) > 1e-6 * exact_p99) is estimated
+    [run] = aiperf.read((folder / "profile_export_aiperf.json").read_bytes(), "x.json")
+    assert ("itl_percentiles" in run.units) is estimated
+
+    loaded = load_round(folder)
+    checks = arrays_vs_summary(loaded.summary, recompute_stats(loaded.requests, loaded.itls))
+    assert checks and all(c.status == "pass" for c in checks), [c.status for c in checks]
+    # a mean that disagrees still fails, estimated percentiles or not
+    wrong = loaded.summary.assign(itl_mean_ms=loaded.summary["itl_mean_ms"] * 1.1)
+    assert any(c.status == "fail" for c in arrays_vs_summary(
+        wrong, recompute_stats(loaded.requests, loaded.itls)))

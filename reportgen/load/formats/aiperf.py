@@ -189,12 +189,30 @@ def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv:
         with contextlib.suppress(ValueError):
             record["date"] = dt.datetime.fromisoformat(start).strftime("%Y%m%d-%H%M%S")
     version = data.get("aiperf_version")
+    definitions = dict(DEFINITIONS)
     if isinstance(version, str):
         settings["client_version"] = (version, f"{shown}: aiperf_version")
+        if _tdigest(version) and "inter_chunk_latency" in blocks:
+            units["itl_percentiles"] = (
+                f"estimates: AIPerf {version} keeps inter_chunk_latency in a t-digest sketch "
+                "(metrics/list_metric_aggregation.py); its mean, count and sum are exact")
+            definitions["itl"] += "; its percentiles are t-digest estimates (AIPerf 0.8 - 0.11)"
     if csv:
         units["source"] = "profile_export_aiperf.csv (no settings: axis from the folder name)"
     return ClientRun(record, client=CLIENT, units=units, settings=settings, key=KEY,
-                     definitions=dict(DEFINITIONS))
+                     definitions=definitions)
+
+
+# AIPerf 0.8 - 0.11 aggregate a list-valued metric (inter_chunk_latency: each request's chunk
+# gaps) in a t-digest sketch (TDigestListMetricAggregator): its percentiles are estimates
+# that differ from the exact ones by a few per cent on a short run; 0.12 made exact storage
+# the default again, and 0.7 and older kept every value
+TDIGEST_FROM, TDIGEST_UNTIL = (0, 8), (0, 12)
+
+
+def _tdigest(version: str) -> bool:
+    m = re.match(r"(\d+)\.(\d+)", version.strip())
+    return m is not None and TDIGEST_FROM <= (int(m[1]), int(m[2])) < TDIGEST_UNTIL
 
 
 def _lengths(config: dict[str, Any], record: dict[str, Any],
