@@ -577,3 +577,21 @@ def test_aiperf_itl_percentiles_estimated_by_a_t_digest(version: str, estimated:
     wrong = loaded.summary.assign(itl_mean_ms=loaded.summary["itl_mean_ms"] * 1.1)
     assert any(c.status == "fail" for c in arrays_vs_summary(
         wrong, recompute_stats(loaded.requests, loaded.itls)))
+
+
+@pytest.mark.parametrize("version", ["0.4.0", "0.8.1"])
+def test_guidellm_percentiles_are_not_compared_with_linear_ones(version: str) -> None:
+    """GuideLLM's percentiles are the first value whose cumulative probability reaches p (and
+    its TPOT distribution is weighted by output tokens - 1): a summary median that is not numpy's
+    linear median of the requests is no failure; a mean that disagrees still is."""
+    from reportgen.analyze.checks import arrays_vs_summary
+    from reportgen.analyze.request_stats import recompute_stats
+    from reportgen.load.round import load_round
+
+    folder = CLIENTS / f"guidellm-{version}" / "concurrent"
+    loaded = load_round(folder)
+    recomputed = recompute_stats(loaded.requests, loaded.itls)
+    checks = arrays_vs_summary(loaded.summary, recomputed)
+    assert checks and all(c.status == "pass" for c in checks), [c.status for c in checks]
+    wrong = loaded.summary.assign(ttft_mean_ms=loaded.summary["ttft_mean_ms"] * 1.1)
+    assert any(c.status == "fail" for c in arrays_vs_summary(wrong, recomputed))

@@ -285,7 +285,7 @@ def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[C
         "tpot.mean_skew", "pass", "pass", {"tested": tested}, engine))
 
 
-PERCENTILE_COLUMN = re.compile(r"^(?P<metric>.+)_(?:median|p\d+(?:_\d+)?)_ms$")
+STAT_COLUMN = re.compile(r"^(?P<metric>.+)_(?P<stat>mean|std|median|p\d+(?:_\d+)?)_ms$")
 
 
 def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
@@ -297,16 +297,22 @@ def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[C
     for _, r in merged.iterrows():
         worst, worst_col = 0.0, ""
         compared = 0
-        # metrics whose percentiles the client states are estimates (a sketch, not the
-        # values): only their exact statistics are compared
-        units = r.get("units")
-        estimated = {k.removesuffix("_percentiles") for k in units
-                     if k.endswith("_percentiles")} if isinstance(units, dict) else set()
+        # what the client states it computed otherwise than the recomputation (numpy's linear
+        # percentiles of the unweighted per-request values) is not compared: a metric's
+        # percentiles (``<metric>_percentiles``: a sketch's estimates), every percentile
+        # (``percentiles``: another method), a metric's every statistic (``<metric>_statistics``:
+        # a weighted distribution)
+        stated = r.get("units")
+        units: dict[str, str] = stated if isinstance(stated, dict) else {}
+        other_pct = {k.removesuffix("_percentiles") for k in units if k.endswith("_percentiles")}
+        other_all = {k.removesuffix("_statistics") for k in units if k.endswith("_statistics")}
         for column in recomputed.columns:
             if column in ("source", "record") or column not in summary.columns:
                 continue
-            m = PERCENTILE_COLUMN.match(column)
-            if m and m["metric"] in estimated:
+            m = STAT_COLUMN.match(column)
+            percentile = m is not None and m["stat"] not in ("mean", "std")
+            if m and (m["metric"] in other_all or (percentile and (
+                    "percentiles" in units or m["metric"] in other_pct))):
                 continue
             file_value, array_value = r[column], r[f"{column}__arrays"]
             if not (np.isfinite(file_value) and np.isfinite(array_value)):

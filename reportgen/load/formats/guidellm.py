@@ -256,6 +256,10 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     record: dict[str, Any] = {"completed": ok, "failed": errored + incomplete,
                               "num_prompts": ok + errored + incomplete}
     units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
+             # not numpy's linear percentiles of unweighted values: never compared with them
+             "percentiles": "GuideLLM Percentiles.from_pdf: the first value whose cumulative "
+                            "probability reaches p (inverted CDF)",
+             "tpot_statistics": "GuideLLM inter_token_latency: weighted by output tokens - 1",
              "duration": "end_time - start_time of the benchmark (s)",
              "output_throughput": "output_token_count.successful.total_sum / duration"}
     if _profile(bench) == "sweep":  # one sweep, one view: every benchmark on the rate axis
