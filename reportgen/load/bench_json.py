@@ -380,6 +380,7 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
         elif isinstance(value, int | float) and not isinstance(value, bool) \
                 and math.isfinite(value) and value >= 0:
             row[column] = float(value)
+    metadata: dict[str, str] = {}  # `--metadata KEY=VALUE` pairs: the other string values
     for key, value in data.items():
         parsed = _metric_column(key) if isinstance(key, str) else None
         if parsed:
@@ -390,7 +391,9 @@ def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
             # checked, so a string such as "NaN" is an error, never silently dropped
             row[column] = value if type(value) is float and 0 <= value < math.inf \
                 else rec.number(key)
-    row["metadata"] = {k: v for k, v in data.items() if k not in KNOWN and isinstance(v, str)}
+        elif isinstance(value, str) and key not in KNOWN:
+            metadata[key] = value
+    row["metadata"] = metadata
     row["server"] = _server_info(data.get("server_info"))
     client = rec.string("client")  # a number or a list here is an error, not "vllm"
     row["client"] = client if client else (

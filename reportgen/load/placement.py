@@ -345,7 +345,7 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     rels = list(summary["rel"])
     label = [x if isinstance(x, str) and x else None for x in summary["label"]]
     folder = [_run_dir(r) for r in rels]
-    many_file = [PurePosixPath(r).name.split(".")[0] if m else None
+    many_file = [r.rsplit("/", 1)[-1].split(".")[0] if m else None  # rel: a POSIX path
                  for r, m in zip(rels, summary["many"], strict=True)]
     model = _fill_unstated([x if isinstance(x, str) and x else None
                             for x in summary["model_id"]], folder)
