@@ -37,6 +37,7 @@ from reportgen.analyze.compare import Baseline
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.bidi import isolate
+from reportgen.figure_margins import fitted_margins
 from reportgen.figure_set import BuiltFigure, FigureSet
 from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
@@ -60,8 +61,10 @@ def template() -> dict[str, Any]:
         title=dict(x=0, xanchor="left", xref="container", y=1, yref="container", yanchor="top",
                    pad=dict(t=14, l=14), font=dict(size=15, color=INK)),
         xaxis=axis, yaxis=axis,
-        legend=dict(orientation="h", x=0, xanchor="left", y=-0.2, yanchor="top",
-                    bgcolor="rgba(255,255,255,0)", font=dict(size=12)),
+        # at the figure's foot, not below the plot by a share of its height: the margin it
+        # needs is then known before drawing (figure_margins)
+        legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom",
+                    yref="container", bgcolor="rgba(255,255,255,0)", font=dict(size=12)),
         margin=dict(l=64, r=28, t=52, b=56),
         hoverlabel=dict(font=dict(family=FONT, size=12), align="left"),
         hovermode="closest",
@@ -1144,8 +1147,16 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
         if fig is not None:
             if baseline is not None:
                 add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
+            _fit_margins(fig)
             out.append(FigureSpec(fig_id, kind, fig))
     return out
+
+
+def _fit_margins(fig: Fig) -> None:
+    """Margins wide enough for the figure's labels, so plotly.js draws it once
+    (figure_margins)."""
+    base = dict(template()["layout"]["margin"]) | dict(fig.layout.get("margin", {}))
+    fig.layout["margin"] = _node(fitted_margins(fig.to_dict(), base, _values))
 
 
 def figures_payload(analysis: Analysis, ui: UI, default_lang: str,
