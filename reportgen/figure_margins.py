@@ -9,8 +9,9 @@ margin is usually already wide enough and the first draw is the only one. automa
 a label wider than estimated (another font, a narrow screen that wraps the legend) still
 grows its margin and is never clipped; that figure is drawn twice, as before.
 
-The legend sits at the foot of the figure (the template places it at the container's bottom),
-under the bottom axis' labels and title, so the bottom margin is their height plus its rows.
+The template's legend is horizontal, below the plot by a share of the plot's height (paper
+y < 0, anchored at its top): the bottom margin that holds it follows from plotly.js's own
+equation for a push at a paper position, with the figure's height and top margin.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ TICK_FONT_PX = 12     # template: font size 12
 Y_TITLED, Y_UNTITLED = 39.0, 19.0
 X_TITLED, X_UNTITLED = 54.0, 34.0
 LINE_PX = 15.0        # one more line of 12 px tick labels or of a title
-LEGEND_ROW_PX, LEGEND_PAD_PX = 19.0, 11.0
+LEGEND_ROW_PX, LEGEND_PAD_PX = 19.0, 11.0   # one row: 30 px high
+PUSH_PAD_PX = 12.0    # automargin's pad around every push
+DEFAULT_HEIGHT_PX = 450.0   # plotly.js's layout.height
 LEGEND_ITEM_PX = 40.0  # a legend entry's symbol and gaps, besides its text
 FIGURE_WIDTH_PX = 1000.0  # a figure's width on a desktop page (legend rows are counted for it)
 _TAG = re.compile(r"<[^>]*>")
@@ -173,10 +176,26 @@ def _legend_rows(layout: Mapping[str, Any], data: list[Mapping[str, Any]],
     return rows
 
 
+def _legend_bottom(legend: Mapping[str, Any], rows: int, height: float, top: float
+                   ) -> float | None:
+    """The bottom margin that holds a legend of ``rows`` rows placed below the plot at paper
+    y = −Y, anchored at its top: plotly.js pairs its push (size S at −Y) with the top margin
+    T (at 1), so b = (S − Y·T + Y·H) / (1 + Y) for a figure H px high. None: placed otherwise
+    (automargin alone sizes it)."""
+    y = float(legend.get("y", 1.0))
+    if (legend.get("orientation") != "h" or legend.get("yanchor") != "top" or y >= 0
+            or legend.get("yref", "paper") != "paper"):
+        return None
+    size = LEGEND_PAD_PX + LEGEND_ROW_PX * rows + PUSH_PAD_PX
+    return (size + y * top - y * height) / (1 - y)
+
+
 def fitted_margins(fig: Mapping[str, Any], base: Mapping[str, float],
-                   values: Callable[[Any], np.ndarray]) -> dict[str, int]:
+                   values: Callable[[Any], np.ndarray],
+                   legend: Mapping[str, Any] | None = None) -> dict[str, int]:
     """``base`` (the template's margins under the figure's own) with the left and bottom
-    grown to what the labels need; ``values`` decodes a trace's x or y to floats."""
+    grown to what the labels need; ``values`` decodes a trace's x or y to floats; ``legend``
+    is the legend's placement (the template's under the figure's own)."""
     layout: Mapping[str, Any] = fig.get("layout", {})
     data: list[Mapping[str, Any]] = list(fig.get("data", []))
     margin = {k: float(v) for k, v in base.items()}
@@ -205,8 +224,10 @@ def fitted_margins(fig: Mapping[str, Any], base: Mapping[str, float],
             need += LINE_PX * (max(len(_lines(str(t))) for t in labels) - 1)
         bottom = max(bottom, need)
     rows = _legend_rows(layout, data, FIGURE_WIDTH_PX - left - margin.get("r", 0.0))
-    if rows:
-        bottom += LEGEND_PAD_PX + LEGEND_ROW_PX * rows
+    if rows and legend is not None:
+        height = float(layout.get("height", DEFAULT_HEIGHT_PX))
+        held = _legend_bottom(legend, rows, height, margin.get("t", 0.0))
+        bottom = max(bottom, held or 0.0)
     margin["l"] = left
     margin["b"] = max(margin.get("b", 0.0), bottom)
     return {k: math.ceil(v) for k, v in margin.items()}

@@ -61,10 +61,8 @@ def template() -> dict[str, Any]:
         title=dict(x=0, xanchor="left", xref="container", y=1, yref="container", yanchor="top",
                    pad=dict(t=14, l=14), font=dict(size=15, color=INK)),
         xaxis=axis, yaxis=axis,
-        # at the figure's foot, not below the plot by a share of its height: the margin it
-        # needs is then known before drawing (figure_margins)
-        legend=dict(orientation="h", x=0, xanchor="left", y=0, yanchor="bottom",
-                    yref="container", bgcolor="rgba(255,255,255,0)", font=dict(size=12)),
+        legend=dict(orientation="h", x=0, xanchor="left", y=-0.2, yanchor="top",
+                    bgcolor="rgba(255,255,255,0)", font=dict(size=12)),
         margin=dict(l=64, r=28, t=52, b=56),
         hoverlabel=dict(font=dict(family=FONT, size=12), align="left"),
         hovermode="closest",
@@ -1155,8 +1153,10 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
 def _fit_margins(fig: Fig) -> None:
     """Margins wide enough for the figure's labels, so plotly.js draws it once
     (figure_margins)."""
-    base = dict(template()["layout"]["margin"]) | dict(fig.layout.get("margin", {}))
-    fig.layout["margin"] = _node(fitted_margins(fig.to_dict(), base, _values))
+    layout = template()["layout"]
+    base = dict(layout["margin"]) | dict(fig.layout.get("margin", {}))
+    legend = dict(layout["legend"]) | dict(fig.layout.get("legend", {}))
+    fig.layout["margin"] = _node(fitted_margins(fig.to_dict(), base, _values, legend))
 
 
 def figures_payload(analysis: Analysis, ui: UI, default_lang: str,

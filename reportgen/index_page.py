@@ -187,7 +187,7 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
                                       tickformat=".0%" if key == "efficiency" else None)
     fig.update_layout(title=dict(text=ui.raw("fig.trend.title", lang)),
                       height=max(260 * n, 320), showlegend=True, hovermode="closest",
-                      legend=dict(y=-0.03, yanchor="top", yref="paper"), **layout)
+                      legend=dict(y=-0.03, yanchor="top"), **layout)
     return fig.to_dict()
 
 

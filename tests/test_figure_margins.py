@@ -7,8 +7,6 @@ import numpy as np
 import pytest
 
 from reportgen.figure_margins import (
-    LEGEND_PAD_PX,
-    LEGEND_ROW_PX,
     X_TITLED,
     X_UNTITLED,
     Y_TITLED,
@@ -66,19 +64,27 @@ def test_category_labels_and_right_hand_subplots() -> None:
         text_px("llama.cpp Q4_K_M") + Y_TITLED))
 
 
+LEGEND = {"orientation": "h", "y": -0.2, "yanchor": "top"}
+
+
 def test_bottom_margin_holds_the_axis_and_the_legend_rows() -> None:
     one = [{"type": "scatter", "x": [1.0], "y": [1.0], "name": "a"},
            {"type": "scatter", "x": [1.0], "y": [2.0], "name": "b"}]
-    titled = fig(one, xaxis={"title": {"text": "C"}})
-    assert fitted_margins(titled, BASE, _values)["b"] == \
-        int(np.ceil(X_TITLED + LEGEND_PAD_PX + LEGEND_ROW_PX))   # 54 + 11 + 19 = 84
+    # one legend row, 11 + 19 + 12 = 42 px pushed at paper y −0.2, top margin 52, 460 px high:
+    # b = (42 − 0.2·52 + 0.2·460) / 1.2 = 102.27 → 103 (as plotly.js solves it)
+    titled = fig(one, xaxis={"title": {"text": "C"}}, height=460)
+    assert fitted_margins(titled, BASE, _values, LEGEND)["b"] == 103
+    assert fitted_margins(titled, BASE, _values)["b"] == 56      # no legend placement given
     alone = fig(one[:1], xaxis={"title": {"text": "C"}})          # one trace: no legend
-    assert fitted_margins(alone, BASE, _values)["b"] == 56        # 54 < the base 56
-    dated = fig(one[:1], xaxis={"type": "date"})
-    assert fitted_margins(dated, BASE, _values)["b"] == 56       # 34 + 15 = 49 < 56
+    assert fitted_margins(alone, BASE, _values, LEGEND)["b"] == 56   # 54 < the base 56
+    dated = fig(one[:1], xaxis={"type": "date", "title": {"text": "t"}})
+    assert fitted_margins(dated, BASE, _values, LEGEND)["b"] == X_TITLED + 15 == 69
     wide = [{"type": "scatter", "x": [1.0], "y": [1.0], "name": "x" * 30} for _ in range(4)]
-    rows = fitted_margins(fig(wide), BASE, _values)["b"]   # 263 px each: 3 in 1000 − 64 − 28
-    assert rows == int(np.ceil(X_UNTITLED + LEGEND_PAD_PX + 2 * LEGEND_ROW_PX))
+    # 263 px each: 3 in a row of 1000 − 64 − 28, so 2 rows: (61 − 10.4 + 90) / 1.2 = 117.2
+    assert fitted_margins(fig(wide), BASE, _values, LEGEND)["b"] == 118
+    above = LEGEND | {"y": 1.02, "yanchor": "bottom"}             # not below the plot: no term
+    assert fitted_margins(fig(wide), BASE, _values, above)["b"] == 56
+    assert X_UNTITLED < 56
 
 
 def test_margins_never_shrink_and_keep_the_other_sides() -> None:
