@@ -136,6 +136,9 @@
       if (l !== DATA.defaultLang) patchFigure(fig, f.i18n[l]);
       var wait = el.querySelector('.plot-wait');
       if (wait) el.removeChild(wait);
+      // another script may complete the figure first (slo.js: the distributions' curves)
+      document.dispatchEvent(new CustomEvent('report:figure-draw',
+                                             { detail: { id: id, fig: fig } }));
       mark('fig:' + id + ':start');
       return Plotly.newPlot(el, fig.data, fig.layout, config(f.id)).then(function () {
         measure('fig:' + id, 'fig:' + id + ':start');
