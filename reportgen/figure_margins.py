@@ -26,8 +26,8 @@ import numpy as np
 
 # DejaVu Sans advance widths in em (what headless Chromium on Linux draws system-ui with).
 _NARROW = frozenset(".,:;!|'ijlIft ()[]")
-_WIDTHS = {"%": 0.95, "−": 0.84, "-": 0.36, "/": 0.34, "m": 0.97, "w": 0.82, "W": 0.99,
-           "M": 0.86}
+_WIDTHS = {"%": 0.95, "-": 0.36, "/": 0.34, "m": 0.97, "w": 0.82, "W": 0.99, "M": 0.86,
+           **dict.fromkeys("−+=×÷<>~±", 0.84)}
 TICK_FONT_PX = 12     # template: font size 12
 # measured in Chromium with the template (ticklen 4, title 13 px, standoff 10, automargin's
 # 12 px pad): a y axis' push is its widest tick label plus Y_TITLED (Y_UNTITLED without a
@@ -39,6 +39,7 @@ LEGEND_ROW_PX, LEGEND_PAD_PX = 19.0, 11.0   # one row: 30 px high
 PUSH_PAD_PX = 12.0    # automargin's pad around every push
 DEFAULT_HEIGHT_PX = 450.0   # plotly.js's layout.height
 LEGEND_ITEM_PX = 40.0  # a legend entry's symbol and gaps, besides its text
+LEGEND_GAP_PX, LEGEND_GROUP_GAP_PX = 5.0, 10.0   # between entries; between rows of groups
 FIGURE_WIDTH_PX = 1000.0  # a figure's width on a desktop page (legend rows are counted for it)
 _TAG = re.compile(r"<[^>]*>")
 
@@ -157,28 +158,45 @@ def _title(axis: Mapping[str, Any]) -> str:
     return str(title.get("text", "")) if isinstance(title, Mapping) else ""
 
 
-def _legend_rows(layout: Mapping[str, Any], data: list[Mapping[str, Any]],
-                 plot_width: float) -> int:
-    """How many rows the horizontal legend takes (0: no legend), as plotly.js wraps it."""
+def legend_height(layout: Mapping[str, Any], data: list[Mapping[str, Any]],
+                  plot_width: float) -> float:
+    """The height of the horizontal legend (0: no legend), laid out as plotly.js does: all
+    entries in one row when they fit; else, ungrouped, in columns as wide as the widest entry;
+    grouped (any legendgroup), each group a column of its entries, groups flowing in rows
+    LEGEND_GROUP_GAP_PX apart."""
     entries = [t for t in data if t.get("showlegend") is not False and t.get("visible", True)]
     grouped = any(t.get("legendgroup") for t in data)
     shown = layout.get("showlegend")
     if shown is None:
         shown = bool(entries) and len(entries) > (0 if grouped else 1)
     if not shown or not entries:
-        return 0
-    rows, used = 1, 0.0
-    for t in entries:
-        w = LEGEND_ITEM_PX + max(text_px(line) for line in _lines(str(t.get("name", ""))))
-        if used and used + w > plot_width:
-            rows, used = rows + 1, 0.0
-        used += w
-    return rows
+        return 0.0
+    widths = [LEGEND_ITEM_PX + max(text_px(line) for line in _lines(str(t.get("name", ""))))
+              for t in entries]
+    if grouped:
+        groups: dict[str, list[float]] = {}
+        for i, (t, w) in enumerate(zip(entries, widths, strict=True)):
+            groups.setdefault(str(t.get("legendgroup") or f"\0{i}"), []).append(w)
+        rows: list[int] = []
+        used = 0.0
+        for ws in groups.values():
+            w = max(ws) + LEGEND_GAP_PX
+            if not rows or (used and used + w > plot_width):
+                rows.append(0)
+                used = 0.0
+            rows[-1] = max(rows[-1], len(ws))
+            used += w
+        return (LEGEND_PAD_PX + LEGEND_ROW_PX * sum(rows)
+                + LEGEND_GROUP_GAP_PX * (len(rows) - 1))
+    if sum(widths) + LEGEND_GAP_PX * (len(widths) - 1) < plot_width:
+        return LEGEND_PAD_PX + LEGEND_ROW_PX
+    per_row = max(1, int(plot_width // (max(widths) + LEGEND_GAP_PX)))
+    return LEGEND_PAD_PX + LEGEND_ROW_PX * math.ceil(len(widths) / per_row)
 
 
-def _legend_bottom(legend: Mapping[str, Any], rows: int, height: float, top: float
+def _legend_bottom(legend: Mapping[str, Any], legend_px: float, height: float, top: float
                    ) -> float | None:
-    """The bottom margin that holds a legend of ``rows`` rows placed below the plot at paper
+    """The bottom margin that holds a legend ``legend_px`` high placed below the plot at paper
     y = −Y, anchored at its top: plotly.js pairs its push (size S at −Y) with the top margin
     T (at 1), so b = (S − Y·T + Y·H) / (1 + Y) for a figure H px high. None: placed otherwise
     (automargin alone sizes it)."""
@@ -186,7 +204,7 @@ def _legend_bottom(legend: Mapping[str, Any], rows: int, height: float, top: flo
     if (legend.get("orientation") != "h" or legend.get("yanchor") != "top" or y >= 0
             or legend.get("yref", "paper") != "paper"):
         return None
-    size = LEGEND_PAD_PX + LEGEND_ROW_PX * rows + PUSH_PAD_PX
+    size = legend_px + PUSH_PAD_PX
     return (size + y * top - y * height) / (1 - y)
 
 
@@ -223,10 +241,10 @@ def fitted_margins(fig: Mapping[str, Any], base: Mapping[str, float],
         if labels:
             need += LINE_PX * (max(len(_lines(str(t))) for t in labels) - 1)
         bottom = max(bottom, need)
-    rows = _legend_rows(layout, data, FIGURE_WIDTH_PX - left - margin.get("r", 0.0))
-    if rows and legend is not None:
+    legend_px = legend_height(layout, data, FIGURE_WIDTH_PX - left - margin.get("r", 0.0))
+    if legend_px and legend is not None:
         height = float(layout.get("height", DEFAULT_HEIGHT_PX))
-        held = _legend_bottom(legend, rows, height, margin.get("t", 0.0))
+        held = _legend_bottom(legend, legend_px, height, margin.get("t", 0.0))
         bottom = max(bottom, held or 0.0)
     margin["l"] = left
     margin["b"] = max(margin.get("b", 0.0), bottom)

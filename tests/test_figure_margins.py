@@ -91,3 +91,22 @@ def test_margins_never_shrink_and_keep_the_other_sides() -> None:
     f = fig([{"type": "scatter", "y": [1.0]}], yaxis={"ticktext": ["1"]})
     assert fitted_margins(f, {"l": 160, "r": 40, "t": 36, "b": 90}, _values) == \
         {"l": 160, "r": 40, "t": 36, "b": 90}
+
+
+def test_legend_rows_as_plotly_lays_them_out() -> None:
+    from reportgen.figure_margins import legend_height
+
+    def named(*names: str, group: bool = False) -> list[dict]:
+        return [{"type": "scatter", "name": n, "legendgroup": "g" + n[:1] if group else None}
+                for n in names]
+    # all fit in 500 px (40 + 7.44 each, 5 px apart): one row, 19 px + 11 px padding
+    assert legend_height({}, named("a", "b"), 500) == 30
+    # too wide for one row: every entry gets the widest one's column (40 + 372 + 5 = 417 px),
+    # so one a row in 500 px: 3 rows
+    assert legend_height({}, named("a", "b", "x" * 50), 500) == 11 + 3 * 19
+    # grouped: "aa" and "ab" are one group, a column of two; groups flow in rows 10 px apart
+    assert legend_height({}, named("aa", "ab", "b", group=True), 500) == 11 + 2 * 19
+    assert legend_height({}, named("aa", "ab", "b" * 40, group=True), 300) == \
+        11 + 2 * 19 + 10 + 19
+    assert legend_height({}, named("a"), 500) == 0                  # one trace: no legend
+    assert legend_height({"showlegend": True}, named("a"), 500) == 30
