@@ -1,6 +1,6 @@
 """Time reportgen against floors measured in the same run, on this machine.
 
-    python benchmarks/run.py [--quick] [--index] [--browser] [--slo] [--clients]
+    python benchmarks/run.py [--quick] [--index] [--browser] [--slo] [--clients] [--trace F]
                               [--index-rounds N] [--results PATH]
 
 Every target is a ratio to something measured here and now (importing the libraries, plain
@@ -422,6 +422,21 @@ def measure_browser(report: Report, html: Path, repeats: int, work: Path) -> Non
                                note="informational; floor column: the plain page's"))
 
 
+def trace_sample(out: Path) -> int:
+    """``--trace``: the sample page's phases, from one traced load (benchmarks/page_trace.py)."""
+    from benchmarks import page_trace
+
+    with tempfile.TemporaryDirectory(prefix="reportgen-trace-") as tmp:
+        html = Path(tmp) / "sample.html"
+        run_child(["build", str(_sample_dir()), str(html)])
+        load = os.getloadavg()
+        say("trace: one scroll-through load of the sample page in headless chromium …")
+        rows = page_trace.trace(html, out, CHROMIUM, CHROMIUM_ARGS)
+    print(page_trace.table(rows))
+    print(f"\nload average {load[0]:.1f} → {os.getloadavg()[0]:.1f}; trace in {out}")
+    return 0
+
+
 def measure_index(report: Report, count: int, small: int, work: Path) -> None:
     """Issue 23's index targets on generated rounds (benchmarks/index_scale.py)."""
     from benchmarks import index_scale
@@ -695,12 +710,18 @@ def main(argv: list[str] | None = None) -> int:
                              "per-request values build)")
     parser.add_argument("--clients", action="store_true",
                         help="only issue 18's loads of 2,000 files of each client format")
+    parser.add_argument("--trace", type=Path, default=None, metavar="TRACE.json",
+                        help="only trace one scroll-through load of the sample page in "
+                             "chromium: write the trace here, print where the time goes "
+                             "(benchmarks/page_trace.py; measures no target)")
     parser.add_argument("--index-rounds", type=int, default=None,
                         help="generated rounds for the index (default 1000; quick: 4)")
     parser.add_argument("--results", type=Path, default=None,
                         help="JSON output (default benchmarks/results.json, quick: "
                              "benchmarks/_generated/results-quick.json)")
     args = parser.parse_args(argv)
+    if args.trace:
+        return trace_sample(args.trace)
     mode = "quick" if args.quick else "full"
     results = args.results or (GENERATED / "results-clients.json" if args.clients
                                else HERE / "results.json" if mode == "full"

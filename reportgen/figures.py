@@ -37,6 +37,7 @@ from reportgen.analyze.compare import Baseline
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.bidi import isolate
+from reportgen.figure_margins import fitted_margins
 from reportgen.figure_set import BuiltFigure, FigureSet
 from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
@@ -1144,8 +1145,18 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
         if fig is not None:
             if baseline is not None:
                 add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
+            _fit_margins(fig)
             out.append(FigureSpec(fig_id, kind, fig))
     return out
+
+
+def _fit_margins(fig: Fig) -> None:
+    """Margins wide enough for the figure's labels, so plotly.js draws it once
+    (figure_margins)."""
+    layout = template()["layout"]
+    base = dict(layout["margin"]) | dict(fig.layout.get("margin", {}))
+    legend = dict(layout["legend"]) | dict(fig.layout.get("legend", {}))
+    fig.layout["margin"] = _node(fitted_margins(fig.to_dict(), base, _values, legend))
 
 
 def figures_payload(analysis: Analysis, ui: UI, default_lang: str,

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the plotly.js that reportgen inlines into every page: plotly.js's core (which holds
-# the scatter trace) plus only the other trace types the pages draw, from the `plotly.js`
+# the scatter trace; without the components no page draws: 3D annotations, images, update
+# menus, sliders, range sliders and selectors) plus only the other trace types the pages draw,
+# from the `plotly.js`
 # npm package at the version plotly.py bundles (so Python-side figure validation and the
 # browser renderer agree), bundled and minified with esbuild.
 #
@@ -27,8 +29,19 @@ cd "$WORK"
 npm init -y >/dev/null
 npm install --silent --no-audit --no-fund --ignore-scripts \
   "plotly.js@${VERSION}" "esbuild@${ESBUILD_VERSION}" >/dev/null
+# plotly.js's core (src/core.js) less the components no page draws: the same file with those
+# require lines dropped (fewer bytes to unpack, compile and run in the page)
+DROP='annotations3d|images|updatemenus|sliders|rangeslider|rangeselector'
+sed -E "/require\('\.\/components\/(${DROP})'\)/d
+        s#require\('\./#require('plotly.js/src/#g
+        s#require\('\.\./build/#require('plotly.js/build/#g" \
+  node_modules/plotly.js/src/core.js > core.js
+if grep -Eq "components/(${DROP})'" core.js || ! grep -q "components/legend" core.js; then
+  echo "plotly.js src/core.js changed shape: check DROP in $0" >&2
+  exit 1
+fi
 {
-  echo "var Plotly = require('plotly.js/lib/core');   // core registers scatter"
+  echo "var Plotly = require('./core');   // core registers scatter"
   echo "Plotly.register(["
   for t in "${TRACES[@]}"; do
     [ "$t" = scatter ] || echo "  require('plotly.js/lib/$t'),"

@@ -127,6 +127,7 @@
         var pick = self.el.querySelector('select[data-slo="tier"]');
         if (pick) pick.addEventListener('change', function () { self.drawCurves(true); });
         self.update();
+        self.completeBeforeDraw();
         self.watchFigure();
         self.el.setAttribute('data-slo-ready', 'true');
       });
@@ -338,10 +339,16 @@
   // The restyle that fills the curves of the selected tier, or null when they are there.
   Panel.prototype.curves = function (force) {
     if (!this.drawn()) return null;
-    var c = this.selectedTier(), key = String(c);
+    var key = String(this.selectedTier());
     if (!force && this.filledFor === key && this.figEl.data.some(function (t) {
       return t.x && t.x.length;
     })) return null;
+    return this.fill();
+  };
+
+  // The curves of the selected tier: {data: {x, y}, traces} (restyle's arguments).
+  Panel.prototype.fill = function () {
+    var c = this.selectedTier(), key = String(c);
     var D = this.data, self = this, xs = [], ys = [], idx = [];
     var E = D.engines.length;
     D.engines.forEach(function (e, ei) {
@@ -361,6 +368,22 @@
     if (fill) window.Plotly.restyle(this.figEl, fill.data, fill.traces);
   };
 
+  // Before app.js first draws the figure, its curves and threshold lines are put in it, so
+  // it is drawn once, complete (not drawn empty, then redrawn by watchFigure).
+  Panel.prototype.completeBeforeDraw = function () {
+    var self = this;
+    document.addEventListener('report:figure-draw', function (e) {
+      if (e.detail.id !== self.data.fig) return;
+      var fig = e.detail.fig, fill = self.fill();
+      fill.traces.forEach(function (t, j) {
+        fig.data[t].x = fill.data.x[j];
+        fig.data[t].y = fill.data.y[j];
+      });
+      fig.layout.shapes = self.shapes();
+      self.complete = true;
+    });
+  };
+
   Panel.prototype.watchFigure = function () {
     var self = this, hooked = false;
     function check() {
@@ -370,6 +393,7 @@
         // a redraw (language switch, lazy drawing) keeps the curves and the current lines
         self.figEl.on('plotly_afterplot', function () { self.drawCurves(false); });
       }
+      if (self.complete) { clearInterval(timer); return; }   // drawn with both
       // curves and threshold lines in one redraw of the figure, not two
       var fill = self.curves(false), shapes = { shapes: self.shapes() };
       if (fill) window.Plotly.update(self.figEl, fill.data, shapes, fill.traces);

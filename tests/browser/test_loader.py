@@ -52,3 +52,28 @@ def test_the_first_scroll_draws_every_figure_nearest_first(open_page: Any,
     assert tops == sorted(tops)                 # from the top of the page down: nearest first
     assert page.evaluate("document.documentElement.dataset.rendered") == "true"
     watch.assert_clean()
+
+
+MOVED = """() => [...document.querySelectorAll('div.plot')].map(el => {
+  const L = el._fullLayout, m = L.margin, s = L._size;
+  return [el.id, ['l', 'r', 't', 'b'].filter(k => m[k] !== s[k]).map(k => [k, m[k], s[k]])];
+}).filter(([, moved]) => moved.length)"""
+
+
+def test_each_sample_figure_is_drawn_once(open_page: Any, sample_report: Path) -> None:
+    """figure_margins sizes the margins for the labels, so plotly.js's automargin moves none
+    (a moved margin means the figure was drawn a second time), in both languages; and a
+    label still fits: every tick label and legend entry lies inside its figure."""
+    for lang in ("zh", "en"):
+        page, watch = open_page(sample_report, query=f"?lang={lang}")
+        assert page.evaluate(MOVED) == [], lang
+        outside = page.evaluate("""() => [...document.querySelectorAll('div.plot')].flatMap(el => {
+          const box = el.getBoundingClientRect();
+          return [...el.querySelectorAll('.xtick text, .ytick text, .legend .traces')]
+            .map(t => t.getBoundingClientRect())
+            .filter(r => r.width && (r.left < box.left || r.right > box.right ||
+                                     r.top < box.top || r.bottom > box.bottom))
+            .map(() => el.id);
+        })""")
+        assert outside == [], lang
+        watch.assert_clean()
