@@ -742,6 +742,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
     named = client_summary(clients, manifest.client if manifest.line_of("round.client")
                            else None)
+    requests_total = _total(tiers["requests"])  # None when a tier's count is unknown
     round_info = RoundInfo(
         title=manifest.title, subtitle=manifest.subtitle, series=manifest.series,
         date=manifest.date, default_language=manifest.default_language, gpu=manifest.gpu,
@@ -751,9 +752,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         kv_tokens_per_slot=tokens, model=manifest.model_name,
         client=named.client, client_names=named.names, clients_differ=named.differ,
         concurrency=concurrency,
-        requests_total=_total(tiers["requests"]),
+        requests_total=requests_total,
         requests_per_engine=_same(tiers.groupby("engine")["requests"].sum(min_count=1))
-        if _total(tiers["requests"]) is not None else None,
+        if requests_total is not None else None,
         completed_total=_total(tiers["completed"]),
         failed_total=_total(tiers["failed"]),
         driver=_joined([f.driver for f in facts]), cuda=_joined([f.cuda for f in facts]),
