@@ -49,10 +49,13 @@ fi
   echo "]);"
   echo "module.exports = Plotly;"
 } > entry.js
-# maplibre's stylesheet is imported by the registry for map traces: not needed here.
-npx esbuild entry.js --bundle --format=iife --global-name=Plotly --minify --target=es2016 \
-  --define:global=window --define:define.amd=false --loader:.css=empty \
-  --log-level=error --outfile=bundle.js
+# bundled and minified by esbuild, with plotly.js's attribute metadata (descriptions and the
+# like, for its schema and docs) left out, as plotly.js's own minified bundles do
+node "$ROOT/tools/plotly_esbuild.js" entry.js bundle.js
+if [ "$(grep -o 'description:' bundle.js | wc -l)" -gt 40 ]; then
+  echo "plotly.js attribute descriptions were not stripped: check tools/plotly_esbuild.js" >&2
+  exit 1
+fi
 LIST="$(IFS=,; echo "${TRACES[*]}")"
 {
   printf '/**\n* plotly.js (custom: %s - minified) v%s\n' "$LIST" "$VERSION"
