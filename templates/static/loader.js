@@ -9,10 +9,10 @@
      it is run inline (the same hash). A bundle made runnable in steps (tools/step_plotly.py:
      window.__plotlySteps) then runs its ~370 modules a few at a time, in tasks of about
      SLICE_MS, so the page never stalls; window.Plotly is set after the last.
-   The bundle is unpacked and handed to the browser from the moment this script runs
-   (decoding and compiling happen off the main thread, while the page paints); its modules
-   run only when app.js calls loadPlotly() after the first frame, so text and tables paint
-   before plotly.js runs. */
+   The bundle is unpacked and handed to the browser as soon as the text and tables have
+   painted (the first contentful paint: paintDone()), never before, so reading never waits on
+   plotly.js; compiling then happens off the main thread, and its modules run when app.js
+   calls loadPlotly(). */
 (function () {
   var SLICE_MS = 8;    // a slice overruns by its last module (≤ ~30 ms on a slow machine)
   var ready = null;
@@ -89,16 +89,47 @@
     });
   }
 
-  // The bundle is unpacked from the moment this script runs: gzip is decoded by
-  // DecompressionStream off the main thread while the page lays out and paints, so only
-  // running it waits for loadPlotly() (after the first frame).
-  // Once unpacked, the script is handed to the browser at once: it is compiled off the main
-  // thread while the page paints, and running it only defines the modules (the stepped bundle).
+  // The promise of the page's first contentful paint (its text). A browser without paint
+  // timing waits for the first frame instead; a page opened in a background tab does not wait
+  // (it paints only when shown, and no one is reading it yet), nor does one that has not
+  // painted within PAINT_WAIT_MS.
+  var PAINT_WAIT_MS = 3000;
+  var painted = null;
+  function paintDone() {
+    if (painted) return painted;
+    painted = new Promise(function (resolve) {
+      var done = false;
+      function go() { if (!done) { done = true; resolve(); } }
+      var PO = window.PerformanceObserver;
+      var types = (PO && PO.supportedEntryTypes) || [];
+      if (types.indexOf('paint') < 0) {
+        if (window.requestAnimationFrame) requestAnimationFrame(function () { later(go); });
+        else setTimeout(go, 0);
+        return;
+      }
+      var FCP = 'first-contentful-paint';
+      if (performance.getEntriesByName(FCP).length) { go(); return; }
+      var po = new PO(function (list) {
+        if (list.getEntriesByName(FCP).length) { po.disconnect(); go(); }
+      });
+      try { po.observe({ type: 'paint', buffered: true }); } catch (e) { go(); }
+      if (document.visibilityState === 'hidden') go();
+      setTimeout(function () { po.disconnect(); go(); }, PAINT_WAIT_MS);
+    });
+    return painted;
+  }
+
+  // Unpacked after the first contentful paint: base64 and gzip are decoded on the main thread
+  // in a few ms, then the script is handed to the browser at once: it is compiled off the main
+  // thread, and running it only defines the modules (the stepped bundle).
   var bundle = null;
   function loadBundle(el) {
     if (bundle) return bundle;
-    mark('plotly:start');
-    bundle = unpack(el.textContent.trim())
+    bundle = paintDone()
+      .then(function () {
+        mark('plotly:start');
+        return unpack(el.textContent.trim());
+      })
       .then(function (r) { return r.blob(); })
       .then(function (blob) {
         mark('plotly:unpacked');

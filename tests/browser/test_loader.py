@@ -31,9 +31,61 @@ def test_plotly_is_ready_in_steps_before_the_reader_scrolls(open_page: Any,
     assert got["version"] == (Path(__file__).parents[2] / "templates" / "static" / "vendor" /
                               "plotly-custom.VERSION").read_text().strip()
     assert got["fcp"] < got["ready"]            # text and tables painted first
+    assert got["fcp"] <= mark(page, "plotly:start")   # … before plotly.js is even unpacked
     page.wait_for_timeout(300)
     assert page.evaluate(DRAWN) == []           # nothing drawn while the reader stays
     watch.assert_clean()
+
+
+def mark(page: Any, name: str) -> float:
+    return float(page.evaluate("(n) => performance.getEntriesByName(n)[0].startTime", name))
+
+
+def test_plotly_is_unpacked_only_after_the_text_has_painted(open_page: Any,
+                                                            sample_report: Path,
+                                                            browser: Any) -> None:
+    """loader.js waits for the first contentful paint before it unpacks plotly.js, in every
+    load (not by luck of the parser's pace: before the wait, 2 loads in 7 unpacked it first)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    for _ in range(4):
+        page, watch = open_page(sample_report, wait=False, context=context)
+        page.wait_for_function(READY, timeout=60_000)
+        fcp = page.evaluate("performance.getEntriesByName('first-contentful-paint')[0]"
+                            ".startTime")
+        assert fcp <= mark(page, "plotly:start") < mark(page, "plotly:unpacked")
+        watch.assert_clean()
+        page.close()
+
+
+# A browser whose paint timing never reports (the FCP entry never comes): plotly.js must still
+# arrive, after loader.js's PAINT_WAIT_MS (3 s).
+SILENT_PAINT = """(() => {
+  const Real = window.PerformanceObserver;
+  class Silent { constructor() {} observe() {} disconnect() {} }
+  Silent.supportedEntryTypes = Real.supportedEntryTypes;
+  window.PerformanceObserver = Silent;
+  const get = performance.getEntriesByName.bind(performance);
+  performance.getEntriesByName = (n, t) => n === 'first-contentful-paint' ? [] : get(n, t);
+})();"""
+# A browser without paint timing at all: loader.js waits for the first frame instead.
+NO_PAINT_TIMING = """(() => {
+  Object.defineProperty(PerformanceObserver, 'supportedEntryTypes',
+                        { get: () => ['mark', 'measure'] });
+})();"""
+
+
+def test_plotly_arrives_without_paint_timing(open_page: Any, sample_report: Path,
+                                             browser: Any) -> None:
+    for script, at_least_ms in ((NO_PAINT_TIMING, 0), (SILENT_PAINT, 3000)):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script(script)
+        page, watch = open_page(sample_report, wait=False, context=context)
+        page.wait_for_function(READY, timeout=60_000)
+        assert mark(page, "plotly:start") >= at_least_ms
+        page.evaluate("window.scrollBy(0, 40)")
+        page.wait_for_function(DRAWN + ".length > 0", timeout=60_000)
+        watch.assert_clean()
+        context.close()
 
 
 def test_the_first_scroll_draws_every_figure_nearest_first(open_page: Any,
