@@ -1,8 +1,11 @@
 """How soon a report is readable, in headless Chromium, paired with a plain plotly page.
 
 The plain page is what ``plotly.io.to_html`` gives for the same figures (the report's own
-figure dicts, template applied, plotly.js inlined once): every figure drawn at load. Loads
-alternate report / plain page. Per load, from navigation start:
+figure dicts, template applied, plotly.js inlined once): every figure drawn at load. GuideLLM
+0.8.1's own self-contained report (``benchmarks/data/guidellm-0.8.1``: GuideLLM's code, its own
+run's data) is the third page: its charts are SVG it draws itself at load, a figure there is a
+visible ``div.chart`` holding an ``svg``. Loads alternate report / plain page / GuideLLM's.
+Per load, from navigation start:
 
 - ``first_paint``: first-contentful-paint;
 - ``first_figure``: the first plot container holding an SVG, found by a requestAnimationFrame
@@ -34,10 +37,14 @@ PROBE = """
       for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
     }).observe({ type: 'longtask', buffered: true });
   } catch (e) { /* no Long Tasks API */ }
+  function figures() {     // plotly figures; GuideLLM's charts where shown (a tab hides some)
+    return [...document.querySelectorAll('div.plot, div.plotly-graph-div')].concat(
+      [...document.querySelectorAll('div.chart')].filter((c) => c.offsetParent !== null));
+  }
   function tick() {
-    const plots = document.querySelectorAll('div.plot, div.plotly-graph-div');
+    const plots = figures();
     let drawn = 0;
-    plots.forEach((p) => { if (p.querySelector('.main-svg')) drawn++; });
+    plots.forEach((p) => { if (p.querySelector('.main-svg, svg')) drawn++; });
     if (drawn && !window.__firstFigure) window.__firstFigure = performance.now();
     if (plots.length && drawn === plots.length && !window.__allFigures) {
       window.__allFigures = performance.now();
@@ -55,8 +62,10 @@ TIMES = """() => {
   return { first_paint: paint, first_figure: window.__firstFigure || null,
            all_figures: window.__allFigures || null,
            longest_task: after.reduce((m, [, d]) => Math.max(m, d), 0),
-           figures: document.querySelectorAll('div.plot, div.plotly-graph-div').length };
+           figures: document.querySelectorAll('div.plot, div.plotly-graph-div').length +
+             [...document.querySelectorAll('div.chart')].filter((c) => c.offsetParent).length };
 }"""
+GUIDELLM_REPORT = Path(__file__).parent / "data" / "guidellm-0.8.1" / "report.html"
 SCROLL = """async (step) => {
   const h = window.innerHeight;
   for (let y = 0; y <= document.documentElement.scrollHeight; y += h) {
@@ -104,11 +113,12 @@ def _load(context: Any, url: str, scroll: bool) -> dict[str, Any]:
 
 def measure(report: Path, work: Path, repeats: int, chromium: str,
             args: list[str]) -> dict[str, dict[str, float | None]]:
-    """Medians (ms from navigation start) per page: ``report`` and ``plain``."""
+    """Medians (ms from navigation start) per page: ``report``, ``plain`` and ``guidellm``."""
     from playwright.sync_api import sync_playwright
 
     plain = plain_plotly_page(report, work / "plain-plotly.html")
-    pages = {"report": report.resolve().as_uri(), "plain": plain.resolve().as_uri()}
+    pages = {"report": report.resolve().as_uri(), "plain": plain.resolve().as_uri(),
+             "guidellm": GUIDELLM_REPORT.resolve().as_uri()}
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in pages}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=args)

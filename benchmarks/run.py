@@ -393,7 +393,8 @@ def measure_browser(report: Report, html: Path, repeats: int, work: Path) -> Non
     figures (benchmarks/page_speed.py)."""
     from benchmarks import page_speed
 
-    say(f"browser: {repeats} paired loads (report / plain plotly page) in headless chromium …")
+    say(f"browser: {repeats} paired loads (report / plain plotly page / GuideLLM's report) in "
+        "headless chromium …")
     got = page_speed.measure(html, work, repeats, CHROMIUM, CHROMIUM_ARGS)
     ours, plain = got["report"], got["plain"]
     report.stages["sample page vs plain plotly page in chromium (ms after navigation start)"] = {
@@ -420,6 +421,19 @@ def measure_browser(report: Report, html: Path, repeats: int, work: Path) -> Non
         report.rows.append(Row("sample: first paint", ours["first_paint"] / 1000, "s",
                                (plain["first_paint"] or 0) / 1000 or None, None,
                                note="informational; floor column: the plain page's"))
+    # GuideLLM's own report, as a yardstick: it draws a few small SVG charts of its own at
+    # load, with no interaction beyond hover, from a 3-benchmark run (benchmarks/data)
+    theirs = got["guidellm"]
+    size, our_size = page_speed.GUIDELLM_REPORT.stat().st_size, html.stat().st_size
+    for key, label in (("first_paint", "first paint"), ("all_figures", "every chart drawn")):
+        if theirs[key] is not None and ours[key] is not None:
+            report.rows.append(Row(f"GuideLLM 0.8.1 report: {label}", theirs[key] / 1000, "s",
+                                   ours[key] / 1000, theirs[key] / ours[key],
+                                   note=f"informational; floor column: the sample page's "
+                                        f"(ratio: GuideLLM's / ours); its page is "
+                                        f"{size / 1000:.0f} kB, ours {our_size / 1e6:.2f}"
+                                        f" MB; {theirs['figures']:.0f} charts against "
+                                        f"{ours['figures']:.0f} figures"))
 
 
 def trace_sample(out: Path) -> int:
