@@ -37,12 +37,11 @@ PROBE = """
       for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
     }).observe({ type: 'longtask', buffered: true });
   } catch (e) { /* no Long Tasks API */ }
-  function figures() {     // plotly figures; GuideLLM's charts where shown (a tab hides some)
-    return [...document.querySelectorAll('div.plot, div.plotly-graph-div')].concat(
-      [...document.querySelectorAll('div.chart')].filter((c) => c.offsetParent !== null));
-  }
+  // plotly figures; GuideLLM's charts where shown (a tab hides some). TIMES counts them too.
+  window.__figures = () => [...document.querySelectorAll('div.plot, div.plotly-graph-div')]
+    .concat([...document.querySelectorAll('div.chart')].filter((c) => c.offsetParent !== null));
   function tick() {
-    const plots = figures();
+    const plots = window.__figures();
     let drawn = 0;
     plots.forEach((p) => { if (p.querySelector('.main-svg, svg')) drawn++; });
     if (drawn && !window.__firstFigure) window.__firstFigure = performance.now();
@@ -62,8 +61,7 @@ TIMES = """() => {
   return { first_paint: paint, first_figure: window.__firstFigure || null,
            all_figures: window.__allFigures || null,
            longest_task: after.reduce((m, [, d]) => Math.max(m, d), 0),
-           figures: document.querySelectorAll('div.plot, div.plotly-graph-div').length +
-             [...document.querySelectorAll('div.chart')].filter((c) => c.offsetParent).length };
+           figures: window.__figures().length };
 }"""
 GUIDELLM_REPORT = Path(__file__).parent / "data" / "guidellm-0.8.1" / "report.html"
 SCROLL = """async (step) => {
