@@ -307,6 +307,34 @@ def inference_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str])
     copy_tree(out, dest / "results")
 
 
+INFERENCE_PERF_CONCURRENT = """\
+load:
+  type: concurrent
+  stages:
+  - num_requests: 8
+    concurrency_level: 2
+  - num_requests: 16
+    concurrency_level: 4
+"""
+
+
+def inference_perf_concurrent(env: Env, stub: Stub, work: Path, dest: Path,
+                              log: list[str]) -> None:
+    """Two ``concurrent`` stages (2 and 4 requests in flight, 8 and 16 requests): the load type
+    whose stages get a placeholder rate (main.py sets it to num_requests)."""
+    tok = build_tokenizer(env, work)
+    out = work / "results"
+    config = work / "config.yml"
+    constant = INFERENCE_PERF_CONFIG.split("api:", 1)[1]
+    config.write_text((INFERENCE_PERF_CONCURRENT + "api:" + constant).format(
+        model=STUB_SETTINGS["model"], url=stub.url, tokenizer=tok, inp=INPUT_TOKENS,
+        out=OUTPUT_TOKENS, path=out), encoding="utf-8")
+    log.append("config.yml: " + " ".join(config.read_text(encoding="utf-8").split()))
+    run([str(env.bin / "inference-perf"), "--config_file", str(config)], work, log,
+        {"HF_HUB_OFFLINE": "1"})
+    copy_tree(out, dest / "results")
+
+
 KEEP = (".json", ".jsonl", ".csv", ".yaml")
 LEAVE_OUT = ("inputs.json", "outputs.json", "profile_export_raw.jsonl",
              ".aiperf_results_ready.json")
@@ -323,6 +351,8 @@ def copy_tree(src: Path, dest: Path) -> None:
 
 CLIENTS = {"guidellm": guidellm, "aiperf": aiperf, "genai-perf": genai_perf,
            "inference-perf": inference_perf}
+# a second run of the same env, written to `<client>-<version>-<variant>/`
+VARIANTS = {"inference-perf": (("concurrent", inference_perf_concurrent),)}
 
 
 def find_envs(root: Path, only: list[str]) -> list[Env]:
@@ -371,16 +401,19 @@ def main() -> None:
     p.add_argument("--only", nargs="*", default=[])
     a = p.parse_args()
     failed = []
-    for env in find_envs(a.envs, a.only):
-        dest = a.out / f"{env.client}-{env.version}"
-        print(f"== {env.client} {env.version} → {dest}", flush=True)
+    jobs = [(env, "", CLIENTS[env.client]) for env in find_envs(a.envs, a.only)]
+    jobs += [(env, f"-{name}", how) for env, _, _ in list(jobs)
+             for name, how in VARIANTS.get(env.client, ())]
+    for env, variant, make in jobs:
+        dest = a.out / f"{env.client}-{env.version}{variant}"
+        print(f"== {env.client} {env.version}{variant} → {dest}", flush=True)
         stub = Stub()
         log: list[str] = []
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 staging = Path(tmp) / "out"
                 staging.mkdir()
-                CLIENTS[env.client](env, stub, Path(tmp), staging, log)
+                make(env, stub, Path(tmp), staging, log)
                 if dest.exists():
                     shutil.rmtree(dest)
                 shutil.copytree(staging, dest)
@@ -390,7 +423,7 @@ def main() -> None:
                 (dest / "README.md").write_text(readme(env, shown), encoding="utf-8")
         except (RuntimeError, subprocess.SubprocessError) as exc:
             print(f"!! {env.client} {env.version} failed: {exc}", flush=True)
-            failed.append(f"{env.client}-{env.version}")
+            failed.append(f"{env.client}-{env.version}{variant}")
         finally:
             stub.stop()
     if failed:

@@ -10,8 +10,10 @@ output). Nothing here reads a file.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -35,14 +37,43 @@ POINT_DIR = re.compile(
     r"(?:^|[-_ ])(?:max[-_]?concurrency|concurrency|conc|c|request[-_]?rate|rate|qps|rps|"
     r"run|rep|repeat|trial|iter|iteration)[-_=]?(?:[0-9]+(?:\.[0-9]+)?|inf)$", re.IGNORECASE)
 NUMBERISH = re.compile(r"(?:inf|infinity)$", re.IGNORECASE)  # `rateinf` names an axis point
+# a date or time a folder is named by (`2025-06-11`, `20250611-103000`, `2026-08-20-ws`'s
+# date, a 10-digit Unix time): when a run was made names no configuration
+STAMP = re.compile(
+    r"(?:^|(?<=[-_ ]))(?:(?:19|20)[0-9]{2}[-_]?[01][0-9][-_]?[0-3][0-9]"
+    r"(?:[T_ -]?[0-2][0-9][-:_.]?[0-5][0-9](?:[-:_.]?[0-5][0-9](?:\.[0-9]+)?)?Z?)?"
+    r"|1[0-9]{9})(?:$|[-_ ]+)")
+# a folder name holding one number (`r2`, `users-16`, `qps_0.5`): with its siblings it may
+# name the points of a sweep (see point_siblings)
+ONE_NUMBER = re.compile(r"([^0-9]*?)([0-9]+(?:\.[0-9]+)?)([^0-9]*)")
+# the parts of such a template that name a configuration, never a point: a parallel layout
+# (`tp{}`), a GPU count (`{}xH100`, `{}gpu`), a node count
+NAMES_CONFIG = re.compile(r"^(?:t|d)?ep[-_=]?$|^(?:tp|dp|pp|cp)[-_=]?$|^x[a-z]|gpu|node",
+                          re.IGNORECASE)
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
+# a content hash or version digest in a name (`:f4e2de70d668…`, 64 hex): shown as 8 characters
+HASH = re.compile(r"(?<![0-9a-z])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])([0-9a-f]{8})[0-9a-f]+"
+                  r"(?![0-9a-z])", re.IGNORECASE)
+HASH_KEEP = 8
 NAME_SPLIT = re.compile(r"[-\s]+")
 # a parallel layout written in a folder or file name: tp8, ep8, dp2, pp2, tep8, dep8, tp4_pp2
 LAYOUT = re.compile(r"(?<![a-z0-9])((?:t|d)?ep|tp|dp|pp|cp)[-=]?([0-9]{1,4})(?![0-9])",
                     re.IGNORECASE)
-# input/output lengths stated in a name: isl1024_osl128, isl-8192 / osl-1024
-NAME_ISL = re.compile(r"(?<![a-z0-9])isl[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
-NAME_OSL = re.compile(r"(?<![a-z0-9])osl[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
+# input/output lengths stated in a name: isl1024_osl128, isl-8192 / osl-1024,
+# itkns-1024-otkns-512, in1024-out256, input_len=2048, prompt512 / gen128
+NAME_ISL = re.compile(r"(?<![a-z0-9])(?:isl|in|input|input[-_]?len|itkns?|itoks?|itokens|"
+                      r"prompt)[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
+NAME_OSL = re.compile(r"(?<![a-z0-9])(?:osl|out|output|output[-_]?len|otkns?|otoks?|otokens|"
+                      r"gen)[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
+# a whole folder name or file stem that is a length pair and nothing else: `1024_128`
+NAME_PAIR = re.compile(r"([0-9]{1,7})[_x]([0-9]{1,7})")
+# a folder grouping workloads by their input:output ratio (`results-2i-1o-…`): the ratio
+# names a workload, never a configuration
+RATIO = re.compile(r"(?:^|(?<=[-_ ]))[0-9]+(?:\.[0-9]+)?i[-_]?[0-9]+(?:\.[0-9]+)?o(?=$|[-_ ])",
+                   re.IGNORECASE)
+# datasets a client generates from stated lengths (no fixed set of prompts): their runs are
+# grouped by lengths; any other named dataset or trace is the workload itself
+SYNTHETIC = re.compile(r"^(?:random|synthetic|generated|prefix[-_]repetition)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -229,6 +260,8 @@ def _run_dir(rel: str) -> str:
             break
         while (cut := POINT_DIR.sub("", part)) != part:  # `c8_run2` → `c8` → ''
             part = cut
+        part = STAMP.sub("", part).strip("-_ ")  # `2026-08-20-ws` → `ws`
+        part = RATIO.sub("", part).strip("-_ ")  # `results-2i-1o-h100` → `results-h100`
         if part:
             parts.append(part)
     return "/".join(parts)
@@ -248,8 +281,15 @@ def layout(rel: str) -> str:
 def name_lengths(rel: str) -> tuple[float, float]:
     """(input, output) lengths a run's file or folder name states (``isl1024_osl128``), NaN
     where it states none."""
-    text = PurePosixPath(rel).as_posix()
+    path = PurePosixPath(rel)
+    text = STAMP.sub("-", path.as_posix())  # `…-2025-06-11-…` states no lengths
     found = [(NAME_ISL.findall(text) or [None])[-1], (NAME_OSL.findall(text) or [None])[-1]]
+    if found[0] is None and found[1] is None:
+        for part in reversed([*path.parent.parts, path.name.split(".")[0]]):
+            m = NAME_PAIR.fullmatch(part)
+            if m:
+                found = [m.group(1), m.group(2)]
+                break
     return tuple(float(x) if x is not None else math.nan for x in found)  # type: ignore[return-value]
 
 
@@ -317,6 +357,37 @@ def _metadata_keys(summary: pd.DataFrame) -> list[tuple[str, ...]]:
     return [tuple(f"{k}={m.get(k, '')}" for k in varying) for m in rows]
 
 
+def point_siblings(folders: Sequence[str], concurrency: Sequence[float],
+                   rate: Sequence[float]) -> list[str]:
+    """Run folders less a last part that names a point of the sweep, whatever it is called:
+    sibling folders whose names differ only in one number (`r2/`, `r4/`; `users-8/`,
+    `users-16/`) where every run of each folder is at that number on the axis (its
+    max_concurrency, else its request rate) are points of one curve, not configurations.
+    A number that names a layout or a GPU count (`tp{}`, `{}xH100`) never does."""
+    runs: dict[str, list[int]] = {}
+    for i, f in enumerate(folders):
+        runs.setdefault(f, []).append(i)
+    # (parent, prefix, suffix) → {folder: number}
+    families: dict[tuple[str, str, str], dict[str, float]] = {}
+    for f in runs:
+        parent, _, name = f.rpartition("/")
+        m = ONE_NUMBER.fullmatch(name)
+        if not m or NAMES_CONFIG.search(m.group(1)) or NAMES_CONFIG.search(m.group(3)):
+            continue
+        families.setdefault((parent, m.group(1), m.group(3)), {})[f] = float(m.group(2))
+    out = list(folders)
+    for (parent, _, _), members in families.items():
+        if len(members) < 2:
+            continue
+        for values in (concurrency, rate):
+            if all(all(float(values[i]) == n for i in runs[f]) for f, n in members.items()):
+                for f in members:
+                    for i in runs[f]:
+                        out[i] = parent
+                break
+    return out
+
+
 def _partition(keys: Sequence[tuple[object, ...]]) -> list[int]:
     seen: dict[tuple[object, ...], int] = {}
     return [seen.setdefault(k, len(seen)) for k in keys]
@@ -344,7 +415,9 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
         return pd.Series([], dtype=object), []
     rels = list(summary["rel"])
     label = [x if isinstance(x, str) and x else None for x in summary["label"]]
-    folder = [_run_dir(r) for r in rels]
+    folder = point_siblings([_run_dir(r) for r in rels],
+                            list(summary["concurrency"].astype(float)),
+                            list(summary["request_rate"].astype(float)))
     many_file = [r.rsplit("/", 1)[-1].split(".")[0] if m else None  # rel: a POSIX path
                  for r, m in zip(rels, summary["many"], strict=True)]
     model = _fill_unstated([x if isinstance(x, str) and x else None
@@ -385,13 +458,9 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     for name in chosen:
         raw = [candidates[name][first_row[g]] for g in groups]
         shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
-        if name == "model":  # the last path part, unless two models would share it
-            short = [s.rstrip("/").split("/")[-1] for s in shown]
-            owners: dict[str, set[str]] = {}
-            for full_name, sh in zip(shown, short, strict=True):
-                owners.setdefault(sh, set()).add(full_name)
-            shown = [sh if len(owners[sh]) == 1 else f.rstrip("/")
-                     for f, sh in zip(shown, short, strict=True)]
+        if name == "model":  # the last path part (whole where labels would collide: below)
+            full_models = [s.rstrip("/") for s in shown]
+            shown = [s.split("/")[-1] for s in full_models]
         elif name == "metadata":
             pairs = [meta[first_row[g]] for g in groups]  # raw, as the KEY=VALUE tuples
             shown = [" ".join(v.split("=", 1)[1] if len(pairs[0]) == 1 else v for v in values)
@@ -406,11 +475,21 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
         texts[name] = shown
     configs: list[Configuration] = []
     ids: set[str] = set()
+    labels: list[str] = []
     for i, g in enumerate(groups):
         parts = [texts[name][i] for name in chosen if texts[name][i]]
         if chosen and not parts:  # separated by being the one file without that trait
             parts = [stems[i]]
-        text = " · ".join(parts) if parts else (model[first_row[g]] or "run").split("/")[-1]
+        labels.append(" · ".join(parts) if parts
+                      else (model[first_row[g]] or "run").split("/")[-1])
+    if "model" in texts:  # two labels alike but for the models' owners: the whole model ids
+        seen = Counter(labels)
+        for i in range(len(groups)):
+            if seen[labels[i]] > 1:
+                labels[i] = " · ".join(full_models[i] if name == "model" else texts[name][i]
+                                       for name in chosen if texts[name][i])
+    for i in range(len(groups)):
+        text = _short_hashes(labels[i], labels)
         base = ID_CHARS.sub("-", text.lower()).strip("-") or "config"
         cid, k = base, 2
         while cid in ids:
@@ -420,6 +499,15 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     assigned = pd.Series([configs[groups.index(g)].id for g in full], index=summary.index,
                          dtype=object)
     return assigned, configs
+
+
+def _short_hashes(label: str, labels: Sequence[str]) -> str:
+    """A label with each hash cut to its first 8 characters, unless that would make it the
+    same as another configuration's label (then the hashes stay whole)."""
+    short = HASH.sub(r"\1", label)
+    if short == label:
+        return label
+    return label if any(HASH.sub(r"\1", o) == short for o in labels if o != label) else short
 
 
 # ------------------------------------------------------------------ workloads
@@ -460,20 +548,17 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
             if all(math.isfinite(x) for x in named):
                 fixed_in, fixed_out = named
         settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
+        if not settings and dataset and not SYNTHETIC.match(dataset):
+            # a dataset, trace or agentic scenario is the workload: each run's measured mean
+            # lengths are its own (the runs table), never a workload of their own
+            rows.append((i, dataset, math.nan, math.nan, True))
+            continue
         rows.append((i, dataset, fixed_in if settings else float(means_in[i]),
                      fixed_out if settings else float(means_out[i]), settings))
-    groups: list[list[tuple[int, str | None, float, float, bool]]] = []
     # a run whose requests all failed states no lengths: it joins its folder's workload
     # below instead of becoming a workload of its own
     unknown = [r for r in rows if not r[4] and math.isnan(r[2]) and math.isnan(r[3])]
-    for row in sorted((r for r in rows if r not in unknown),
-                      key=lambda x: (x[1] or "", _sortable(x[2]), _sortable(x[3]), x[0])):
-        for group in groups:
-            if _same_workload(group[0], row):
-                group.append(row)
-                break
-        else:
-            groups.append([row])
+    groups = _group_lengths([r for r in rows if r not in unknown])
     # shortest first (input + output per request); lengths unknown (a dataset) last
     groups.sort(key=lambda g: (_length_key(g), min(x[0] for x in g)))
     _place_unknown(unknown, groups, [_run_dir(str(x)) for x in summary["rel"]]
@@ -503,6 +588,76 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs
+
+
+Row = tuple[int, str | None, float, float, bool]
+
+
+def _group_lengths(rows: list[Row]) -> list[list[Row]]:
+    """Runs that state their lengths (or dataset) exactly: one workload per stated value.
+    Runs whose lengths are measured means: one workload per cluster of the means' joint
+    distribution, cut only where a gap wider than LENGTH_TOLERANCE separates two clusters on
+    input or output, so runs whose lengths vary per request (means spread around one value)
+    stay one workload, however far its lowest and highest runs are apart."""
+    stated: dict[tuple[str | None, float, float], list[Row]] = {}
+    measured: dict[str, list[Row]] = {}
+    # a dataset's runs first: a run that does not record its dataset (a vLLM JSON) then joins
+    # the stated workload of its lengths, whichever dataset that states
+    for row in sorted(rows, key=lambda r: (r[1] is None, r[0])):
+        if not row[4]:
+            measured.setdefault(row[1] or "", []).append(row)
+            continue
+        key = (row[1], _sortable(row[2]), _sortable(row[3]))
+        if row[1] is None:
+            key = next((k for k in stated if k[1:] == key[1:]), key)
+        stated.setdefault(key, []).append(row)
+    groups = list(stated.values())
+    for _, members in sorted(measured.items()):
+        # a measured run whose means fall in a stated workload (a console log beside JSON
+        # that states its settings) is that workload's
+        for cluster in _split_gaps(members):
+            home = next((g for g in groups
+                         if all(_same_workload(g[0], r) for r in cluster)), None)
+            if home is None:
+                groups.append(cluster)
+            else:
+                home.extend(cluster)
+    return groups
+
+
+def _split_gaps(rows: list[Row]) -> list[list[Row]]:
+    """Clusters of runs by measured (input, output) means: sorted on one coordinate, cut
+    where two neighbours are not close; repeated on the other coordinate inside each part
+    until nothing is cut."""
+    parts, done = [rows], False
+    while not done:
+        done = True
+        out: list[list[Row]] = []
+        for part in parts:
+            for axis in (2, 3):
+                cut = _cut_at_gaps(part, axis)
+                if len(cut) > 1:
+                    out += cut
+                    done = False
+                    break
+            else:
+                out.append(part)
+        parts = out
+    return parts
+
+
+def _cut_at_gaps(rows: list[Row], axis: int) -> list[list[Row]]:
+    def value(r: Row) -> float:
+        return r[2] if axis == 2 else r[3]
+
+    ordered = sorted(rows, key=lambda r: (_sortable(value(r)), r[0]))
+    out: list[list[Row]] = [[ordered[0]]]
+    for prev, row in itertools.pairwise(ordered):
+        if _near(value(prev), value(row)):
+            out[-1].append(row)
+        else:
+            out.append([row])
+    return out
 
 
 def _middle_run(group: list[tuple[int, str | None, float, float, bool]]) -> tuple[float, float]:
@@ -575,6 +730,13 @@ def _close(a: float, b: float) -> bool:
     if not (math.isfinite(a) and math.isfinite(b)):
         return math.isnan(a) and math.isnan(b)
     return abs(a - b) <= LENGTH_TOLERANCE * max(abs(a), abs(b), 1.0)
+
+
+def _near(a: float, b: float) -> bool:
+    """Neighbouring means of one cluster: within LENGTH_TOLERANCE of the smaller one."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= LENGTH_TOLERANCE * max(min(abs(a), abs(b)), 1.0)
 
 
 def _same_workload(a: tuple[int, str | None, float, float, bool],

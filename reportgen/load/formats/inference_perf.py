@@ -2,13 +2,16 @@
 
 From the client's source (``inference_perf/reportgen/base.py``, ``summarize_requests``):
 ``load_summary`` holds ``requested_rate`` (req/s), ``achieved_rate`` and, for a concurrency
-load, ``concurrency``; ``successes.latency.{time_to_first_token, time_per_output_token,
-inter_token_latency, request_latency, normalized_time_per_output_token}`` are summaries
-(mean/median/pN/min/max) in **seconds**; ``successes.throughput`` holds tokens and requests
-per second over the stage (first send to last response, ``benchmark_time_seconds`` in newer
-versions). ``inter_token_latency`` pools every gap between output tokens of all requests (a
-chunk's tokens share its arrival time, so gaps inside a chunk are 0); ``time_per_output_token``
-is per request (last − first token time) / (output tokens − 1).
+load, ``concurrency``, whose stage's ``requested_rate`` is only a placeholder (``main.py`` sets
+a ``concurrent`` stage's rate to its ``num_requests``; ``config/loadgen/config.py``: "Set at
+runtime for load generation") and is not read; ``successes.latency.{time_to_first_token,
+time_per_output_token, inter_token_latency, request_latency,
+normalized_time_per_output_token}`` are summaries (mean/median/pN/min/max) in **seconds**;
+``successes.throughput`` holds tokens and requests per second over the stage (first send to
+last response, ``benchmark_time_seconds`` in newer versions). ``inter_token_latency`` pools
+every gap between output tokens of all requests (a chunk's tokens share its arrival time, so
+gaps inside a chunk are 0); ``time_per_output_token`` is per request (last − first token time)
+/ (output tokens − 1).
 
 Not runs: ``summary_lifecycle_metrics.json`` (every stage at once: no ``requested_rate``),
 ``adapter_*`` and ``*_session_*`` breakdowns (requests counted in the stage files) and
@@ -156,12 +159,15 @@ def _stage(data: dict[str, Any], load: dict[str, Any], ok: dict[str, Any], shown
         v = number(tput.get(field))
         if math.isfinite(v):
             record[key] = v
-    rate = number(load.get("requested_rate"))
-    if rate > 0:
-        record["request_rate"] = rate
     conc = number(load.get("concurrency"))
     if conc >= 1 and conc == int(conc):
         record["max_concurrency"] = int(conc)
+    # a concurrent stage's `requested_rate` is a placeholder: main.py sets the stage's rate to
+    # its num_requests (every request queued within one second, the workers capped by
+    # concurrency_level), so it is neither an axis value nor part of the run's identity
+    rate = number(load.get("requested_rate"))
+    if rate > 0 and "concurrency" not in load:
+        record["request_rate"] = rate
     for field, metric in METRICS.items():
         stats = ok["latency"].get(field)
         if isinstance(stats, dict):

@@ -109,13 +109,37 @@ def _summary(d: dict[str, Any], shown: str) -> ClientRun:
         record["random_range_ratio"] = 0.0 if max(spread) == 0 else 1.0
     if isinstance(d.get("model"), str):
         record["model_id"] = d["model"]
+    provider, where = _provider(d, shown)
+    if provider:  # a string key: placement reads it as a `--metadata` pair of the run
+        record["provider"] = provider
     stamp = number(d.get("timestamp"))
     if stamp > 0:
         record["date"] = dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y%m%d-%H%M%S")
-    return ClientRun(record, client=CLIENT, key=run_key(shown), units={
+    return ClientRun(record, client=CLIENT, key=run_key(shown), settings={
+        "provider": (provider, where)} if provider else {}, units={
         "latency": UNITS, "duration_s": "results_num_completed_requests / "
                                         "results_num_completed_requests_per_min × 60",
         "ntpot": "inter_token_latency_s: per request, end-to-end time / output tokens"})
+
+
+WORD = re.compile(r"[A-Za-z0-9]+")
+PROVIDER_KEYS = ("provider", "framework")  # `--metadata provider=groq` (leaderboard: framework)
+
+
+def _provider(d: dict[str, Any], shown: str) -> tuple[str, str]:
+    """Who served the run, and where that was read: the summary's `--metadata` provider (the
+    llmperf leaderboard writes it as ``framework``), else the words of the file name that
+    neither the model id nor llmperf's own run name (``<model>_<in>_<out>``) explain
+    (``groq_70b.json`` serving ``llama2-70b-4096`` → groq)."""
+    for key in PROVIDER_KEYS:
+        value = d.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip(), f"{shown} ({key})"
+    known = {w.lower() for field in ("model", "name") if isinstance(d.get(field), str)
+             for w in WORD.findall(d[field])}
+    words = [w for w in WORD.findall(run_key(shown)) if w.lower() not in known
+             and not any(ch.isdigit() for ch in w)]  # `70b`, `run2`: a size or a repeat
+    return ("_".join(words), f"{shown} (file name)") if words else ("", "")
 
 
 def _requests(items: list[Any], shown: str) -> ClientRun:
