@@ -125,12 +125,12 @@ def init_text(loaded: LoadedRound) -> InitResult:
         if home.name == "bench" and (m.path.parent / folder_name(m.path.parent, str(home))
                                      ).is_dir():  # the <dir>/bench layout
             out.append(f"dir = {_q(str(home.parent))}")
-        for key in ("kind", "version", "model"):
+        for key in ("kind", "version", "model", "gpu"):
             value = getattr(spec, key)
             if value:
                 item = found.get(f"engines.{spec.id}.{key}")
                 out.append(_line(key, _q(str(value)), item.source if item else ""))
-        for key in ("tensor_parallel", "pipeline_parallel", "data_parallel"):
+        for key in ("tensor_parallel", "pipeline_parallel", "data_parallel", "gpu_count"):
             value = getattr(spec, key)
             if value is not None:
                 item = found.get(f"engines.{spec.id}.{key}")

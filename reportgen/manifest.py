@@ -40,7 +40,7 @@ _KNOWN: dict[str, set[str]] = {
     "engines": {
         "id", "label", "dir", "kind", "weight_bytes_per_step", "weight_bytes_source",
         "log_segments", "kv_bytes_per_token", "version", "notes", "tensor_parallel",
-        "pipeline_parallel", "data_parallel", "model", "gpu",
+        "pipeline_parallel", "data_parallel", "model", "gpu", "gpu_count",
     },
     "log_segments": {"warmup", "tiers"},
     "analysis": {"exclude_from_conclusions", "exclude_reason"},
@@ -117,6 +117,15 @@ class EngineSpec:
     data_parallel: int | None = None
     model: str | None = None
     gpu: str | None = None  # when configurations ran on different GPUs
+    gpu_count: int | None = None  # GPUs the configuration ran on (`8xH100`), when stated
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the configuration ran on: as stated, else TP × PP × DP (1 when none is known)."""
+        if self.gpu_count is not None:
+            return self.gpu_count
+        return (self.tensor_parallel or 1) * (self.pipeline_parallel or 1) \
+            * (self.data_parallel or 1)
 
     @property
     def gpus_per_replica(self) -> int | None:
@@ -468,6 +477,7 @@ def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
         data_parallel=_parallel(r, raw, "data_parallel", where),
         model=None if raw.get("model") is None else r.string(raw, "model", where),
         gpu=None if raw.get("gpu") is None else r.string(raw, "gpu", where),
+        gpu_count=_parallel(r, raw, "gpu_count", where),
     )
 
 

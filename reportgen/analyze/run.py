@@ -775,8 +775,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     values = dict(sorted((values | findings_values(
         tiers, order, labels,
         checks, values)).items()))
-    gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
-            * (spec.data_parallel or 1) for spec in manifest.engines}
+    gpus = {spec.id: spec.gpus for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)

@@ -325,6 +325,10 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
         "repeat": placed["repeat"].astype(int),
         "completed": completed,
         "failed": col("failed"),
+        # each run's own mean lengths per completed request: a dataset's or trace's runs
+        # differ here, and are still one workload
+        "input_tokens_mean": (col("total_input_tokens") / completed).where(completed > 0),
+        "output_tokens_mean": (col("total_output_tokens") / completed).where(completed > 0),
         "duration_s": duration,
         "output_tok_s": out_tok,
         "total_tok_s": total_tok,
@@ -369,6 +373,21 @@ def _split_configs(configs: list[Configuration], present: list[str]
                                      f"{c.label} · {suffix}", f"{c.basis}, {suffix}"))
             renamed[e] = out[-1].id
     return out, renamed
+
+
+def _name_settings(rels: list[str]) -> list[tuple[str, str, str]]:
+    """Settings every run of a configuration states in its folder or file name (``8xH100``,
+    ``tp4_pp2``), with the name as their source; after what files state, so a file wins."""
+    from reportgen.load.placement import name_settings
+
+    per_run = [{k: (v, w) for k, v, w in name_settings(r)} for r in rels]
+    if not per_run:
+        return []
+    out = []
+    for key, (value, words) in per_run[0].items():
+        if all(p.get(key, ("", ""))[0] == value for p in per_run):
+            out.append((key, value, f"{rels[0]} (name: {words})"))
+    return out
 
 
 def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -422,7 +441,7 @@ def _with_settings(spec: EngineSpec, found: list[tuple[str, str, str]]) -> Engin
     for key, value, _ in found:
         if key in updates:
             continue
-        if key in ("tensor_parallel", "pipeline_parallel", "data_parallel") \
+        if key in ("tensor_parallel", "pipeline_parallel", "data_parallel", "gpu_count") \
                 and getattr(spec, key) is None and value.isdigit() and int(value) >= 1:
             updates[key] = int(value)
         elif (key == "version" and spec.version is None) or (key == "model" and spec.model is None):
@@ -561,6 +580,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         else:
             round_settings.extend(found)
 
+    for config_id, config_rels in placed.groupby("engine", sort=False)["rel"]:
+        settings.setdefault(str(config_id), []).extend(
+            _name_settings([str(r) for r in config_rels]))
     logs_vllm, _ = _attach(files, own, "vllm_log")
     logs_llama, _ = _attach(files, own, "llama_log")
     prints, loose_prints = _attach(files, own, "fingerprint")
@@ -630,7 +652,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         specs.append(spec)
     if len(workload_specs) == 1:
         w = workload_specs[0]
-        how = "the client's settings" if w.from_settings else "mean tokens per completed request"
+        how = (f"{w.named_by} (lengths stated in its name)" if w.named_by
+               else "the client's settings" if w.from_settings
+               else "mean tokens per completed request")
         for key, tokens in (("input_tokens", w.input_tokens),
                             ("output_tokens", w.output_tokens)):
             if math.isfinite(tokens):
@@ -715,10 +739,16 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
             count = max(count, fp.gpu_count)
         elif data.gpu is not None and "index" in data.gpu.columns:
             count = max(count, int(data.gpu["index"].nunique()))
+    count_from = "nvidia-smi (GPUs listed)"
+    # every configuration names the same GPU count (`8xH100`): the round's, from that name
+    stated = {data.spec.gpu_count for data in engines.values()}
+    if count == 1 and len(stated) == 1 and None not in stated:
+        count = next(iter(stated)) or 1
+        count_from = next((i.source for i in inferred if i.key.endswith(".gpu_count")), "")
     if gpu:
         inferred.append(Inferred("hardware.gpu", gpu, gpu_from))
     if count > 1:
-        inferred.append(Inferred("hardware.gpu_count", str(count), "nvidia-smi (GPUs listed)"))
+        inferred.append(Inferred("hardware.gpu_count", str(count), count_from))
     date, date_from = _date(placed)
     if date:
         inferred.append(Inferred("round.date", date, f"{date_from} (date)"))

@@ -59,6 +59,13 @@ NAME_SPLIT = re.compile(r"[-\s]+")
 # a parallel layout written in a folder or file name: tp8, ep8, dp2, pp2, tep8, dep8, tp4_pp2
 LAYOUT = re.compile(r"(?<![a-z0-9])((?:t|d)?ep|tp|dp|pp|cp)[-=]?([0-9]{1,4})(?![0-9])",
                     re.IGNORECASE)
+# GPUs written in a name: `2xH100`, `8×B200`, `1xL40s`, `4xRNGD` (a count, then a GPU name that
+# holds a digit or is upper case: `g5.2xlarge` names an instance size, not a GPU)
+NAME_GPUS = re.compile(r"(?<![A-Za-z0-9.])([0-9]{1,3})[x×]_?([A-Za-z][A-Za-z0-9]*)(?![A-Za-z0-9])")
+# a layout's sizes as engine settings: TEP is tensor parallel with experts spread over the same
+# GPUs, DEP data-parallel attention with experts spread (InferenceX's names)
+LAYOUT_SETTING = {"tp": "tensor_parallel", "tep": "tensor_parallel", "pp": "pipeline_parallel",
+                  "dp": "data_parallel", "dep": "data_parallel"}
 # input/output lengths stated in a name: isl1024_osl128, isl-8192 / osl-1024,
 # itkns-1024-otkns-512, in1024-out256, input_len=2048, prompt512 / gen128
 NAME_ISL = re.compile(r"(?<![a-z0-9])(?:isl|in|input|input[-_]?len|itkns?|itoks?|itokens|"
@@ -116,6 +123,8 @@ class Workload:
     name: str | None = field(default=None, compare=False)
     # a round that sweeps both axes: this view's own axis (see mixed_sweeps)
     axis: str | None = field(default=None, compare=False)
+    # the file or folder name the lengths were read from, when no file states them
+    named_by: str | None = field(default=None, compare=False)
 
     @property
     def title(self) -> Bi:
@@ -275,6 +284,32 @@ def layout(rel: str) -> str:
     found = [f"{m.group(1).lower()}{int(m.group(2))}"
              for m in LAYOUT.finditer(_run_dir(rel) + "/" + PurePosixPath(rel).name)]
     return "-".join(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def name_settings(rel: str) -> tuple[tuple[str, str, str], ...]:
+    """Settings a run's folder and file names state, as (key, value, the words read):
+    ``8xH100`` → gpu H100 and gpu_count 8; ``tp4_pp2`` → tensor_parallel 4 and
+    pipeline_parallel 2; ``TEP8`` → tensor_parallel 8. A GPU the name gives but no table
+    knows (``4xRNGD``) is kept as named, with its count."""
+    text = STAMP.sub("-", _run_dir(rel) + "/" + PurePosixPath(rel).name)
+    out: list[tuple[str, str, str]] = []
+    gpus = {(int(m.group(1)), m.group(2)) for m in NAME_GPUS.finditer(text)
+            if any(ch.isdigit() for ch in m.group(2)) or
+            (m.group(2).isupper() and len(m.group(2)) >= 3)}
+    if len(gpus) == 1:
+        (count, gpu), = gpus
+        if count >= 1:
+            out += [("gpu", gpu, f"{count}x{gpu}"), ("gpu_count", str(count), f"{count}x{gpu}")]
+    sizes: dict[str, set[int]] = {}
+    words: dict[str, str] = {}
+    for m in LAYOUT.finditer(text):
+        key = LAYOUT_SETTING.get(m.group(1).lower())
+        if key and int(m.group(2)) >= 1:
+            sizes.setdefault(key, set()).add(int(m.group(2)))
+            words[key] = m.group(0)
+    out += [(k, str(next(iter(v))), words[k]) for k, v in sizes.items() if len(v) == 1]
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -534,6 +569,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     wanted = ["dataset", "sharegpt_output_len_setting", "output_len_setting",
               "input_len_setting", *(["rel"] if "rel" in summary.columns else [])]
     means_in, means_out = mean_in.to_numpy(dtype=float), mean_out.to_numpy(dtype=float)
+    by_name: dict[int, str] = {}  # runs whose lengths only their name states
     for i, r in enumerate(summary[wanted].to_dict("records")):  # .loc per row: 1 ms each
         dataset = r["dataset"] if isinstance(r["dataset"], str) else None
         if dataset and dataset.startswith("sharegpt"):
@@ -547,6 +583,7 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
             named = name_lengths(str(r["rel"]))  # `…_isl1024_osl128_…`: stated, not measured
             if all(math.isfinite(x) for x in named):
                 fixed_in, fixed_out = named
+                by_name[i] = str(r["rel"])
         settings = math.isfinite(fixed_in) and math.isfinite(fixed_out)
         if not settings and dataset and not SYNTHETIC.match(dataset):
             # a dataset, trace or agentic scenario is the workload: each run's measured mean
@@ -581,10 +618,13 @@ def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
         ids.add(wid)
         members = [g[0] for g in group]
         vary = any(not exact[m] for m in members)
+        name_rels = [by_name[g[0]] for g in with_settings if g[0] in by_name]
         specs.append(Workload(wid, dataset, inp, outp, from_settings, vary,
                               _finite_median(mean_in.iloc[members]),
                               _finite_median(mean_out.iloc[members]),
-                              _workload_name([rels[m] for m in members])))
+                              _workload_name([rels[m] for m in members]),
+                              named_by=name_rels[0] if name_rels
+                              and len(name_rels) == len(with_settings) else None))
         for g in group:
             out[g[0]] = wid
     return pd.Series(out, index=summary.index, dtype=object), specs

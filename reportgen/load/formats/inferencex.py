@@ -13,7 +13,11 @@
   Its ``itl`` and ``tpot`` are both AIPerf's per-request inter-token latency ((latency − TTFT)
   / (output tokens − 1)), i.e. a TPOT: only ``tpot`` is kept. An earlier schema kept the same
   statistics flat (``mean_ttft``, ``p50_ttft`` …, ``output_tput_tps``, ``duration_seconds``) at
-  the top level or under ``request_metrics``; both are read.
+  the top level or under ``request_metrics``; both are read. The workload is what the run
+  replayed: ``scenario_type`` and the trace ``dataset`` names (``utils/agentic``'s
+  ``build_agg`` copies AIPerf's ``metadata.dataset``), so each concurrency's measured lengths
+  are its own, not a workload; ``offloading`` / ``kv_offloading`` / ``kv_offload_backend``
+  (HiCache, LMCache, none) are part of the configuration, as the layout keys are.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ CLIENT = "inferencex"
 SECONDS_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)$")
 FLAT_STAT = re.compile(r"^(mean|std|p\d+)_(ttft|e2el|tpot)$")
 LAYOUT_KEYS = ("tp", "ep", "dp_attention", "pp", "framework", "precision", "spec_decoding",
-               "disagg", "hw")
+               "disagg", "hw", "offloading", "kv_offloading", "kv_offload_backend")
+# what names the trace an agentic run replayed (`dataset`: AIPerf's metadata.dataset)
+DATASET_NAME_KEYS = ("name", "dataset_name", "hf_dataset", "path", "trace")
 
 
 def sniff(name: str, head: bytes) -> str | None:
@@ -108,6 +114,9 @@ def _agentic(data: dict[str, Any], shown: str) -> ClientRun:
                 add_stats(record, m.group(2), {m.group(1): value}, 1000.0)
     if isinstance(data.get("model"), str) and data["model"]:
         record["model_id"] = data["model"]
+    workload = _workload(data)
+    if workload:  # the scenario and trace are the workload; each run's lengths are its own
+        record["dataset_name"] = workload
     for key in LAYOUT_KEYS:  # as --metadata strings: a layout that differs is a configuration
         value = data.get(key)
         if isinstance(value, str | int | bool) and str(value) != "":
@@ -118,3 +127,19 @@ def _agentic(data: dict[str, Any], shown: str) -> ClientRun:
     return ClientRun(record, client=CLIENT, settings=settings, units={
         "latency": "seconds (InferenceX agentic aggregation divides AIPerf's ms by 1000), ×1000",
         "tpot": "AIPerf per-request inter-token latency: (latency − TTFT) / (tokens − 1)"})
+
+
+def _workload(data: dict[str, Any]) -> str:
+    """The agentic run's workload as the file states it: its ``scenario_type`` and the name
+    of the dataset (trace) it replayed, when ``dataset`` names one."""
+    parts = [str(data["scenario_type"])] if isinstance(data.get("scenario_type"), str) \
+        and data["scenario_type"] else []
+    dataset = data.get("dataset")
+    if isinstance(dataset, str) and dataset:
+        parts.append(dataset)
+    elif isinstance(dataset, dict):
+        name = next((dataset[k] for k in DATASET_NAME_KEYS
+                     if isinstance(dataset.get(k), str) and dataset[k]), None)
+        if name:
+            parts.append(str(name).rstrip("/").split("/")[-1])
+    return " · ".join(parts)
