@@ -265,10 +265,98 @@ def _row_place(table: str, row: dict[str, Any], column: str) -> tuple[str, str, 
             None if table == "crossovers" else _point(row.get("concurrency")), figure)
 
 
+_ENGINE_COLUMNS = ("engine", "engine_a", "engine_b")
+
+
+def _identity(tables: dict[str, Any], engine: str) -> tuple[object, ...] | None:
+    """What defines a configuration in a tables dict, without its id or any path: the settings
+    inferred for it (model, layout, GPU …; not its label) and its runs (workload, axis point,
+    repeat, file name). None when the report lists neither."""
+    settings = sorted((str(r.get("key", "")).split(".", 2)[2], str(r.get("value")))
+                      for r in tables.get("inferred") or [] if isinstance(r, dict)
+                      and str(r.get("key", "")).startswith(f"engines.{engine}.")
+                      and not str(r.get("key")).endswith(".label"))
+    runs = sorted((str(r.get("workload")), str(r.get("concurrency")), str(r.get("request_rate")),
+                   str(r.get("repeat")), str(r.get("source", "")).rsplit("/", 1)[-1])
+                  for r in tables.get("runs") or [] if isinstance(r, dict)
+                  and r.get("engine") == engine)
+    return (tuple(settings), tuple(runs)) if settings or runs else None
+
+
+def matched_ids(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """Old configuration id → new id, for configurations that only one side names but whose
+    identity (``_identity``) one configuration of the other side has exactly: a configuration
+    renamed with its folder is the same configuration."""
+    olds, news = _engines(old), _engines(new)
+    gone = [e for e in olds if e not in news]
+    came = [e for e in news if e not in olds]
+    by_identity: dict[tuple[object, ...], list[str]] = {}
+    for e in came:
+        ident = _identity(new, e)
+        if ident is not None:
+            by_identity.setdefault(ident, []).append(e)
+    out: dict[str, str] = {}
+    for e in gone:
+        ident = _identity(old, e)
+        if ident is None:
+            continue
+        twins = by_identity.get(ident, [])
+        if len(twins) == 1 and sum(_identity(old, o) == ident for o in gone) == 1:
+            out[e] = twins[0]
+    return out
+
+
+def _renamed(tables: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
+    """``tables`` with configuration ids replaced (rows, values names, inferred keys)."""
+    if not ids:
+        return tables
+    out = dict(tables)
+    for name, rows in tables.items():
+        if isinstance(rows, list):
+            out[name] = [{**row, **{c: ids.get(row[c], row[c]) for c in (*_ENGINE_COLUMNS, "id")
+                                    if isinstance(row.get(c), str) and (c != "id"
+                                                                        or name == "engines")}}
+                         if isinstance(row, dict) else row for row in rows]
+    values = tables.get("values")
+    if isinstance(values, dict):
+        out["values"] = {_renamed_value(k, ids): _renamed_id(v, ids) for k, v in values.items()}
+    if isinstance(out.get("inferred"), list):
+        out["inferred"] = [{**r, "key": _renamed_key(str(r.get("key", "")), ids)}
+                           if isinstance(r, dict) else r for r in out["inferred"]]
+    return out
+
+
+def _renamed_id(value: Any, ids: dict[str, str]) -> Any:
+    """A value that is a configuration id (``pair.a``), renamed; nested values as they are."""
+    if isinstance(value, str):
+        return ids.get(value, value)
+    if isinstance(value, dict):
+        return {k: _renamed_id(v, ids) for k, v in value.items()}
+    return value
+
+
+def _renamed_value(name: str, ids: dict[str, str]) -> str:
+    workload, slash, rest = name.rpartition("/")
+    parts = rest.split(".")
+    if len(parts) >= 2 and parts[1] in ids:
+        parts[1] = ids[parts[1]]
+    return f"{workload}{slash}{'.'.join(parts)}"
+
+
+def _renamed_key(key: str, ids: dict[str, str]) -> str:
+    parts = key.split(".", 2)
+    if len(parts) == 3 and parts[0] == "engines" and parts[1] in ids:
+        parts[1] = ids[parts[1]]
+    return ".".join(parts)
+
+
 def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     """Every headline value and table cell that differs, in a stable order. File references
     are compared as if both rounds lived in folders of the same name, so comparing
-    ``round2/`` with ``round2-fixed/`` does not list every source cell as changed."""
+    ``round2/`` with ``round2-fixed/`` does not list every source cell as changed; a
+    configuration whose id changed with its folder's name is matched by what defines it
+    (``matched_ids``), so it is the same configuration, not one removed and one added."""
+    old = _renamed(old, matched_ids(old, new))
     changes: list[Change] = []
     folders = _round_folder(old), _round_folder(new)
     renamed = None if None in folders or folders[0] == folders[1] else \

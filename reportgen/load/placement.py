@@ -445,9 +445,17 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     ``--label``, the folder (a sweep's SERVE part), the many-run file it sits in, the served
     model, or words of its file name that are not explained by its workload. Labels keep only
     the parts that differ."""
-    n = len(summary)
-    if n == 0:
+    if summary.empty:
         return pd.Series([], dtype=object), []
+    # a record with no value on either axis is never placed (place() lists it as such): it
+    # must not take part in naming the others, so adding a file that is no run (a status
+    # JSON with `duration` and `completed`) never renames a configuration
+    on_axis = summary["concurrency"].notna() | summary["request_rate"].notna()
+    if on_axis.any() and not on_axis.all():
+        placed_ids, placed_configs = configurations(summary[on_axis], workload[on_axis])
+        return placed_ids.reindex(summary.index, fill_value=placed_configs[0].id), \
+            placed_configs
+    n = len(summary)
     rels = list(summary["rel"])
     label = [x if isinstance(x, str) and x else None for x in summary["label"]]
     folder = point_siblings([_run_dir(r) for r in rels],
