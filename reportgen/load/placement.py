@@ -76,7 +76,7 @@ NAME_OSL = re.compile(r"(?<![a-z0-9])(?:osl|out|output|output[-_]?len|otkns?|oto
 NAME_PAIR = re.compile(r"([0-9]{1,7})[_x]([0-9]{1,7})")
 # a folder grouping workloads by their input:output ratio (`results-2i-1o-…`): the ratio
 # names a workload, never a configuration
-RATIO = re.compile(r"(?:^|(?<=[-_ ]))[0-9]+(?:\.[0-9]+)?i[-_]?[0-9]+(?:\.[0-9]+)?o(?=$|[-_ ])",
+RATIO = re.compile(r"(?:^|(?<=[-_ ]))[0-9]+(?:\.[0-9]+)?i[-_]?[0-9]+(?:\.[0-9]+)?o(?:$|[-_ ]+)",
                    re.IGNORECASE)
 # datasets a client generates from stated lengths (no fixed set of prompts): their runs are
 # grouped by lengths; any other named dataset or trace is the workload itself
