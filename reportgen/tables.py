@@ -214,10 +214,25 @@ def round_json(info: RoundInfo) -> dict[str, Any]:
             if f.name != "workload" or info.workload is not None}
 
 
+ROUND_COUNTS = ("requests_total", "completed_total", "failed_total")
+
+
 def round_info(ra: RoundAnalysis) -> dict[str, Any]:
+    """The round object: the first workload's facts, with counts summed over every workload
+    (a round's totals count every run, whichever workload it ran); None where one is
+    unknown."""
     info = round_json(ra.first.round)
     if _many(ra):
         info["workloads"] = [_json_of(p.round.workload) for p in ra.parts]
+        for key in ROUND_COUNTS:
+            counts = [getattr(p.round, key) for p in ra.parts]
+            info[key] = None if any(c is None for c in counts) else sum(counts)
+        # each configuration's requests over every workload: the same for all only when each
+        # workload's is and every workload ran every configuration
+        per_engine = [p.round.requests_per_engine for p in ra.parts]
+        engines = {tuple(sorted(e.id for e in p.round.engines)) for p in ra.parts}
+        info["requests_per_engine"] = sum(n for n in per_engine if n is not None) \
+            if None not in per_engine and len(engines) == 1 else None
     return info
 
 

@@ -320,3 +320,18 @@ def test_diff_matches_configurations_renamed_with_their_folders(tmp_path: Path) 
     kinds = pd.Series([c.kind for c in changes], dtype=object)
     assert not kinds.isin(["added", "removed"]).any()
     assert {c.engine for c in changes if c.table == "engines"} == {"vllm_v0-9", "sglang_0-4"}
+
+
+def test_round_totals_count_every_workload(tmp_path: Path) -> None:
+    from tests.factories import result_json
+
+    sent = 0
+    for i, (inp, out, n) in enumerate(((512, 128, 60), (2048, 512, 24))):
+        for c in (1, 4):
+            (tmp_path / f"w{i}-c{c}.json").write_text(json.dumps(result_json(
+                100.0 * c + i, concurrency=c, n=n, in_tokens=inp, out_tokens=out)))
+            sent += n
+    tables = tables_from_round(tmp_path)
+    assert len(tables["round"]["workloads"]) == 2
+    assert tables["round"]["requests_total"] == sent == 168
+    assert tables["round"]["completed_total"] == sent
