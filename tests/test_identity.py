@@ -135,6 +135,8 @@ def test_an_inference_perf_concurrency_stage_rate_is_a_placeholder() -> None:
     ("2026-08-20-ws/result.json", (math.nan, math.nan)),  # a date states no lengths
     ("20250611_1030/result.json", (math.nan, math.nan)),
     ("vllm/c8.json", (math.nan, math.nan)),
+    ("output1.json", (math.nan, math.nan)),  # a file's number, not a length
+    ("1_2/result.json", (math.nan, math.nan)),
 ])
 def test_lengths_written_in_names(rel: str, lengths: tuple[float, float]) -> None:
     got = name_lengths(rel)

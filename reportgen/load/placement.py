@@ -67,13 +67,14 @@ NAME_GPUS = re.compile(r"(?<![A-Za-z0-9.])([0-9]{1,3})[x×]_?([A-Za-z][A-Za-z0-9
 LAYOUT_SETTING = {"tp": "tensor_parallel", "tep": "tensor_parallel", "pp": "pipeline_parallel",
                   "dp": "data_parallel", "dep": "data_parallel"}
 # input/output lengths stated in a name: isl1024_osl128, isl-8192 / osl-1024,
-# itkns-1024-otkns-512, in1024-out256, input_len=2048, prompt512 / gen128
-NAME_ISL = re.compile(r"(?<![a-z0-9])(?:isl|in|input|input[-_]?len|itkns?|itoks?|itokens|"
-                      r"prompt)[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
-NAME_OSL = re.compile(r"(?<![a-z0-9])(?:osl|out|output|output[-_]?len|otkns?|otoks?|otokens|"
-                      r"gen)[-=_]?([0-9]{1,7})(?![0-9])", re.IGNORECASE)
+# itkns-1024-otkns-512, in1024-out256, input_len=2048 (the words other than isl/osl need two
+# digits: `output1.json` names a file, not a length)
+NAME_ISL = re.compile(r"(?<![a-z0-9])(?:isl[-=_]?([0-9]{1,7})|(?:in|input|input[-_]?len|"
+                      r"itkns?|itoks?|itokens)[-=_]?([0-9]{2,7}))(?![0-9])", re.IGNORECASE)
+NAME_OSL = re.compile(r"(?<![a-z0-9])(?:osl[-=_]?([0-9]{1,7})|(?:out|output|output[-_]?len|"
+                      r"otkns?|otoks?|otokens)[-=_]?([0-9]{2,7}))(?![0-9])", re.IGNORECASE)
 # a whole folder name or file stem that is a length pair and nothing else: `1024_128`
-NAME_PAIR = re.compile(r"([0-9]{1,7})[_x]([0-9]{1,7})")
+NAME_PAIR = re.compile(r"([0-9]{2,7})[_x]([0-9]{2,7})")
 # a folder grouping workloads by their input:output ratio (`results-2i-1o-…`): the ratio
 # names a workload, never a configuration
 RATIO = re.compile(r"(?:^|(?<=[-_ ]))[0-9]+(?:\.[0-9]+)?i[-_]?[0-9]+(?:\.[0-9]+)?o(?:$|[-_ ]+)",
@@ -318,7 +319,8 @@ def name_lengths(rel: str) -> tuple[float, float]:
     where it states none."""
     path = PurePosixPath(rel)
     text = STAMP.sub("-", path.as_posix())  # `…-2025-06-11-…` states no lengths
-    found = [(NAME_ISL.findall(text) or [None])[-1], (NAME_OSL.findall(text) or [None])[-1]]
+    found = [next((a or b for a, b in reversed(pattern.findall(text))), None)
+             for pattern in (NAME_ISL, NAME_OSL)]
     if found[0] is None and found[1] is None:
         for part in reversed([*path.parent.parts, path.name.split(".")[0]]):
             m = NAME_PAIR.fullmatch(part)
