@@ -246,9 +246,14 @@ def test_init_writes_hardware_read_from_names(tmp_path: Path) -> None:
 
     for c, f in _aiperf_runs():
         _copy(f, tmp_path / "8xH100" / f"c{c}" / f.name)
-    text = init_text(load_round(tmp_path)).text
+    loaded = load_round(tmp_path)
+    text = init_text(loaded).text
     assert 'gpu = "H100"' in text and "gpu_count = 8" in text
     assert "name: 8xH100" in text
+    # a known GPU: its bandwidth from the GPU table, so floors and MBU can be drawn
+    m = loaded.manifest
+    assert (m.gpu, m.gpu_count) == ("H100", 8) and m.bandwidth_gb_s > 0
+    assert [e.gpus for e in m.engines] == [8]  # per-GPU figures divide by 8
 
 
 # ------------------------------------------------------------------ providers and labels
