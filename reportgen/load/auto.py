@@ -580,9 +580,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         else:
             round_settings.extend(found)
 
-    for config_id, config_rels in placed.groupby("engine", sort=False)["rel"]:
-        settings.setdefault(str(config_id), []).extend(
-            _name_settings([str(r) for r in config_rels]))
+    # what names state, used after every file's statement (a file wins over a name)
+    named = {str(config_id): _name_settings([str(r) for r in config_rels])
+             for config_id, config_rels in placed.groupby("engine", sort=False)["rel"]}
     logs_vllm, _ = _attach(files, own, "vllm_log")
     logs_llama, _ = _attach(files, own, "llama_log")
     prints, loose_prints = _attach(files, own, "fingerprint")
@@ -608,6 +608,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             id=c.id, label=Text(c.label, c.label), dir=own.get(c.id, ""), kind=kind)
         if spec.kind is None and kind is not None:
             spec = dataclasses.replace(spec, kind=kind)
+        stated = settings.get(c.id, []) + _server_info(rows) + named.get(c.id, [])
         spec = _with_settings(spec, settings.get(c.id, []) + _server_info(rows))
         fp = _first(prints.get(c.id), loose_prints)
         csv = _first(csvs.get(c.id), loose_csvs)
@@ -618,7 +619,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         data = EngineData(spec=spec, files=ef)
         legacy._load_log(data, show, findings)
         log_facts = _log_settings(data)
-        data.spec = spec = _with_settings(spec, log_facts)
+        data.spec = spec = _with_settings(_with_settings(spec, log_facts), named.get(c.id, []))
         if fp is not None:
             data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
         if csv is not None:
@@ -626,7 +627,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         # a series file in no configuration's folder belongs to each (one server, one GPU set)
         data.telemetry = load_telemetry([f.path for f in series.get(c.id) or loose_series],
                                         show, c.id, findings)
-        gpu_found = _config_gpu(data, settings.get(c.id, []))
+        gpu_found = _config_gpu(data, stated)
         if gpu_found and spec.gpu is None:
             data.spec = spec = dataclasses.replace(spec, gpu=gpu_found[0])
         engines[c.id] = data
@@ -635,7 +636,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
                                      f"{log.shown} (log lines)"))
         seen_keys: set[str] = set()
         for key, value, source in [*log_facts, *([("gpu", *gpu_found)] if gpu_found else []),
-                                   *settings.get(c.id, []), *_server_info(rows)]:
+                                   *stated]:
             if key not in seen_keys:
                 seen_keys.add(key)
                 inferred.append(Inferred(f"engines.{c.id}.{key}", value, source))

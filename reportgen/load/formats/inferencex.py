@@ -122,8 +122,12 @@ def _agentic(data: dict[str, Any], shown: str) -> ClientRun:
         if isinstance(value, str | int | bool) and str(value) != "":
             record[key] = str(value).lower() if isinstance(value, bool) else str(value)
     settings = {name: (str(data[key]), f"{shown} ({key})")
-                for key, name in (("tp", "tensor_parallel"), ("pp", "pipeline_parallel"))
-                if isinstance(data.get(key), int) and not isinstance(data.get(key), bool)}
+                for key, name in (("tp", "tensor_parallel"), ("pp", "pipeline_parallel"),
+                                  ("num_gpus", "gpu_count"))
+                if isinstance(data.get(key), int) and not isinstance(data.get(key), bool)
+                and data[key] >= 1}
+    if isinstance(data.get("hw"), str) and data["hw"].strip():  # the runner's GPU (b200 …)
+        settings["gpu"] = (data["hw"].strip(), f"{shown} (hw)")
     return ClientRun(record, client=CLIENT, settings=settings, units={
         "latency": "seconds (InferenceX agentic aggregation divides AIPerf's ms by 1000), ×1000",
         "tpot": "AIPerf per-request inter-token latency: (latency − TTFT) / (tokens − 1)"})
