@@ -45,16 +45,15 @@ STAMP = re.compile(
     r"|1[0-9]{9})(?:$|[-_ ]+)")
 # a folder name holding one number (`r2`, `users-16`, `qps_0.5`): with its siblings it may
 # name the points of a sweep (see point_siblings)
-ONE_NUMBER = re.compile(r"([^0-9]*?)([0-9]+(?:\.[0-9]+)?)([^0-9]*)")
+NUMBER = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,12})?")
 # the parts of such a template that name a configuration, never a point: a parallel layout
 # (`tp{}`), a GPU count (`{}xH100`, `{}gpu`), a node count
 NAMES_CONFIG = re.compile(r"^(?:t|d)?ep[-_=]?$|^(?:tp|dp|pp|cp)[-_=]?$|^x[a-z]|gpu|node",
                           re.IGNORECASE)
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
 # a content hash or version digest in a name (`:f4e2de70d668…`, 64 hex): shown as 8 characters
-HASH = re.compile(r"(?<![0-9a-z])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])([0-9a-f]{8})[0-9a-f]+"
-                  r"(?![0-9a-z])", re.IGNORECASE)
-HASH_KEEP = 8
+# (a run of hex digits holding both a digit and a letter; the test is made in _short_hash)
+HASH = re.compile(r"(?<![0-9a-z])([0-9a-f]{8})[0-9a-f]+(?![0-9a-z])", re.IGNORECASE)
 NAME_SPLIT = re.compile(r"[-\s]+")
 # a parallel layout written in a folder or file name: tp8, ep8, dp2, pp2, tep8, dep8, tp4_pp2
 LAYOUT = re.compile(r"(?<![a-z0-9])((?:t|d)?ep|tp|dp|pp|cp)[-=]?([0-9]{1,4})(?![0-9])",
@@ -77,7 +76,8 @@ NAME_OSL = re.compile(r"(?<![a-z0-9])(?:osl[-=_]?([0-9]{1,7})|(?:out|output|outp
 NAME_PAIR = re.compile(r"([0-9]{2,7})[_x]([0-9]{2,7})")
 # a folder grouping workloads by their input:output ratio (`results-2i-1o-…`): the ratio
 # names a workload, never a configuration
-RATIO = re.compile(r"(?:^|(?<=[-_ ]))[0-9]+(?:\.[0-9]+)?i[-_]?[0-9]+(?:\.[0-9]+)?o(?:$|[-_ ]+)",
+RATIO = re.compile(r"(?:^|(?<=[-_ ]))[0-9]{1,7}(?:\.[0-9]{1,7})?i[-_]?[0-9]{1,7}(?:\.[0-9]{1,7})?o"
+                   r"(?:$|[-_ ]+)",
                    re.IGNORECASE)
 # datasets a client generates from stated lengths (no fixed set of prompts): their runs are
 # grouped by lengths; any other named dataset or trace is the workload itself
@@ -408,10 +408,15 @@ def point_siblings(folders: Sequence[str], concurrency: Sequence[float],
     families: dict[tuple[str, str, str], dict[str, float]] = {}
     for f in runs:
         parent, _, name = f.rpartition("/")
-        m = ONE_NUMBER.fullmatch(name)
-        if not m or NAMES_CONFIG.search(m.group(1)) or NAMES_CONFIG.search(m.group(3)):
+        numbers = list(NUMBER.finditer(name))
+        if len(numbers) != 1:
             continue
-        families.setdefault((parent, m.group(1), m.group(3)), {})[f] = float(m.group(2))
+        m = numbers[0]
+        prefix, suffix = name[:m.start()], name[m.end():]
+        if any(ch.isdigit() for ch in prefix + suffix) or NAMES_CONFIG.search(prefix) \
+                or NAMES_CONFIG.search(suffix):
+            continue
+        families.setdefault((parent, prefix, suffix), {})[f] = float(m.group())
     out = list(folders)
     for (parent, _, _), members in families.items():
         if len(members) < 2:
@@ -549,10 +554,19 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
 def _short_hashes(label: str, labels: Sequence[str]) -> str:
     """A label with each hash cut to its first 8 characters, unless that would make it the
     same as another configuration's label (then the hashes stay whole)."""
-    short = HASH.sub(r"\1", label)
+    short = _cut_hashes(label)
     if short == label:
         return label
-    return label if any(HASH.sub(r"\1", o) == short for o in labels if o != label) else short
+    return label if any(_cut_hashes(o) == short for o in labels if o != label) else short
+
+
+def _cut_hashes(text: str) -> str:
+    def cut(m: re.Match[str]) -> str:
+        word = m.group(0)
+        mixed = any(ch.isdigit() for ch in word) and any(ch.isalpha() for ch in word)
+        return m.group(1) if mixed else word
+
+    return HASH.sub(cut, text)
 
 
 # ------------------------------------------------------------------ workloads
