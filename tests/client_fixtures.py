@@ -15,7 +15,8 @@ CLIENTS = DATA / "clients"
 HEAD = 65536  # what a reader's sniff sees
 # every fixture folder tools/make_client_fixtures.py wrote; a missing one fails, never skips
 FIXTURES = ("aiperf-0.3.0", "aiperf-0.8.0", "aiperf-0.13.0", "genai-perf-0.0.16",
-            "guidellm-0.4.0", "guidellm-0.8.1", "inference-perf-0.7.0")
+            "guidellm-0.4.0", "guidellm-0.8.1", "inference-perf-0.7.0",
+            "inference-perf-0.7.0-concurrent")
 
 
 @dataclass

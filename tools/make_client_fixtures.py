@@ -307,21 +307,15 @@ def inference_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str])
     copy_tree(out, dest / "results")
 
 
-INFERENCE_PERF_CONCURRENT = """\
-load:
-  type: concurrent
-  stages:
-  - num_requests: 8
-    concurrency_level: 2
-  - num_requests: 16
-    concurrency_level: 4
-"""
+INFERENCE_PERF_CONCURRENT = "load:\n  type: concurrent\n  stages:\n" + "".join(
+    f"  - num_requests: {REQUESTS * c}\n    concurrency_level: {c}\n" for c in CONCURRENCIES)
 
 
 def inference_perf_concurrent(env: Env, stub: Stub, work: Path, dest: Path,
                               log: list[str]) -> None:
-    """Two ``concurrent`` stages (2 and 4 requests in flight, 8 and 16 requests): the load type
-    whose stages get a placeholder rate (main.py sets it to num_requests)."""
+    """One ``concurrent`` stage per concurrency (1, 2, 4 requests in flight, 8 requests per
+    request in flight): the load type whose stages get a placeholder rate (main.py sets it to
+    num_requests, so here 8, 16 and 32 "req/s")."""
     tok = build_tokenizer(env, work)
     out = work / "results"
     config = work / "config.yml"
