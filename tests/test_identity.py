@@ -193,8 +193,17 @@ def test_agentic_runs_are_two_curves_over_one_workload(tmp_path: Path) -> None:
     assert w.dataset == AGENTIC["scenario_type"]
     assert loaded.runs.groupby("engine")["concurrency"].apply(sorted).tolist() == [
         [4, 8, 16], [4, 8, 16]]
-    # each run's measured output per request is its own, in the runs table
+    # each run's measured output per request is its own, in the runs table and on the page
     assert loaded.runs["output_tokens_mean"].nunique() == 6
+    from reportgen.build import render_dir
+
+    html = render_dir(tmp_path, "en")
+    assert "Out tok/req" in html
+    for d in (json.loads(f.read_bytes()) for f in sorted(tmp_path.glob("agg_*.json"))):
+        tput = d["request_metrics"]["throughput"]
+        per_request = tput["output"]["tokens_per_second"] * tput["duration_seconds"] \
+            / d["num_requests_successful"]
+        assert f">{per_request:.0f}<" in html
 
 
 def test_ratio_folders_name_workloads_not_configurations(tmp_path: Path) -> None:

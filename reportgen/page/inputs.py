@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import re
 
+import pandas as pd
+
 from reportgen.formatting import fmt_g
 from reportgen.frames import MEASURED_RATE
 from reportgen.listing import shorten
@@ -41,6 +43,16 @@ def _source_file(source: str) -> str:
         else ""
 
 MEASURED_MARK = "※"  # after a rate the client measured (see inputs.measured_rate)
+LENGTH_COLUMNS = ("input_tokens_mean", "output_tokens_mean")
+
+
+def _varying_lengths(runs: pd.DataFrame) -> bool:
+    """Whether the runs' mean lengths per request differ (by a token or more)."""
+    for column in LENGTH_COLUMNS:
+        if column not in runs.columns:
+            return False
+    values = runs[list(LENGTH_COLUMNS)].astype(float).round()
+    return bool((values.max() - values.min() >= 1).any())
 
 
 def inputs_tables(b: Builder) -> list[PageBlock]:
@@ -54,6 +66,9 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
         sources = runs["source"]
         runs = runs.iloc[sorted(range(len(runs)), key=lambda i: natural_key(
             str(sources.iloc[i])))]
+        # each run's own mean lengths, where they differ from run to run (a dataset, a trace,
+        # lengths drawn per request): one workload, with what each run actually sent
+        lengths = _varying_lengths(runs)
         for r in runs.itertuples(index=False):
             x = r.concurrency if not b.rate_axis else (
                 r.request_rate if math.isfinite(num(r.request_rate)) else math.inf)
@@ -63,11 +78,14 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
                 tcell(str(r.source), "path"), tcell(b.d.label(str(r.engine))),
                 Cell(same(fmt_g(x) + mark), True), ncell(r.repeat, "d"),
                 ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
+                *([ncell(getattr(r, c), ".0f") for c in LENGTH_COLUMNS] if lengths else []),
                 ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),
                 ncell(r.itl_p50_ms, ".2f")]))
         keys = (("inputs.col_run", False), ("inputs.col_config", False),
                 ("data.col_c", True), ("inputs.col_repeat", True), ("data.col_completed", True),
                 ("data.col_failed", True), ("data.col_duration", True),
+                *((("inputs.col_in_mean", True), ("inputs.col_out_mean", True))
+                  if lengths else ()),
                 ("data.col_out", True), ("data.col_ttft_p50", True),
                 ("data.col_itl_p50", True))
         cols = [Column(b.t(k), num) for k, num in keys]
