@@ -27,7 +27,7 @@ from reportgen.resources import templates_dir
 from reportgen.text import Bi, load_strings
 
 AXES = ("concurrency", "request_rate")
-LENGTH_TOLERANCE = 0.10  # runs whose mean lengths differ by less than this share a workload
+LENGTH_TOLERANCE = 0.10  # a gap wider than this between measured mean lengths parts workloads
 TOKEN = re.compile(r"[A-Za-z0-9]+")
 SWEEP_DIR = re.compile(r"^(.*?)-?BENCH-.*$")
 # the end of a folder name that names a point of a sweep or a repeat, not a configuration:
@@ -52,7 +52,7 @@ NAMES_CONFIG = re.compile(r"^(?:t|d)?ep[-_=]?$|^(?:tp|dp|pp|cp)[-_=]?$|^x[a-z]|g
                           re.IGNORECASE)
 ID_CHARS = re.compile(r"[^a-z0-9_-]+")
 # a content hash or version digest in a name (`:f4e2de70d668…`, 64 hex): shown as 8 characters
-# (a run of hex digits holding both a digit and a letter; the test is made in _short_hash)
+# (a run of hex digits holding both a digit and a letter: `_cut_hashes` tests that)
 HASH = re.compile(r"(?<![0-9a-z])([0-9a-f]{8})[0-9a-f]+(?![0-9a-z])", re.IGNORECASE)
 NAME_SPLIT = re.compile(r"[-\s]+")
 # a parallel layout written in a folder or file name: tp8, ep8, dp2, pp2, tep8, dep8, tp4_pp2
@@ -578,9 +578,10 @@ def _mean_per_request(total: pd.Series, completed: pd.Series) -> pd.Series:
 
 def workloads(summary: pd.DataFrame) -> tuple[pd.Series, list[Workload]]:
     """Runs with other input/output lengths or another dataset are other workloads. Lengths
-    come from the client's settings when the file carries them, else from the mean tokens per
-    completed request, grouped within ±10 %. ShareGPT-like datasets without a fixed output
-    length are one workload per dataset."""
+    come from the client's settings when the file carries them, else from the run's name
+    (``name_lengths``), else from the mean tokens per completed request, clustered where no
+    gap over 10 % parts them (``_group_lengths``). A dataset, trace or scenario that is not
+    generated from lengths (ShareGPT, an agentic trace) is one workload per dataset."""
     if summary.empty:
         return pd.Series([], dtype=object), []
     rels = [str(r) for r in summary["rel"]] if "rel" in summary.columns else [""] * len(summary)
