@@ -774,7 +774,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
         tiers, order, labels,
-        checks, values)).items()))
+        checks, values, axis)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)

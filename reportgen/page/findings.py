@@ -32,7 +32,12 @@ def _known(values: Mapping[str, Value], name: str) -> bool:
 def lines(b: Builder) -> list[str]:
     """The ui keys of the sentences this round supports, in order, with ENGINE filled in."""
     values = b.d.values
-    out = ["low", "high"]
+    # analyze.findings says whether a lead carries a claim (analyze.claims): a tie within the
+    # noise is written "on par", an open-loop rate both sustain compares latency
+    suffix = {"lead": "", "par": "_par", "latency_lead": "_latency",
+              "latency_par": "_latency_par"}
+    out = [f"{end}{suffix.get(str(values.get(f'findings.{end}.claim', 'lead')), '')}"
+           for end in ("low", "high")]
     count = values.get("crossover.count")
     # "holds at every common tier" needs at least two common tiers
     if isinstance(count, int | float) and not math.isnan(float(count)) and \
