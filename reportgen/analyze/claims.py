@@ -7,6 +7,7 @@ these functions; nothing else decides."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,7 +68,7 @@ def steps(values: Sequence[float], noise_frac: float = THRESHOLD) -> list[str]:
     it) or "flat" (within it). Non-finite values are skipped."""
     known = [v for v in values if math.isfinite(v)]
     out = []
-    for prev, cur in zip(known, known[1:], strict=False):
+    for prev, cur in itertools.pairwise(known):
         change = cur / prev - 1.0 if prev > 0 else math.nan
         out.append("up" if change > noise_frac else "down" if change < -noise_frac
                    else "flat")

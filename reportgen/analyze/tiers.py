@@ -147,6 +147,9 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
     out["requests"] = _column(rows, "num_prompts")
     out["completed"] = _column(rows, "completed")
     failed = _column(rows, "failed")
+    # a file that states completed and failed but not what was sent (a tidy CSV) still counts
+    # its requests: "1 of 3201 failed", never "1 of ?"
+    out["requests"] = out["requests"].fillna(out["completed"] + failed)
     out["failed"] = failed.fillna(out["requests"] - out["completed"])
     out["duration_s"] = _column(rows, "duration_s")
     out["total_input_tokens"] = _column(rows, "total_input_tokens")

@@ -193,7 +193,9 @@ def step_absent(b: Builder) -> Card:
             lambda x: math.isfinite(num(x))).any():
         sub = b.t("every.step_absent_none")
     else:
-        low, flight = lowest_in_flight(d.rows(d.order[0]), d.round.axis)
+        # the view's lowest tier, whichever configuration ran it: "the lowest rate" is the
+        # lowest any configuration ran, not the first configuration's only one
+        low, flight = lowest_in_flight(d.tiers, d.round.axis)
         if b.rate_axis and not math.isfinite(flight):
             sub = b.t("every.step_absent_unknown", c=fmt_g(low))
         else:
