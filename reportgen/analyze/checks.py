@@ -109,7 +109,7 @@ def checks_frame(rows: Sequence[Check], axis: str = "concurrency") -> pd.DataFra
     return frame
 
 
-def _step_noise(prev: Mapping[str, Any], cur: Mapping[str, Any]) -> float:
+def _step_noise(prev: Mapping[Any, Any], cur: Mapping[Any, Any]) -> float:
     """The noise a step between two tiers is judged under (``analyze.claims``)."""
     return claims.noise(*(claims.spread(
         float(r["output_tok_s"]), float(r.get("output_tok_s_min", np.nan)),

@@ -43,7 +43,7 @@ def _tier(x: float) -> float | int:
 LATENCY_METRICS = ("e2el_p50_ms", "ttft_p50_ms")
 
 
-def _tok_noise(row: Mapping[str, Any]) -> float:
+def _tok_noise(row: pd.Series) -> float:
     return spread(float(row["output_tok_s"]), float(row.get("output_tok_s_min", math.nan)),
                   float(row.get("output_tok_s_max", math.nan)),
                   float(row.get("repeats", math.nan)))

@@ -1,0 +1,198 @@
+"""Every sentence true (issue 31): a comparison is a claim only beyond its noise
+(``analyze.claims``), on tiny hand-checkable rounds; and the claims audit
+(tests/claims_audit.py) over every fixture round in both languages, shown to fail on an edited
+Findings number and on a tie written as a lead."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from claims_audit import audit
+from data_paths import DATA, REAL_ROUNDS, SHARED_ROUNDS
+from factories import ROUND_SHAPES, result_json, write_round
+
+from reportgen.analyze import claims
+from reportgen.analyze.checks import monotonic_throughput
+from reportgen.build import assemble_report
+from reportgen.page.model import Block, Page
+from reportgen.pipeline import analyze_dir
+from reportgen.resources import sample_round_dir
+from reportgen.text import Bi
+
+# ------------------------------------------------------------------------------ the rule itself
+
+
+def test_a_margin_within_the_threshold_is_no_lead() -> None:
+    tie = claims.compare(255.0, 254.2)            # 0.31 % apart: the GuideLLM/TPU case
+    assert not tie.leads and tie.noise == 0.02
+    assert math.isclose(tie.margin, 255.0 / 254.2 - 1)
+    lead = claims.compare(100.0, 103.0)           # 3 % beyond 2 %: the second value leads
+    assert lead.leads and lead.first == 1 and lead.best == 103.0
+    faster = claims.compare(90.0, 100.0, higher_better=False)   # 10 % less latency
+    assert faster.leads and faster.first == 0 and math.isclose(faster.margin, 0.1)
+    assert not claims.compare(37.0, 37.0).leads
+
+
+def test_the_noise_is_the_repeats_spread_where_there_are_repeats() -> None:
+    assert claims.spread(100.0, 95.0, 105.0, 3) == pytest.approx(0.10)
+    assert math.isnan(claims.spread(100.0, 100.0, 100.0, 1))    # one run: no spread known
+    assert math.isnan(claims.spread(100.0))
+    assert claims.noise(math.nan, math.nan) == claims.THRESHOLD
+    assert claims.noise(0.10, 0.01) == pytest.approx(0.10)
+    # 6 % apart is a lead under 2 %, a tie under a 10 % run-to-run spread
+    assert claims.compare(106.0, 100.0).leads
+    assert not claims.compare(106.0, 100.0, noise_frac=0.10).leads
+
+
+def test_steps_are_up_flat_or_down_beyond_the_noise() -> None:
+    assert claims.steps([100.0, 150.0, 151.0, 140.0]) == ["up", "flat", "down"]
+    assert claims.steps([100.0, math.nan, 98.5]) == ["flat"]      # −1.5 %: within 2 %
+
+
+# ------------------------------------------------------------------------------ check's wording
+
+def _tiers(tok_s: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"engine": "a", "concurrency": [1.0, 2.0, 4.0, 8.0][:len(tok_s)],
+                         "output_tok_s": tok_s})
+
+
+def test_rises_with_every_step_only_when_every_step_rises() -> None:
+    [rising] = monotonic_throughput(_tiers([100.0, 190.0, 300.0]), ["a"])
+    assert (rising.status, rising.message) == ("pass", "pass")
+    [flat] = monotonic_throughput(_tiers([100.0, 190.0, 191.0]), ["a"])   # +0.5 %: flat
+    assert (flat.status, flat.message) == ("pass", "flat")
+    assert (flat.params["previous"], flat.params["tier"]) == (2.0, 4.0)
+    rows = monotonic_throughput(_tiers([100.0, 190.0, 150.0, 151.0]), ["a"])
+    assert [(r.status, r.message) for r in rows] == [("warn", "drop")]   # no "pass" besides
+
+
+# ------------------------------------------------------------------------- Findings on tiny rounds
+
+def _write(path: Path, record: dict) -> None:
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record))
+
+
+def _findings(folder: Path) -> dict[str, str]:
+    page = assemble_report(folder).page
+    [section] = [s for s in page.sections if s.id == "findings"]
+    [block] = [b for b in section.blocks if isinstance(b, Block)]
+    return {lang: re.sub(r"<[^>]+>", "", block.html.get(lang)) for lang in ("en", "zh")}
+
+
+def test_a_tie_is_written_on_par_and_a_real_lead_as_a_lead(tmp_path: Path) -> None:
+    # C=1: 101.0 against 100.0 tok/s (1 %: a tie); C=4: 400.0 against 300.0 (a lead)
+    for cfg, tok, n in (("alpha", (100.0, 300.0), 64), ("beta", (101.0, 400.0), 68)):
+        for c, t in zip((1, 4), tok, strict=True):
+            _write(tmp_path / cfg / f"result-c{c}.json", result_json(t, concurrency=c, n=n))
+    text = _findings(tmp_path)
+    assert "At the lowest common tier, C=1, output throughput is on par: 101.0 tok/s for " \
+           "beta against 100.0 for alpha (within 2.0%)." in text["en"]
+    assert "C=1" in text["zh"] and "不分高下" in text["zh"] and "领先：101.0" not in text["zh"]
+    assert "At the highest common tier, C=4, beta leads: 400.0 tok/s against 300.0 for " \
+           "alpha (1.33×)." in text["en"]
+
+
+def test_an_open_loop_rate_both_sustain_compares_latency(tmp_path: Path) -> None:
+    # 1 req/s: both deliver 128.0 / 127.5 tok/s; E2EL p50 = TTFT + 127 × 10 ms:
+    # alpha 50 + 1270 = 1320 ms, beta 150 + 1270 = 1420 ms (7 % slower)
+    for cfg, tok, ttft, n in (("alpha", 128.0, 50.0, 64), ("beta", 127.5, 150.0, 68)):
+        for r, t in ((1, tok), (4, tok * 3)):
+            _write(tmp_path / cfg / f"result-rate{r}.json",
+                   result_json(t, rate=r, n=n, ttft_ms=ttft))
+    text = _findings(tmp_path)["en"]
+    assert "At the lowest common rate, 1 req/s, alpha and beta both deliver the offered load " \
+           "(128.0 and 127.5 tok/s, within 2.0%): throughput there is the offered rate and " \
+           "ranks nothing. alpha is faster: E2E latency p50 1,320.0 ms against 1,420.0 ms for " \
+           "beta." in text
+    assert "1 req/s, alpha leads" not in text
+
+
+def test_a_count_stated_as_completed_and_failed_is_counted(tmp_path: Path) -> None:
+    record = result_json(100.0, concurrency=4, n=64) | {"completed": 63, "failed": 1}
+    del record["num_prompts"]
+    _write(tmp_path / "alpha" / "result-c4.json", record)
+    _write(tmp_path / "alpha" / "result-c1.json", result_json(40.0, concurrency=1, n=64))
+    checks = analyze_dir(tmp_path).analysis.first.checks
+    [failed] = checks[checks["id"] == "requests.failed"]["message"]
+    assert failed.en.startswith("C=4: 1 of 64 requests failed") and "?" not in failed.en
+
+
+# --------------------------------------------------------------------------------- the audit
+
+def _rounds() -> list[object]:
+    own = [sample_round_dir() / "round2-rtx4090" if (sample_round_dir() / "round2-rtx4090"
+                                                      ).is_dir() else sample_round_dir()]
+    own += sorted(p for p in REAL_ROUNDS.iterdir() if p.is_dir())
+    own += sorted(p for p in (DATA / "clients").iterdir() if p.is_dir())
+    own += [DATA / n for n in ("genai-perf-real", "guidellm-real", "inference_perf",
+                               "inferencex", "llmperf")]
+    out: list[object] = [pytest.param(p, id=p.name) for p in own]
+    names = {p.name for p in own}
+    if SHARED_ROUNDS.is_dir():
+        out += [pytest.param(p, id=p.name, marks=pytest.mark.shared)
+                for p in sorted(SHARED_ROUNDS.iterdir()) if p.is_dir() and p.name not in names]
+    return out
+
+
+@pytest.mark.parametrize("folder", _rounds())
+def test_every_fixture_round_says_only_what_its_tables_carry(folder: Path) -> None:
+    page = assemble_report(folder).page
+    assert audit(page, analyze_dir(folder).analysis.parts) == []
+
+
+@pytest.mark.parametrize("shape", ROUND_SHAPES)
+def test_every_round_shape_says_only_what_its_tables_carry(tmp_path: Path, shape: str) -> None:
+    folder = write_round(tmp_path / shape, shape)
+    assert audit(assemble_report(folder).page, analyze_dir(folder).analysis.parts) == []
+
+
+def _edit_findings(page: Page, edit: dict[str, tuple[str, str]]) -> Page:
+    """The page with its Findings text edited: ``{lang: (old, new)}``."""
+    sections = []
+    for s in page.sections:
+        if s.id == "findings":
+            blocks = [dataclasses.replace(b, html=Bi(*(
+                type(b.html.get(lang))(str(b.html.get(lang)).replace(*edit[lang]))
+                if lang in edit else b.html.get(lang) for lang in ("zh", "en"))))
+                if isinstance(b, Block) else b for b in s.blocks]
+            s = dataclasses.replace(s, blocks=blocks)
+        sections.append(s)
+    return dataclasses.replace(page, sections=sections)
+
+
+def test_the_audit_fails_on_an_edited_findings_number() -> None:
+    folder = REAL_ROUNDS / "rtxpro6000-maxq-vs-ws-concurrency-repeats"
+    page = assemble_report(folder).page
+    parts = analyze_dir(folder).analysis.parts
+    assert audit(page, parts) == []
+    views = page.views
+    assert views, "the vendored repeats round has two workloads"
+    first = views[0]
+    edited_sections = _edit_findings(dataclasses.replace(page, sections=first.sections, views=[]),
+                                     {"en": ("63.5 tok/s", "64.4 tok/s")}).sections
+    edited = dataclasses.replace(page, views=[dataclasses.replace(first, sections=edited_sections),
+                                              *views[1:]])
+    problems = audit(edited, parts)
+    assert problems and all("64.4 is in no table" in p for p in problems)
+
+
+def test_the_audit_fails_on_a_tie_written_as_a_lead(tmp_path: Path) -> None:
+    for cfg, tok, n in (("alpha", (100.0, 300.0), 64), ("beta", (101.0, 400.0), 68)):
+        for c, t in zip((1, 4), tok, strict=True):
+            _write(tmp_path / cfg / f"result-c{c}.json", result_json(t, concurrency=c, n=n))
+    page = assemble_report(tmp_path).page
+    parts = analyze_dir(tmp_path).analysis.parts
+    assert audit(page, parts) == []
+    lead = _edit_findings(page, {"en": (
+        "output throughput is on par: 101.0 tok/s for beta against 100.0 for alpha "
+        "(within 2.0%)", "beta leads: 101.0 tok/s against 100.0 for alpha (1.01×)")})
+    problems = audit(lead, parts)
+    assert len(problems) == 1 and "a tie written as a lead (101.0 against 100.0)" in problems[0]
