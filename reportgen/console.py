@@ -17,6 +17,7 @@ import pandas as pd
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.changes import Diff
+from reportgen.analyze.checks import tier_label
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 from reportgen.listing import shorten
 from reportgen.terminal_text import terminal_safe
@@ -88,8 +89,12 @@ def _records(rows: list[list[str]], header: list[str], right: set[int], wrap: in
 
     def block(cells: list[str]) -> list[str]:
         text = textwrap.wrap(cells[wrap], width - len(RECORD_INDENT), break_on_hyphens=False)
-        return [_line([cells[i] for i in keep], sub, moved),
-                *(RECORD_INDENT + t for t in text)]
+        head = [_line([cells[i] for i in keep], sub, moved)]
+        if len(head[0]) > width:   # the other columns alone are too wide: they wrap too
+            head = textwrap.wrap(GAP.join(cells[i] for i in keep if cells[i]), width,
+                                 subsequent_indent=RECORD_INDENT, break_on_hyphens=False,
+                                 break_long_words=True) or [""]
+        return [*head, *(RECORD_INDENT + t for t in text)]
 
     rule = GAP.join("-" * w for w in sub)[:width]
     return "\n".join([*block(header), rule, *(line for r in rows for line in block(r))])
@@ -142,7 +147,8 @@ def checks_text(analysis: Analysis, lang: str = "en") -> str:
         c = rec.get("concurrency")
         where = " ".join(part for part in (
             engine if isinstance(engine, str) else "",
-            "" if is_missing(c) else f"C={plain(c)}") if part)
+            "" if c is None or is_missing(c) else tier_label(float(c), analysis.round.axis))
+            if part)
         rows.append([rec["status"], rec["id"], where, text])
     return table_text(rows, ["status", "check", "where", "message"], wrap=3)
 

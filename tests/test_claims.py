@@ -196,3 +196,35 @@ def test_the_audit_fails_on_a_tie_written_as_a_lead(tmp_path: Path) -> None:
         "(within 2.0%)", "beta leads: 101.0 tok/s against 100.0 for alpha (1.01×)")})
     problems = audit(lead, parts)
     assert len(problems) == 1 and "a tie written as a lead (101.0 against 100.0)" in problems[0]
+
+
+# ------------------------------------------------------------------------------------ check
+
+def test_check_fits_100_columns_names_rates_as_rates_and_warns_nothing(tmp_path: Path) -> None:
+    import shutil
+    import warnings
+
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    # a mixed-client round (four clients' fixtures in one folder) and a rate sweep whose
+    # configuration name is longer than the terminal
+    for name in ("guidellm-0.8.1", "aiperf-0.8.0", "inference-perf-0.7.0", "genai-perf-0.0.16"):
+        shutil.copytree(DATA / "clients" / name, tmp_path / "mixed" / name)
+    long = "a-configuration-" + "x" * 120
+    for r, tok, failed in ((1.5, 190.0, 1), (4, 400.0, 0)):   # one failure at 1.5 req/s
+        _write(tmp_path / "rate" / long / f"result-rate{r}.json",
+               result_json(tok, rate=r, n=64, model="org/" + long)
+               | {"completed": 64 - failed, "failed": failed})
+    for folder in (tmp_path / "mixed", tmp_path / "rate"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")   # a library warning fails the test
+            result = CliRunner().invoke(main, ["check", str(folder)])
+        assert result.exit_code in (0, 1), result.output
+        lines = result.output.splitlines()
+        assert max(len(line) for line in lines) <= 100
+        assert not any(re.search(r"\bC=1\.5\b|\bC=4\b", line) for line in lines) \
+            or folder.name == "mixed"
+    assert re.search(r"x+ 1\.5 req/s\s+1\.5 req/s: 1 of 64 requests failed", result.output), \
+        result.output

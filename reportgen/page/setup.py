@@ -234,7 +234,7 @@ def headline(b: Builder) -> list[PageBlock]:
     if finite:
         focus = min(finite, key=lambda e: finite[e])
         e = d.engine(focus)
-        sub_others = b.others(focus, lambda o: f"{fmt(itl_c1[o], '.2f')} ms")
+        sub_others = b.others(focus, lambda o: itl_c1[o], lambda v: f"{fmt(v, '.2f')} ms")
         if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))) \
                 and math.isfinite(num(d.v("step_ratio.predicted"))):
             sub = b.t("headline.step_sub", others=sub_others,
@@ -250,9 +250,11 @@ def headline(b: Builder) -> list[PageBlock]:
                 b.t("headline.eff_label", c=fmt_g(e.get("cmax")), engine=d.label(focus)),
                 same(fmt(e.get("efficiency_cmax"), "pct")),
                 b.t("headline.eff_sub", others=b.others(
-                    focus, lambda o: fmt(d.engine(o).get("efficiency_cmax"), "pct")))))
+                    focus, lambda o: d.engine(o).get("efficiency_cmax"),
+                    lambda v: fmt(v, "pct")))))
         if math.isfinite(num(e.get("ms_per_slot"))):
-            others = b.others(focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms")
+            others = b.others(focus, lambda o: d.engine(o).get("ms_per_slot"),
+                              lambda v: f"{fmt(v, '.2f')} ms")
             cards.append(Card(
                 b.t("headline.slot_label", engine=d.label(focus)),
                 b.t("headline.slot_value", ms=fmt(e.get("ms_per_slot"), ".2f")),
