@@ -207,6 +207,10 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | N
     with _input_errors():
         written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet),
                               jobs)
+    if written.up_to_date:
+        click.echo(f"nothing to rebuild: {written[0]} and its {len(rounds)} round(s) are "
+                   "up to date")
+        return
     reports = ", ".join(p.name for p in written[1:]) or "none"
     click.echo(f"wrote {written[0]} ({len(rounds)} round(s); reports: {reports})")
 

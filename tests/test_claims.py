@@ -228,3 +228,39 @@ def test_check_fits_100_columns_names_rates_as_rates_and_warns_nothing(tmp_path:
             or folder.name == "mixed"
     assert re.search(r"x+ 1\.5 req/s\s+1\.5 req/s: 1 of 64 requests failed", result.output), \
         result.output
+
+
+# ------------------------------------------------------------------------ index and init
+
+def test_index_says_nothing_to_rebuild_when_nothing_changed(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    folder = write_round(tmp_path / "r1", "bare")
+    site = tmp_path / "site"
+    first = CliRunner().invoke(main, ["index", str(folder), "-o", str(site), "-q", "-j", "1"])
+    assert first.exit_code == 0 and first.output.startswith("wrote ")
+    again = CliRunner().invoke(main, ["index", str(folder), "-o", str(site), "-q", "-j", "1"])
+    assert again.exit_code == 0 and again.output.startswith("nothing to rebuild: ")
+    assert "wrote" not in again.output
+
+
+def test_init_writes_the_gpu_each_configuration_names(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    for cfg, gpu, n in (("a", "NVIDIA H100 80GB HBM3", 64), ("b", "NVIDIA A100-SXM4-80GB", 68)):
+        for c in (1, 4):
+            _write(tmp_path / cfg / f"result-c{c}.json", result_json(100.0 * c, concurrency=c,
+                                                                     n=n))
+        (tmp_path / cfg / "meta.json").write_text(json.dumps({"gpu_name": gpu}))
+    result = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "round.toml").read_text()
+    assert "no file names the GPU" not in text and "hardware.gpu" not in result.output
+    assert 'gpu = "NVIDIA H100 80GB HBM3"  # from ' in text
+    assert 'gpu = "NVIDIA A100-SXM4-80GB"  # from ' in text
