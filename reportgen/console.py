@@ -264,10 +264,30 @@ def diff_summary(diff: Diff) -> str:
             f"removed, in {inputs} input{'s' if inputs != 1 else ''}")
 
 
+def _noisy(diff: Diff) -> bool:
+    """Whether the round has repeats that give some changed figure a run-to-run spread."""
+    return any(f.noise is not None for f in diff.figures)
+
+
+def noise_text(within: bool | None, noise: float | None) -> str:
+    """A change against its figure's run-to-run spread (max − min of the repeats over their
+    median): "within 4.2% spread" / "beyond 4.2% spread"."""
+    if within is None or noise is None:
+        return ""
+    return f"{'within' if within else 'beyond'} {fmt(noise, 'pct')} spread"
+
+
 def _diff_cells(diff: Diff) -> list[list[list[str]]]:
-    """Per group, per figure: [name, old, new, delta, change] as text."""
-    return [[[f.name, *change_texts(f.old, f.new, f.delta, f.relative)] for f in g.figures]
+    """Per group, per figure: [name, old, new, delta, change] as text, plus the noise tag
+    when the round has repeats."""
+    noisy = _noisy(diff)
+    return [[[f.name, *change_texts(f.old, f.new, f.delta, f.relative),
+              *([noise_text(f.within_noise, f.noise)] if noisy else [])] for f in g.figures]
             for g in diff.groups]
+
+
+def _header(diff: Diff) -> list[str]:
+    return [*DIFF_HEADER, *(["noise"] if _noisy(diff) else [])]
 
 
 def diff_text(diff: Diff, width: int = WIDTH) -> str:
@@ -276,9 +296,11 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
     if not diff.groups:
         return "no changes"
     cells = [[[terminal_safe(c) for c in row] for row in group] for group in _diff_cells(diff)]
-    every = [DIFF_HEADER, *(row for group in cells for row in group)]
-    widths = [min(max(len(r[i]) for r in every), CELL_LIMITS[i] or width)
-              for i in range(len(DIFF_HEADER))]
+    header = _header(diff)
+    limits = (*CELL_LIMITS, 20)   # the noise tag: "beyond 12.5% spread"
+    every = [header, *(row for group in cells for row in group)]
+    widths = [min(max(len(r[i]) for r in every), limits[i] or width)
+              for i in range(len(header))]
     rest = width - len(INDENT) - sum(widths[1:]) - len(GAP) * (len(widths) - 1)
     widths[0] = max(min(widths[0], rest), 12)
 
@@ -293,7 +315,7 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
         title = terminal_safe(diff.input_label(group.input))
         if group.input.source:
             title += f"  ({terminal_safe(group.input.source)})"
-        out += [*([""] if out else []), _clip(title, width), line(DIFF_HEADER),
+        out += [*([""] if out else []), _clip(title, width), line(header),
                 INDENT + GAP.join("-" * w for w in widths)]
         for row in rows:
             out.append(line(row))
@@ -307,7 +329,8 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
 def diff_markdown(diff: Diff) -> str:
     if not diff.groups:
         return "no changes"
-    lines = ["| input | " + " | ".join(DIFF_HEADER) + " |", "|" + "---|" * (len(DIFF_HEADER) + 1)]
+    header = _header(diff)
+    lines = ["| input | " + " | ".join(header) + " |", "|" + "---|" * (len(header) + 1)]
     for group, rows in zip(diff.groups, _diff_cells(diff), strict=True):
         label = diff.input_label(group.input)
         for row in rows:

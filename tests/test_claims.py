@@ -264,3 +264,39 @@ def test_init_writes_the_gpu_each_configuration_names(tmp_path: Path) -> None:
     assert "no file names the GPU" not in text and "hardware.gpu" not in result.output
     assert 'gpu = "NVIDIA H100 80GB HBM3"  # from ' in text
     assert 'gpu = "NVIDIA A100-SXM4-80GB"  # from ' in text
+
+
+# ----------------------------------------------------------------------------------- diff
+
+def test_diff_tags_each_change_inside_or_outside_the_repeats_spread() -> None:
+    from reportgen.analyze.changes import as_json, diff_tables, group_changes
+    from reportgen.console import diff_markdown, diff_text
+
+    def tables(tok_s: float, itl: float) -> dict:
+        # three repeats at C=8: output 100, 102, 104 tok/s (spread 4 / 102 = 3.92 %),
+        # ITL p50 10.0, 10.05, 10.1 ms (spread 0.1 / 10.05 = 1.0 %)
+        runs = [{"engine": "a", "concurrency": 8, "repeat": i, "output_tok_s": t,
+                 "itl_p50_ms": m, "source": f"r/a/c8-{i}.json"}
+                for i, (t, m) in enumerate(((100.0, 10.0), (102.0, 10.05), (104.0, 10.1)))]
+        return {"round": {"axis": "concurrency"}, "runs": runs,
+                "tiers": [{"engine": "a", "concurrency": 8, "output_tok_s": tok_s,
+                           "itl_p50_ms": itl}]}
+
+    old, new = tables(102.0, 10.05), tables(103.0, 10.55)
+    diff = group_changes(diff_tables(old, new), new, old)
+    figures = {f.name: f for f in diff.figures}
+    tok, itl = figures["tiers.output_tok_s"], figures["tiers.itl_p50_ms"]
+    assert tok.noise == pytest.approx(4 / 102) and tok.within_noise is True    # +0.98 %
+    assert itl.noise == pytest.approx(0.1 / 10.05) and itl.within_noise is False   # +5.0 %
+    text = diff_text(diff)
+    assert "within 3.9% spread" in text and re.search(r"beyond 1\.0+% spread", text)
+    assert "| within 3.9% spread |" in diff_markdown(diff)
+    [group] = as_json(diff)["groups"]
+    tags = {f["name"]: (f["within_noise"], round(f["noise"], 4)) for f in group["figures"]}
+    assert tags == {"tiers.output_tok_s": (True, 0.0392), "tiers.itl_p50_ms": (False, 0.01)}
+    # a round without repeats says nothing of noise (no column, null in JSON)
+    single = {k: v for k, v in new.items() if k != "runs"}
+    plain = group_changes(diff_tables({k: v for k, v in old.items() if k != "runs"}, single),
+                          single)
+    assert "spread" not in diff_text(plain)
+    assert all(f["within_noise"] is None for g in as_json(plain)["groups"] for f in g["figures"])
