@@ -300,3 +300,38 @@ def test_diff_tags_each_change_inside_or_outside_the_repeats_spread() -> None:
                           single)
     assert "spread" not in diff_text(plain)
     assert all(f["within_noise"] is None for g in as_json(plain)["groups"] for f in g["figures"])
+
+
+# ---------------------------------------------------------------------------------- tables
+
+def test_tables_put_rates_under_request_rate_and_state_the_unbounded_one(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    folder = write_round(tmp_path / "rate", "rate")   # 1, 2, 4, 8, 16 req/s and inf
+    result = CliRunner().invoke(main, ["tables", str(folder)])
+    assert result.exit_code == 0
+    tiers = json.loads(result.output)["tiers"]
+    assert {r["concurrency"] for r in tiers} == {None}
+    assert [r["request_rate"] for r in tiers if r["engine"] == tiers[0]["engine"]] == \
+        [1, 2, 4, 8, 16, "inf"]
+    # CSV: one file per table in a folder; the stdout form keeps its `# name` blocks
+    out = tmp_path / "csv"
+    result = CliRunner().invoke(main, ["tables", str(folder), "--format", "csv", "-o", f"{out}/"])
+    assert result.exit_code == 0, result.output
+    assert {"tiers.csv", "checks.csv", "values.csv"} <= {p.name for p in out.iterdir()}
+    rows = (out / "tiers.csv").read_text().splitlines()
+    head = rows[0].split(",")
+    at = head.index("request_rate")
+    assert head[at - 1] == "concurrency"
+    assert [r.split(",")[at] for r in rows[1:7]] == ["1.0", "2.0", "4.0", "8.0", "16.0", "inf"]
+    assert all(r.split(",")[at - 1] == "" for r in rows[1:])
+    blocks = CliRunner().invoke(main, ["tables", str(folder), "--format", "csv"]).output
+    assert blocks.startswith("# tiers\n")
+    # diff reads the tables JSON back: the same round, no changes
+    (tmp_path / "t.json").write_text(CliRunner().invoke(main, ["tables", str(folder)]).output)
+    same = CliRunner().invoke(main, ["diff", str(tmp_path / "t.json"), str(folder)])
+    assert same.exit_code == 0 and same.output.strip() == "no changes"
