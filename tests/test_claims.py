@@ -335,3 +335,37 @@ def test_tables_put_rates_under_request_rate_and_state_the_unbounded_one(tmp_pat
     (tmp_path / "t.json").write_text(CliRunner().invoke(main, ["tables", str(folder)]).output)
     same = CliRunner().invoke(main, ["diff", str(tmp_path / "t.json"), str(folder)])
     assert same.exit_code == 0 and same.output.strip() == "no changes"
+
+
+# --------------------------------------------------------------------------------- figures
+
+def test_the_ranking_of_many_long_named_configurations_stays_legible(tmp_path: Path) -> None:
+    from reportgen.figure_margins import FIGURE_WIDTH_PX, text_px
+    from reportgen.figures import ranking_figure, short_labels
+    from reportgen.i18n import load_ui
+    from reportgen.resources import templates_dir
+
+    # 8 characters: the first 5, "…", the last 2 (where these differ)
+    assert short_labels(["abcdefghij-1", "abcdefghij-2"], 8) == ["abcde…-1", "abcde…-2"]
+    # at 5 and 6 both would read "ab-…1" / "ab-…-1": the limit grows until they differ
+    assert short_labels(["ab-xxxx-1", "ab-yyyy-1"], 5) == ["ab-x…-1", "ab-y…-1"]
+    # 19 configurations at one rate, each folder named by a long provider path
+    for i in range(19):
+        _write(tmp_path / f"provider_{i % 3}-togethercomputer-llama-2-{7 + i}b-chat-hf"
+               / "result-rate4.json",
+               result_json(100.0 + 7 * i, rate=4, n=60 + i, ttft_ms=50.0 + i, itl_ms=10.0 + i))
+    part = analyze_dir(tmp_path).analysis.first
+    ui = load_ui(templates_dir() / "i18n" / "ui.toml").for_axis(part.round.axis)
+    for lang in ("en", "zh"):
+        fig = ranking_figure(part, ui, lang)
+        assert fig is not None
+        names = fig.data[0]["y"]
+        assert len(set(names)) == 19 and max(len(n) for n in names) <= 28
+        assert sorted(fig.data[0]["customdata"]) == sorted(
+            b.get(lang) for b in part.labels().values())   # the full name in the hover
+        axes = [a for k, a in sorted(fig.layout.items()) if k.startswith("xaxis")]
+        left = max(text_px(n) for n in names)
+        for axis in axes:   # every title line fits its panel: no two titles overprint
+            lo, hi = axis["domain"]
+            panel = (FIGURE_WIDTH_PX - left - 60) * (hi - lo)
+            assert all(text_px(line) <= panel + 1 for line in axis["title"]["text"].split("<br>"))
