@@ -369,3 +369,29 @@ def test_the_ranking_of_many_long_named_configurations_stays_legible(tmp_path: P
             lo, hi = axis["domain"]
             panel = (FIGURE_WIDTH_PX - left - 60) * (hi - lo)
             assert all(text_px(line) <= panel + 1 for line in axis["title"]["text"].split("<br>"))
+
+
+# ------------------------------------------------------------------------- small samples
+
+def test_a_percentile_on_too_few_values_is_marked_with_its_n() -> None:
+    from reportgen.analyze.distributions import few_samples, needed
+
+    assert (needed(99.0), needed(99.9), needed(95.0), needed(50.0)) == (100, 1000, 20, 2)
+    assert few_samples(32) == "p99, p99.9"        # the p99 of 32 requests
+    assert few_samples(200) == "p99.9"            # and p99.9 of 200
+    assert few_samples(1000) == "" and few_samples(0) == ""
+    assert few_samples(8) == "p90, p95, p99, p99.9"
+    folder = DATA / "clients" / "guidellm-0.8.1"   # 8 requests per tier
+    part = analyze_dir(folder).analysis.parts[0]
+    dist = part.distributions
+    assert (dist.loc[dist["count"] == 8, "few_samples"] == "p90, p95, p99, p99.9").all()
+    page = assemble_report(folder).page
+    sections = page.views[0].sections if page.views else page.sections
+    [section] = [s for s in sections if s.id == "distributions"]
+    from reportgen.page.model import Table
+
+    [table] = [b for b in section.blocks if isinstance(b, Table)]
+    row = [c.text.en for c in table.rows[0].cells]
+    assert row[3] == "8" and row[4].endswith(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))
+    assert all(cell.endswith(" *") for cell in row[5:])     # p90 … p99.9 of 8 values
+    assert "A percentile marked * rests on fewer values" in table.caption.en
