@@ -395,3 +395,18 @@ def test_a_percentile_on_too_few_values_is_marked_with_its_n() -> None:
     assert row[3] == "8" and row[4].endswith(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))
     assert all(cell.endswith(" *") for cell in row[5:])     # p90 … p99.9 of 8 values
     assert "A percentile marked * rests on fewer values" in table.caption.en
+
+
+def test_a_ttft_p99_of_fewer_than_100_requests_is_marked_in_the_tiers_table() -> None:
+    from reportgen.page.model import Table
+
+    page = assemble_report(DATA / "clients" / "guidellm-0.8.1").page   # 8 requests a tier
+    sections = page.views[0].sections if page.views else page.sections
+    [section] = [s for s in sections if s.id == "data"]
+    table = next(b for b in section.blocks if isinstance(b, Table))
+    at = [c.label.en for c in table.columns].index("TTFT p99")
+    done = [c.label.en for c in table.columns].index("Done")
+    for row in table.rows:
+        cells = [c.text.en for c in row.cells]
+        assert cells[done] == "8" and cells[at].endswith(" *")
+    assert table.caption is not None and "fewer than 100 completed requests" in table.caption.en
