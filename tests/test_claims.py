@@ -410,3 +410,25 @@ def test_a_ttft_p99_of_fewer_than_100_requests_is_marked_in_the_tiers_table() ->
         cells = [c.text.en for c in row.cells]
         assert cells[done] == "8" and cells[at].endswith(" *")
     assert table.caption is not None and "fewer than 100 completed requests" in table.caption.en
+
+
+def test_the_lowest_rate_is_the_lowest_and_a_lone_rate_the_only_one() -> None:
+    folder = REAL_ROUNDS / "sglang-jsonl-h200-request-rate"
+    page = assemble_report(folder).page
+    parts = analyze_dir(folder).analysis.parts
+    for view, part in zip(page.views, parts, strict=True):
+        rates = sorted(set(part.tiers["concurrency"].astype(float)))
+        [headline] = [s for s in view.sections if s.id == "headline"]
+        text = " ".join(t for t in _card_texts(headline) if "single-stream" in t)
+        if len(rates) == 1:
+            assert "the only rate, ∞ req/s" in text or "the only rate, " in text
+        else:
+            low = f"{rates[0]:g}"
+            assert f"the lowest rate, {low} req/s" in text, text
+
+
+def _card_texts(section: object) -> list[str]:
+    from reportgen.page.model import Cards
+
+    return [str(c.sub.en) for b in getattr(section, "blocks", []) if isinstance(b, Cards)
+            for c in b.cards]

@@ -196,10 +196,12 @@ def step_absent(b: Builder) -> Card:
         # the view's lowest tier, whichever configuration ran it: "the lowest rate" is the
         # lowest any configuration ran, not the first configuration's only one
         low, flight = lowest_in_flight(d.tiers, d.round.axis)
+        # "the lowest" only where there is more than one tier to be lowest among
+        only = "_only" if d.tiers["concurrency"].nunique() == 1 else ""
         if b.rate_axis and not math.isfinite(flight):
-            sub = b.t("every.step_absent_unknown", c=fmt_g(low))
+            sub = b.t(f"every.step_absent_unknown{only}", c=fmt_g(low))
         else:
-            sub = b.t("every.step_absent_sub", c=fmt_g(low), n=fmt(flight, ".1f"))
+            sub = b.t(f"every.step_absent_sub{only}", c=fmt_g(low), n=fmt(flight, ".1f"))
     return Card(b.t("every.step_absent_label"), b.t("every.step_absent_value"), sub)
 
 
