@@ -432,3 +432,18 @@ def _card_texts(section: object) -> list[str]:
 
     return [str(c.sub.en) for b in getattr(section, "blocks", []) if isinstance(b, Cards)
             for c in b.cards]
+
+
+def test_curves_that_meet_within_the_noise_are_no_ranking_change(tmp_path: Path) -> None:
+    # alpha / beta = 101 / 100 at C=1 and 199 / 200 at C=4: a crossing, both sides within 2 %
+    for cfg, tok, n in (("alpha", (101.0, 199.0), 64), ("beta", (100.0, 200.0), 68)):
+        for c, t in zip((1, 4), tok, strict=True):
+            _write(tmp_path / cfg / f"result-c{c}.json", result_json(t, concurrency=c, n=n))
+    values = analyze_dir(tmp_path).analysis.first.values
+    assert values["crossover.count"] == 1 and values["findings.crossover_claim"] == "par"
+    text = _findings(tmp_path)["en"]
+    assert "but no tier on either side shows a lead beyond the noise (2.0%)" in text
+    assert "The throughput ranking changes" not in text
+    # the sample's crossing is a change: llama.cpp leads 2.61× at C=1, vLLM 1.24× at C=16
+    sample = analyze_dir(sample_round_dir()).analysis.first.values
+    assert sample["findings.crossover_claim"] == "change"

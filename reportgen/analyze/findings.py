@@ -95,6 +95,28 @@ def _leader(tiers: pd.DataFrame, tier: float, prefix: str,
     return out
 
 
+def _crossing_claim(rows: pd.DataFrame, crossing: Mapping[str, Value]) -> dict[str, Value]:
+    """Whether the primary pair's crossing is a ranking change under ``analyze.claims``: a
+    tier below it where the first leads beyond the noise and one above it where the second
+    does (``findings.crossover_claim`` = ``change``), else ``par`` (the curves meet within the
+    noise). The noise: the largest repeats' spread of output among the tiers, else 2 %."""
+    x = crossing.get("crossover.concurrency")
+    if not isinstance(x, int | float) or not math.isfinite(float(x)):
+        return {}
+    ratios: list[tuple[float, float]] = []
+    for name, value in crossing.items():
+        key = name.removeprefix("crossover.ratio.c")
+        if key == name or not isinstance(value, int | float):
+            continue
+        tier = math.inf if key == "inf" else float(key.replace("_", "."))
+        ratios.append((tier, float(value)))
+    frac = noise(*(_tok_noise(r) for _, r in rows.iterrows()))
+    below = any(t < x and compare(r, 1.0, noise_frac=frac).leads for t, r in ratios)
+    above = any(t > x and compare(1.0, r, noise_frac=frac).leads for t, r in ratios)
+    return {"findings.crossover_claim": "change" if below and above else "par",
+            "findings.crossover_noise": frac}
+
+
 def findings_values(tiers: pd.DataFrame, order: Sequence[str],
                     labels: Mapping[str, Bi], checks: pd.DataFrame,
                     crossing: Mapping[str, Value] | None = None,
@@ -111,6 +133,7 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
     rows = usable(tiers) if len(tiers) else tiers
     if not len(rows):
         return out
+    out |= _crossing_claim(rows, crossing or {})
     common = None
     for e in order:
         own = set(rows.loc[rows["engine"] == e, "concurrency"].astype(float))

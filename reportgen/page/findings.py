@@ -42,9 +42,11 @@ def lines(b: Builder) -> list[str]:
     # "holds at every common tier" needs at least two common tiers
     if isinstance(count, int | float) and not math.isnan(float(count)) and \
             _known(values, "findings.high.tier"):
-        out += ["crossover"] if count > 0 else ["no_crossover"]
+        change = values.get("findings.crossover_claim", "change") == "change"
+        out += ["no_crossover" if count <= 0 else "crossover" if change else "crossover_par"]
         low, high = values.get("crossover.range_low"), values.get("crossover.range_high")
-        if count > 0 and isinstance(low, float) and isinstance(high, float) and low != high:
+        if count > 0 and change and isinstance(low, float) and isinstance(high, float) \
+                and low != high:
             out.append("crossover_range")
     for e in b.d.order:
         if _ID.match(e):
