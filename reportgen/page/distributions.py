@@ -78,7 +78,8 @@ def _percentile_table(b: Builder) -> Table:
     caption = b.t("dist.table_caption")
     if any(str(r or "") for r in frame.get("few_samples", [])):
         note = b.t("dist.few_note")
-        caption = Bi(*(Markup(caption.get(lang)) + Markup(" ") + Markup(note.get(lang))
+        caption = Bi(*(Markup(caption.get(lang)) + Markup("" if lang == "zh" else " ")
+                + Markup(note.get(lang))
                        for lang in ("zh", "en")))
     return Table(cols, rows, caption, variant="wide")
 

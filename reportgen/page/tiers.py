@@ -58,7 +58,8 @@ def data(b: Builder) -> list[PageBlock]:
         if few:
             note = b.t("data.few_note")
             caption = note if caption is None else Bi(*(
-                Markup(caption.get(lang)) + Markup(" ") + Markup(note.get(lang))
+                Markup(caption.get(lang)) + Markup("" if lang == "zh" else " ")
+                + Markup(note.get(lang))
                 for lang in ("zh", "en")))
         out.append(Table(cols, rows, caption, variant="wide"))
     out += b.figure("tradeoff", b.t("batching.tradeoff_caption"))
