@@ -8,6 +8,7 @@ Heavy imports (pandas, plotly) happen inside the commands so `reportgen --help` 
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
@@ -207,6 +208,10 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | N
     with _input_errors():
         written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet),
                               jobs)
+    if written.up_to_date:
+        click.echo(f"nothing to rebuild: {written[0]} and its {len(rounds)} round(s) are "
+                   "up to date")
+        return
     reports = ", ".join(p.name for p in written[1:]) or "none"
     click.echo(f"wrote {written[0]} ({len(rounds)} round(s); reports: {reports})")
 
@@ -270,8 +275,10 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
 @round_argument()
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
               show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
-              help="Write to a file (atomically) instead of stdout (same policy as build -o).")
+@click.option("-o", "--output", type=click.Path(allow_dash=True), default=None,
+              help="Write to a file (atomically) instead of stdout (same policy as build -o). "
+                   "With --format csv, a folder (existing, or named with a trailing /) gets "
+                   "one file per table, <name>.csv.")
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
               help="Latency objective per request (ms, inclusive): adds the goodput and "
                    "capacity_at_slo tables. Default: round.toml [slo], else a --goodput "
@@ -285,26 +292,44 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
     reportgen.tables/2). With per-request arrays: `distributions` (p50 … p99.9 per tier);
     with an SLO: `goodput` and `capacity_at_slo`.
 
+    On a request-rate sweep the tier is under `request_rate` (req/s; an unbounded rate is
+    "inf") and `concurrency` is empty: each column holds its own quantity.
+
     \b
     Example: reportgen tables runs/round3 --slo ttft_ms=500,tpot_ms=50 --format markdown
+             reportgen tables runs/round3 --format csv -o tables/
     """
     from reportgen import tables as tbl
     from reportgen.pipeline import analyze_dir
+    from reportgen.write import output_target, write_output
 
     slo = _slo_option(slo_text, slo_target)
+    folder = None
+    if fmt == "csv" and output is not None and output != "-" and (
+            output.endswith(("/", os.sep)) or Path(output).is_dir()):
+        folder = Path(output)
     with _input_errors():
         root = round_dir
-        if output is not None:
-            from reportgen.write import output_target
-
+        if folder is not None:
+            if folder.exists() and not folder.is_dir():
+                raise InputError(terminal_safe(str(folder)), "not a folder")
+        elif output is not None:
             output_target(output, root, kind="tables")  # refused before anything is loaded
         analysis = analyze_dir(root, slo=slo, slo_target=slo_target).analysis
+    if folder is not None:
+        with _input_errors():
+            texts = tbl.csv_tables(analysis)
+            for name in texts:   # every target checked before the first write
+                output_target(folder / f"{name}.csv", root, kind="tables")
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, body in texts.items():
+                write_output(folder / f"{name}.csv", body.encode("utf-8"), root, kind="tables")
+        click.echo(f"wrote {len(texts)} tables to {terminal_safe(str(folder))}")
+        return
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     if output is None or output == "-":
         click.echo(text, nl=not text.endswith("\n"))
     else:
-        from reportgen.write import write_output
-
         with _input_errors():
             write_output(output, text.encode("utf-8"), root, kind="tables")
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.changes import Diff
+from reportgen.analyze.checks import tier_label
 from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
 from reportgen.listing import shorten
 from reportgen.terminal_text import terminal_safe
@@ -88,8 +89,12 @@ def _records(rows: list[list[str]], header: list[str], right: set[int], wrap: in
 
     def block(cells: list[str]) -> list[str]:
         text = textwrap.wrap(cells[wrap], width - len(RECORD_INDENT), break_on_hyphens=False)
-        return [_line([cells[i] for i in keep], sub, moved),
-                *(RECORD_INDENT + t for t in text)]
+        head = [_line([cells[i] for i in keep], sub, moved)]
+        if len(head[0]) > width:   # the other columns alone are too wide: they wrap too
+            head = textwrap.wrap(GAP.join(cells[i] for i in keep if cells[i]), width,
+                                 subsequent_indent=RECORD_INDENT, break_on_hyphens=False,
+                                 break_long_words=True) or [""]
+        return [*head, *(RECORD_INDENT + t for t in text)]
 
     rule = GAP.join("-" * w for w in sub)[:width]
     return "\n".join([*block(header), rule, *(line for r in rows for line in block(r))])
@@ -142,7 +147,8 @@ def checks_text(analysis: Analysis, lang: str = "en") -> str:
         c = rec.get("concurrency")
         where = " ".join(part for part in (
             engine if isinstance(engine, str) else "",
-            "" if is_missing(c) else f"C={plain(c)}") if part)
+            "" if c is None or is_missing(c) else tier_label(float(c), analysis.round.axis))
+            if part)
         rows.append([rec["status"], rec["id"], where, text])
     return table_text(rows, ["status", "check", "where", "message"], wrap=3)
 
@@ -258,10 +264,30 @@ def diff_summary(diff: Diff) -> str:
             f"removed, in {inputs} input{'s' if inputs != 1 else ''}")
 
 
+def _noisy(diff: Diff) -> bool:
+    """Whether the round has repeats that give some changed figure a run-to-run spread."""
+    return any(f.noise is not None for f in diff.figures)
+
+
+def noise_text(within: bool | None, noise: float | None) -> str:
+    """A change against its figure's run-to-run spread (max − min of the repeats over their
+    median): "within 4.2% spread" / "beyond 4.2% spread"."""
+    if within is None or noise is None:
+        return ""
+    return f"{'within' if within else 'beyond'} {fmt(noise, 'pct')} spread"
+
+
 def _diff_cells(diff: Diff) -> list[list[list[str]]]:
-    """Per group, per figure: [name, old, new, delta, change] as text."""
-    return [[[f.name, *change_texts(f.old, f.new, f.delta, f.relative)] for f in g.figures]
+    """Per group, per figure: [name, old, new, delta, change] as text, plus the noise tag
+    when the round has repeats."""
+    noisy = _noisy(diff)
+    return [[[f.name, *change_texts(f.old, f.new, f.delta, f.relative),
+              *([noise_text(f.within_noise, f.noise)] if noisy else [])] for f in g.figures]
             for g in diff.groups]
+
+
+def _header(diff: Diff) -> list[str]:
+    return [*DIFF_HEADER, *(["noise"] if _noisy(diff) else [])]
 
 
 def diff_text(diff: Diff, width: int = WIDTH) -> str:
@@ -270,9 +296,11 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
     if not diff.groups:
         return "no changes"
     cells = [[[terminal_safe(c) for c in row] for row in group] for group in _diff_cells(diff)]
-    every = [DIFF_HEADER, *(row for group in cells for row in group)]
-    widths = [min(max(len(r[i]) for r in every), CELL_LIMITS[i] or width)
-              for i in range(len(DIFF_HEADER))]
+    header = _header(diff)
+    limits = (*CELL_LIMITS, 20)   # the noise tag: "beyond 12.5% spread"
+    every = [header, *(row for group in cells for row in group)]
+    widths = [min(max(len(r[i]) for r in every), limits[i] or width)
+              for i in range(len(header))]
     rest = width - len(INDENT) - sum(widths[1:]) - len(GAP) * (len(widths) - 1)
     widths[0] = max(min(widths[0], rest), 12)
 
@@ -287,7 +315,7 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
         title = terminal_safe(diff.input_label(group.input))
         if group.input.source:
             title += f"  ({terminal_safe(group.input.source)})"
-        out += [*([""] if out else []), _clip(title, width), line(DIFF_HEADER),
+        out += [*([""] if out else []), _clip(title, width), line(header),
                 INDENT + GAP.join("-" * w for w in widths)]
         for row in rows:
             out.append(line(row))
@@ -301,7 +329,8 @@ def diff_text(diff: Diff, width: int = WIDTH) -> str:
 def diff_markdown(diff: Diff) -> str:
     if not diff.groups:
         return "no changes"
-    lines = ["| input | " + " | ".join(DIFF_HEADER) + " |", "|" + "---|" * (len(DIFF_HEADER) + 1)]
+    header = _header(diff)
+    lines = ["| input | " + " | ".join(header) + " |", "|" + "---|" * (len(header) + 1)]
     for group, rows in zip(diff.groups, _diff_cells(diff), strict=True):
         label = diff.input_label(group.input)
         for row in rows:

@@ -82,6 +82,7 @@ def checked(path: Path, data: Any, what: str) -> dict[str, Any]:
     problem = embedded.schema_problem(tables)   # every type checked before any use
     if problem:
         raise InputError(path, f"{what}: {problem}")
+    tables = embedded.joined_axis(tables)
     if tables["schema"] != SCHEMA:  # version 1: the names version 2 gave its columns
         tables = dict(tables)
         for table, names in RENAMED.items():

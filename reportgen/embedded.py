@@ -174,7 +174,9 @@ def _round_problem(info: Any) -> str | None:
             return f"round.{key} is {_shown(rows)}, expected a list of objects"
     for key, kind in (("concurrency", _is_number), ("primary_pair", lambda v: isinstance(v, str))):
         items = info.get(key)
-        if items is not None and not (isinstance(items, list) and all(kind(v) for v in items)):
+        # an unbounded rate among the tiers is written null (JSON has no inf)
+        if items is not None and not (isinstance(items, list)
+                                      and all(v is None or kind(v) for v in items)):
             return f"round.{key} is {_shown(items)}, expected a list"
     return None
 
@@ -204,6 +206,28 @@ def schema_problem(tables: Mapping[str, Any]) -> str | None:
         elif not _in_range(value):
             return f"values[{_shown(name)}] is too large (beyond float range)"
     return None
+
+
+def joined_axis(tables: dict[str, Any]) -> dict[str, Any]:
+    """A ``tables`` command JSON read back as the page's data block holds it: a rate sweep's
+    tier key (exported under ``request_rate``, ``"inf"`` unbounded, beside an empty
+    ``concurrency``) back in ``concurrency``, where ``diff`` and baselines match rows."""
+    out = dict(tables)
+    for table in ROW_KEYS:
+        rows = out.get(table)
+        if not isinstance(rows, list) or not any(
+                isinstance(r, dict) and "request_rate" in r for r in rows):
+            continue
+        joined = []
+        for row in rows:
+            if isinstance(row, dict) and "request_rate" in row and row.get("concurrency") is None:
+                row = dict(row)
+                rate = row.pop("request_rate")
+                # the data block writes an unbounded tier null (JSON has no inf): so here
+                row["concurrency"] = None if rate == "inf" else rate
+            joined.append(row)
+        out[table] = joined
+    return out
 
 
 def usable(tables: dict[str, Any]) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from reportgen.analyze.compare import Baseline
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.bidi import isolate
-from reportgen.figure_margins import fitted_margins
+from reportgen.figure_margins import FIGURE_WIDTH_PX, fitted_margins, text_px
 from reportgen.figure_set import BuiltFigure, FigureSet
 from reportgen.formatting import fmt, fmt_latency_ms
 from reportgen.frames import rows_by_engine
@@ -850,6 +850,35 @@ def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
+LABEL_CHARS = 28   # a configuration's name on a ranked axis, before its middle is elided
+
+
+def short_labels(names: list[str], limit: int = LABEL_CHARS) -> list[str]:
+    """Names shortened to ``limit`` characters by eliding their middle (the start and the end
+    are where configurations differ: model, size, the hash or tier at the end); a longer
+    limit where two would read the same."""
+    for n in range(limit, max((len(x) for x in names), default=0) + 1):
+        short = [x if len(x) <= n else x[:n - n // 3 - 1] + "…" + x[len(x) - n // 3:]
+                 for x in names]
+        if len(set(short)) == len(set(names)):
+            return short
+    return list(names)
+
+
+def wrap_px(text: str, width_px: float) -> str:
+    """``text`` broken into lines (``<br>``) no wider than ``width_px`` where it has spaces;
+    CJK text, which has none, breaks between characters."""
+    words = text.split(" ") if " " in text else list(text)
+    joint = " " if " " in text else ""
+    lines: list[str] = []
+    for word in words:
+        if lines and text_px(lines[-1] + joint + word) <= width_px:
+            lines[-1] += joint + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
 def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 8, for a round whose configurations each ran one tier (analyze.ranking): one
     panel of horizontal bars per metric, configurations in the order of output throughput,
@@ -864,10 +893,17 @@ def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     lead = ranked[ranked["metric"] == metrics[0]]
     order = list(lead["engine"]) + [e for e in dict.fromkeys(ranked["engine"])
                                     if e not in set(lead["engine"])]
-    names = [labels[e].get(lang) for e in order]
+    raw = [analysis.labels()[e].get(lang) for e in order]
+    short = short_labels(raw)   # shortened before escaping: no entity cut in two
+    names = [plotly_text(n) for n in short]
+    full = [labels[e].get(lang) for e in order]   # the full name in the hover
     fig = Fig()
     gap = 0.04
     width = (1.0 - gap * (len(metrics) - 1)) / len(metrics)
+    # each panel's title wraps to the panel's width (19 long labels narrowed four one-line
+    # titles into one overprinted string)
+    left = max([*(text_px(n) for n in short), 120.0]) + 20.0
+    panel_px = (FIGURE_WIDTH_PX - left - 40.0) * width
     layout: dict[str, Any] = {}
     for i, metric in enumerate(metrics):
         own = ranked[ranked["metric"] == metric].set_index("engine")
@@ -884,13 +920,13 @@ def ranking_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             text=["" if not math.isfinite(v) else fmt_latency_ms(v, spec)
                   if metric.endswith("_ms") else fmt(v, spec) for v in values],
             textposition="outside", cliponaxis=False, showlegend=False,
-            xaxis=f"x{suffix}", yaxis=f"y{suffix}",
-            hovertemplate="%{y}: %{text}<extra></extra>",
+            xaxis=f"x{suffix}", yaxis=f"y{suffix}", customdata=full,
+            hovertemplate="%{customdata}: %{text}<extra></extra>",
         ))
         lo = i * (width + gap)
         layout[f"xaxis{suffix}"] = dict(domain=[lo, lo + width], anchor=f"y{suffix}",
-                                        title=dict(text=ui.raw(f"fig.every.rank_{metric}",
-                                                               lang)),
+                                        title=dict(text=wrap_px(ui.raw(
+                                            f"fig.every.rank_{metric}", lang), panel_px)),
                                         showticklabels=False,
                                         # room for the value printed beside the longest bar
                                         range=[0, 1.35 * max((v for v in values

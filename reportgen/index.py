@@ -255,8 +255,15 @@ def splice_nav(page: bytes, nav: str) -> bytes:
     return page[:start] + nav.encode("utf-8") + page[end + len(NAV_END):]
 
 
+class Written(list[Path]):
+    """What ``build_index`` returns: index.html, then the reports (re)written; ``up_to_date``
+    when nothing needed doing (the command says so instead of "wrote")."""
+
+    up_to_date: bool = False
+
+
 def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
-                progress: Progress | None = None, jobs: int | None = None) -> list[Path]:
+                progress: Progress | None = None, jobs: int | None = None) -> Written:
     """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
     reports (re)written. Bad input raises InputError; nothing is visible in the site until
     every changed round is built (see ``index_site``)."""
@@ -306,7 +313,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     index_key = whole.hexdigest()
     if not changed and not gone and site.unchanged(index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
-        return [site.out / INDEX]
+        fresh = Written([site.out / INDEX])
+        fresh.up_to_date = True
+        return fresh
     from reportgen.i18n import load_ui
 
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
@@ -389,7 +398,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         site.remove(name)
     site.write_manifest([INDEX, *names], index_key, page_sha256(index_html))
     say(f"done: {len(updates)} page(s) written, {len(gone)} removed")
-    return [site.out / INDEX, *(site.out / f"{n}.html" for n in sorted(updates))]
+    return Written([site.out / INDEX, *(site.out / f"{n}.html" for n in sorted(updates))])
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

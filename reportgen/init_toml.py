@@ -79,6 +79,10 @@ def init_text(loaded: LoadedRound) -> InitResult:
             out.append("# TODO bandwidth_gb_s = ?  # the GPU table does not know this GPU; "
                        "enables the roofline floor, MBU and batching efficiency")
             todo.append("hardware.bandwidth_gb_s (roofline floor, MBU, batching efficiency)")
+    elif any(s.gpu for s in m.engines):
+        # the files name a GPU per configuration (meta.json, a log, nvidia-smi): `check` reads
+        # the same facts, so the round has one owner for them, each [[engines]] entry's gpu
+        out.append("# gpu: each configuration names its own (gpu in [[engines]] below)")
     else:
         out.append('# TODO gpu = "?"  # no file names the GPU; enables the roofline floor, '
                    "MBU and the memory split")
@@ -125,7 +129,7 @@ def init_text(loaded: LoadedRound) -> InitResult:
         if home.name == "bench" and (m.path.parent / folder_name(m.path.parent, str(home))
                                      ).is_dir():  # the <dir>/bench layout
             out.append(f"dir = {_q(str(home.parent))}")
-        for key in ("kind", "version", "model", "gpu"):
+        for key in ("kind", "version", "model", *(("gpu",) if gpu is None else ())):
             value = getattr(spec, key)
             if value:
                 item = found.get(f"engines.{spec.id}.{key}")

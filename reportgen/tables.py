@@ -8,7 +8,13 @@ and `constants` (name, value, unit, provenance {zh, en}). Rows keep their meanin
 (manifest engine order, ascending concurrency); a Bi column (TEXT_COLUMNS) becomes `x: {zh, en}`;
 NaN/±inf → null; counts are integers.
 
-CSV: one block per table, each introduced by a line `# <name>` and followed by a blank line:
+The ``tables`` command (``to_json``, ``to_csv``, ``csv_tables``, ``to_markdown``) puts a rate
+sweep's tier under ``request_rate`` (``"inf"`` when unbounded) beside an empty ``concurrency``;
+``to_json_dict`` (the page's data block, what ``diff`` and baselines read) keeps it in
+``concurrency`` (``embedded.joined_axis`` reads the command's form back the same way).
+
+CSV: one file per table (``csv_tables``: ``-o DIR/``), or, to stdout, one block per table, each
+introduced by a line `# <name>` and followed by a blank line:
 tiers first, then engines, crossovers, graph_reuse, memory, prefill, checks, values (key,value),
 constants. Numbers are written at full precision, missing values as empty fields.
 
@@ -113,6 +119,16 @@ def flat_texts(frame: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(out, index=frame.index)
 
 
+UNBOUNDED = "inf"   # an unbounded request rate in the export: a stated value, never null
+
+
+def _rate(value: Any) -> Any:
+    """A ``request_rate`` cell: inf as ``"inf"``, else as any number."""
+    if isinstance(value, float | np.floating) and math.isinf(value) and value > 0:
+        return UNBOUNDED
+    return _plain(value)
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     columns = list(frame.columns)
     counts = int_columns()
@@ -124,6 +140,8 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
             stem = column[:-3]
             if stem in paired and column.endswith(("_zh", "_en")):
                 record.setdefault(stem, {})[column[-2:]] = _plain(value)
+            elif column == "request_rate":
+                record[column] = _rate(value)
             else:
                 record[column] = _plain(value, column in counts)
         out.append(record)
@@ -137,22 +155,42 @@ def _many(ra: RoundAnalysis) -> bool:
     return len(ra.parts) > 1
 
 
-def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+def split_axis(frame: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """On a request-rate sweep, the tier key (the analysis keeps it in ``concurrency``) as
+    ``request_rate`` beside an empty ``concurrency``: each column holds its own quantity only.
+    An unbounded rate stays inf (written ``"inf"``)."""
+    if axis != "request_rate" or "concurrency" not in frame.columns \
+            or "request_rate" in frame.columns:
+        return frame
+    out = frame.copy()
+    out.insert(list(out.columns).index("concurrency") + 1, "request_rate",
+               pd.to_numeric(out["concurrency"], errors="coerce").astype(float))
+    out["concurrency"] = np.nan
+    return out
+
+
+def frames(ra: RoundAnalysis, axis_columns: bool = False) -> dict[str, pd.DataFrame]:
     """Every table of the round: the per-workload tables stacked (a ``workload`` column first
     when the round has several), then the runs used, the files skipped, the settings
-    inferred."""
+    inferred. ``axis_columns`` (the ``tables`` command): a rate sweep's tier key under
+    ``request_rate`` (``split_axis``); the page's data block keeps it in ``concurrency``,
+    where ``diff`` and baselines read it."""
     out: dict[str, pd.DataFrame] = {}
+
+    def own(part: Analysis, frame: pd.DataFrame) -> pd.DataFrame:
+        return split_axis(frame, part.round.axis) if axis_columns else frame
+
     for name in FRAMES:
         parts = []
         for part in ra.parts:
-            frame = getattr(part, name)
+            frame = own(part, getattr(part, name))
             if _many(ra):
                 frame = frame.copy()
                 frame.insert(0, "workload", _workload_id(part))
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     for name in SLO_FRAMES:
-        parts = [_with_workload(ra, p, getattr(p, name)) for p in ra.parts
+        parts = [_with_workload(ra, p, own(p, getattr(p, name))) for p in ra.parts
                  if len(getattr(p, name))]
         if parts:
             out[name] = pd.concat(parts, ignore_index=True)
@@ -257,10 +295,12 @@ def _as_round(ra: RoundAnalysis | Analysis) -> RoundAnalysis:
     return ra
 
 
-def to_json_dict(ra: RoundAnalysis | Analysis) -> dict[str, Any]:
+def to_json_dict(ra: RoundAnalysis | Analysis, axis_columns: bool = False) -> dict[str, Any]:
+    """The tables as plain data; ``axis_columns``: as the ``tables`` command writes them (see
+    ``frames``)."""
     ra = _as_round(ra)
     data: dict[str, Any] = {"schema": SCHEMA, "round": _plain(round_info(ra))}
-    tables = frames(ra)
+    tables = frames(ra, axis_columns)
     for name in FRAMES:
         data[name] = _records(tables[name])
     values = all_values(ra)
@@ -282,8 +322,10 @@ def to_json_dict(ra: RoundAnalysis | Analysis) -> dict[str, Any]:
 
 
 def to_json(ra: RoundAnalysis | Analysis) -> str:
-    """Deterministic JSON text (same analysis → same bytes)."""
-    return json.dumps(to_json_dict(ra), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+    """Deterministic JSON text (same analysis → same bytes), as the ``tables`` command
+    writes it (a rate sweep's tiers under ``request_rate``)."""
+    return json.dumps(to_json_dict(ra, axis_columns=True), ensure_ascii=False, indent=1,
+                      allow_nan=False) + "\n"
 
 
 def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
@@ -294,7 +336,7 @@ def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
         [(c.name, _cell(c.value), c.unit, c.provenance.zh, c.provenance.en)
          for c in all_constants(ra)],
         columns=["name", "value", "unit", "provenance_zh", "provenance_en"])
-    tables = frames(ra)
+    tables = frames(ra, axis_columns=True)
     return {"values": values, "constants": constants} | {
         n: tables[n] for n in (*ROUND_FRAMES, *SLO_FRAMES) if n in tables}
 
@@ -317,21 +359,30 @@ def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_csv(ra: RoundAnalysis | Analysis) -> str:
+def csv_tables(ra: RoundAnalysis | Analysis) -> dict[str, str]:
+    """Every table as its own CSV text, in CSV order (``tables --format csv -o DIR`` writes
+    each as ``DIR/<name>.csv``)."""
     ra = _as_round(ra)
-    out = io.StringIO()
-    tables = frames(ra)
+    tables = frames(ra, axis_columns=True)
+    out = {}
     for name, frame in ({n: tables[n] for n in CSV_ORDER} | _extra_frames(ra)).items():
-        out.write(f"# {name}\n")
-        _whole_counts(frame).to_csv(out, index=False, lineterminator="\n")
-        out.write("\n")
-    return out.getvalue()
+        text = io.StringIO()
+        _whole_counts(frame).to_csv(text, index=False, lineterminator="\n")
+        out[name] = text.getvalue()
+    return out
+
+
+def to_csv(ra: RoundAnalysis | Analysis) -> str:
+    """Every table in one text, each block introduced by ``# <name>`` (stdout, ``-o x.csv``)."""
+    return "".join(f"# {name}\n{text}\n" for name, text in csv_tables(ra).items())
 
 
 AXIS_COLUMNS = frozenset({"concurrency", "lower_tier", "upper_tier"})
 
 
 def _fmt(value: Any, column: str) -> str:
+    if column == "request_rate" and _rate(value) == UNBOUNDED:
+        return UNBOUNDED
     if value is None or (isinstance(value, float | np.floating) and not math.isfinite(value)):
         return MISSING
     if isinstance(value, bool | np.bool_ | int | np.integer | float | np.floating):
@@ -351,7 +402,7 @@ def _markdown_table(frame: pd.DataFrame) -> str:
 
 def _markdown_sections(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
     """Every table under its heading; the values, one table per first name segment."""
-    tables = frames(ra)
+    tables = frames(ra, axis_columns=True)
     extra = _extra_frames(ra)
     values = extra.pop("values")
     out = {n: tables[n] for n in CSV_ORDER}

@@ -160,10 +160,12 @@ def test_tiers_text_leaves_out_columns_no_file_reported() -> None:
 
 def test_a_table_too_wide_to_wrap_in_puts_the_text_below() -> None:
     rows = [["round/vllm/bench/" + "x" * 80 + ".log", "the same run as another file"]]
+    # the 101-character name itself wraps at 100 columns (issue 31: check fits 100 columns)
     assert table_text(rows, ["file", "why"], wrap=1).splitlines() == [
         "file",
         "    why",
         "-" * 100,
-        rows[0][0],
+        rows[0][0][:100],
+        "    " + rows[0][0][100:],
         "    the same run as another file",
     ]

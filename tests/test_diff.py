@@ -148,7 +148,7 @@ def test_json_form() -> None:
     assert first["figures"][1] == {
         "name": "checks.failed.message", "kind": "changed", "old": "1 failed",
         "new": "2 failed", "delta": None, "relative": None,
-        "places": ["checks[failed a C=2].message"]}
+        "places": ["checks[failed a C=2].message"], "noise": None, "within_noise": None}
 
 
 def _write(path: Path, data: object) -> Path:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reportgen import embedded
+from reportgen.analyze import claims
 
 # Row identity per table (cells are matched by these columns, not by position, so adding a
 # tier does not mark every later row as changed): one owner, the checked reader's schema.
@@ -82,10 +83,22 @@ class Figure:
     old: Scalar
     new: Scalar
     places: tuple[str, ...]
+    # the run-to-run spread of this figure at its tier, as a fraction (max − min over the
+    # median of the round's repeats, ``analyze.claims.spread``); None without repeats
+    noise: float | None = None
 
     @property
     def kind(self) -> str:
         return change_kind(self.old, self.new)
+
+    @property
+    def within_noise(self) -> bool | None:
+        """True when the change lies inside the run-to-run spread (not beyond the noise, by
+        ``analyze.claims``' rule), False beyond it, None when no spread is known."""
+        relative = self.relative
+        if self.noise is None or relative is None:
+            return None
+        return abs(relative) <= self.noise
 
     @property
     def delta(self) -> int | float | None:
@@ -453,11 +466,45 @@ def group_changes(changes: list[Change], new: dict[str, Any] | None = None,
         return (workload, bool(engine), rank, engine,
                 -math.inf if point is None else point)
 
+    spreads = _spreads(tables) or _spreads(old or {})
     out = []
     for where in sorted(groups, key=order):
-        figures = tuple(Figure(n, a, b, tuple(p)) for n, a, b, p in groups[where])
+        figures = tuple(Figure(n, a, b, tuple(p), spreads.get((*where, _leaf(n))))
+                        for n, a, b, p in groups[where])
         out.append(Group(Input(*where, source=sources.get(where, "")), figures))
     return Diff(axis, tuple(out))
+
+
+def _run_point(run: dict[str, Any]) -> float | None:
+    point = _point(run.get("concurrency"))
+    rate = run.get("request_rate")
+    if point is None and rate == "inf":
+        return math.inf
+    return point if point is not None else _point(rate)
+
+
+def _spreads(tables: dict[str, Any]) -> dict[tuple[str, str, float | None, str], float]:
+    """(workload, engine, point, column) → the relative spread of that figure over the
+    round's repeats at that tier (the runs table: one row per run), where ≥ 2 runs state it."""
+    runs = tables.get("runs")
+    per: dict[tuple[str, str, float | None, str], list[float]] = {}
+    for run in runs if isinstance(runs, list) else []:
+        if not isinstance(run, dict) or not isinstance(run.get("engine"), str):
+            continue
+        where = (str(run.get("workload") or ""), str(run["engine"]), _run_point(run))
+        for column, value in run.items():
+            if _number(value) and math.isfinite(float(value)) and column not in (
+                    "concurrency", "request_rate", "repeat"):
+                per.setdefault((*where, column), []).append(float(value))
+    out = {}
+    for key, values in per.items():
+        ordered = sorted(values)
+        mid = len(ordered) // 2
+        median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+        spread = claims.spread(median, ordered[0], ordered[-1], len(ordered))
+        if math.isfinite(spread):
+            out[key] = spread
+    return out
 
 
 def as_json(diff: Diff) -> dict[str, Any]:
@@ -471,6 +518,7 @@ def as_json(diff: Diff) -> dict[str, Any]:
             "point": item.point if item.point is None or math.isfinite(item.point) else None,
             "source": item.source or None,
             "figures": [{"name": f.name, "kind": f.kind, "old": f.old, "new": f.new,
-                         "delta": f.delta, "relative": f.relative, "places": list(f.places)}
+                         "delta": f.delta, "relative": f.relative, "places": list(f.places),
+                         "noise": f.noise, "within_noise": f.within_noise}
                         for f in group.figures]})
     return {"summary": diff.counts() | {"inputs": len(diff.groups)}, "groups": groups}

@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze import claims
 from reportgen.errors import Finding
 from reportgen.frames import ByEngine
 from reportgen.resources import templates_dir
@@ -45,9 +46,6 @@ IDENTITY_FAIL = 0.25
 # rounding noise is a real disagreement.
 ARRAYS_REL_TOL = 1e-3
 ARRAYS_ABS_TOL_MS = 1e-3
-# A saturated server's plateau wobbles by a fraction of a percent from tier to tier; only a
-# fall beyond run-to-run noise is a drop worth a warning.
-DROP_TOLERANCE = 0.01
 # NVIDIA consumer and datacenter parts start slowing their clocks in the mid-80s °C.
 TEMPERATURE_WARN_C = 85.0
 
@@ -111,32 +109,66 @@ def checks_frame(rows: Sequence[Check], axis: str = "concurrency") -> pd.DataFra
     return frame
 
 
+def _step_noise(prev: Mapping[Any, Any], cur: Mapping[Any, Any]) -> float:
+    """The noise a step between two tiers is judged under (``analyze.claims``)."""
+    return claims.noise(*(claims.spread(
+        float(r["output_tok_s"]), float(r.get("output_tok_s_min", np.nan)),
+        float(r.get("output_tok_s_max", np.nan)), float(r.get("repeats", np.nan)))
+        for r in (prev, cur)))
+
+
+def throughput_steps(own: pd.DataFrame) -> list[tuple[dict, dict, str, float]]:
+    """Each step between consecutive tiers with a throughput of one engine's rows ``own``:
+    (previous tier, tier, "up" / "flat" / "down", the noise it was judged under)."""
+    columns = [c for c in ("concurrency", "output_tok_s", "output_tok_s_min",
+                           "output_tok_s_max", "repeats") if c in own.columns]
+    pts = own[columns].sort_values("concurrency")
+    measured = pts[np.isfinite(pts["output_tok_s"].astype(float))].to_dict("records")
+    out = []
+    for prev, cur in itertools.pairwise(measured):
+        frac = _step_noise(prev, cur)
+        [step] = claims.steps([prev["output_tok_s"], cur["output_tok_s"]], frac)
+        out.append((prev, cur, step, frac))
+    return out
+
+
 def throughput_drops(own: pd.DataFrame) -> tuple[list[tuple[dict, dict]], int]:
-    """(previous tier, tier) pairs where output throughput falls as concurrency rises, and how
-    many tiers with a throughput there are, among one engine's tier rows ``own``."""
-    pts = own[["concurrency", "output_tok_s"]].sort_values("concurrency")  # callers read no
-    measured = pts[np.isfinite(pts["output_tok_s"])].to_dict("records")   # other column
-    drops = [(prev, cur) for prev, cur in itertools.pairwise(measured)
-             if cur["output_tok_s"] < prev["output_tok_s"] * (1.0 - DROP_TOLERANCE)]
-    return drops, len(measured)
+    """(previous tier, tier) pairs where output throughput falls beyond the noise as the
+    tier rises, and how many tiers with a throughput there are, among one engine's rows."""
+    steps = throughput_steps(own)
+    measured = len(steps) + 1 if steps else int(
+        np.isfinite(own["output_tok_s"].astype(float)).sum())
+    return [(p, c) for p, c, step, _ in steps if step == "down"], measured
 
 
 def monotonic_throughput(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
     """Output throughput should not fall when concurrency rises (excluded tiers included: the
-    drop is usually why a tier was excluded)."""
+    drop is usually why a tier was excluded). "Rises with every step" is said only when every
+    step rises beyond the noise; flat steps are named (issue 31)."""
     rows: list[Check] = []
     by_engine = ByEngine(tiers)
     for engine in engine_order:
-        drops, measured = throughput_drops(by_engine[engine])
-        for prev, cur in drops:
+        steps = throughput_steps(by_engine[engine])
+        for prev, cur, step, _ in steps:
+            if step != "down":
+                continue
             ratio = cur["output_tok_s"] / prev["output_tok_s"]
             rows.append(check(
                 "throughput.monotonic", "warn", "drop",
                 {"tier": cur["concurrency"], "tok_s": cur["output_tok_s"],
                  "previous": prev["concurrency"], "previous_tok_s": prev["output_tok_s"]},
                 engine, cur["concurrency"], ratio))
-        if not drops and measured > 1:
+        if not steps or any(step == "down" for *_, step, _ in steps):
+            continue
+        flat = [(p, c, f) for p, c, step, f in steps if step == "flat"]
+        if not flat:
             rows.append(check("throughput.monotonic", "pass", "pass", engine=engine))
+            continue
+        prev, cur, _frac = flat[0]
+        rows.append(check("throughput.monotonic", "pass", "flat" if len(flat) == 1 else "flat_many",
+                          {"tier": cur["concurrency"], "previous": prev["concurrency"],
+                           "steps": len(flat), "noise": max(f for *_, f in flat)},
+                          engine=engine))
     return rows
 
 
@@ -152,8 +184,10 @@ def failed_requests(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Ch
             rows.append(check("requests.completed", "fail", "none", {"tier": t["concurrency"]},
                               engine, t["concurrency"], t["completed"]))
         for _, t in bad.iterrows():
+            # a count no file states is left out of the sentence, never printed as "?"
             rows.append(check(
-                "requests.failed", "warn", "some",
+                "requests.failed", "warn",
+                "some" if np.isfinite(float(t["requests"])) else "some_of_unknown",
                 {"tier": t["concurrency"], "failed": t["failed"], "requests": t["requests"]},
                 engine, t["concurrency"], t["failed"]))
             low, high = t.get("failed_min", np.nan), t.get("failed_max", np.nan)
@@ -259,7 +293,7 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
                      engine, t["concurrency"], error)
 
     return _tier_checks(tiers, engine_order, judge, lambda engine, tested: check(
-        "identity.e2el", "pass", "pass", {"tested": tested}, engine))
+        "identity.e2el", "pass", "pass" if tested > 1 else "pass_one", {"tested": tested}, engine))
 
 
 # Mean TPOT against tpot_implied_ms, the mean TPOT that mean E2EL and TTFT imply (tiers.py).
@@ -282,7 +316,7 @@ def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[C
                      engine, t["concurrency"], skew)
 
     return _tier_checks(tiers, engine_order, judge, lambda engine, tested: check(
-        "tpot.mean_skew", "pass", "pass", {"tested": tested}, engine))
+        "tpot.mean_skew", "pass", "pass" if tested > 1 else "pass_one", {"tested": tested}, engine))
 
 
 STAT_COLUMN = re.compile(r"^(?P<metric>.+)_(?P<stat>mean|std|median|p\d+(?:_\d+)?)_ms$")

@@ -10,6 +10,7 @@ interpolation. A tier pools all of its repeats. Values are seconds in, milliseco
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 import numpy as np
@@ -20,7 +21,8 @@ from reportgen.analyze.request_stats import _pooled_gaps
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
 METRICS = ("ttft", "tpot", "e2el", "itl")
 PERCENTILE_COLUMNS = tuple(f"p{p:g}_ms".replace(".", "_") for p in PERCENTILES)
-DIST_COLUMNS = ("engine", "concurrency", "metric", "count", "mean_ms", *PERCENTILE_COLUMNS)
+DIST_COLUMNS = ("engine", "concurrency", "metric", "count", "mean_ms", *PERCENTILE_COLUMNS,
+                "few_samples")
 REQUEST_COLUMNS = ("engine", "concurrency", "source", "record", "request", "success",
                    "output_tokens", "ttft_s", "tpot_s", "e2el_s")
 TIER_KEYS = ["engine", "concurrency"]
@@ -87,9 +89,22 @@ def metric_values(per_request: pd.DataFrame, metric: str) -> np.ndarray:
     return values[np.isfinite(values)]
 
 
+def needed(p: float) -> int:
+    """The values a percentile p needs to rest on more than its sample's extreme: 1 / (1 − p),
+    so p99 needs 100 and p99.9 1,000 (p50 2, p90 10, p95 20)."""
+    return math.ceil(round(100.0 / (100.0 - p), 9))
+
+
+def few_samples(count: int) -> str:
+    """The percentiles that rest on fewer values than they need (``needed``), as the page
+    names them ("p99, p99.9"); "" when none does (or there is no value at all)."""
+    return ", ".join(f"p{p:g}" for p in PERCENTILES if 0 < count < needed(p))
+
+
 def _row(engine: str, c: float, metric: str, values_s: np.ndarray) -> dict[str, object]:
     row: dict[str, object] = {"engine": engine, "concurrency": c, "metric": metric,
-                              "count": int(values_s.size)}
+                              "count": int(values_s.size),
+                              "few_samples": few_samples(int(values_s.size))}
     if values_s.size == 0:
         return row | {"mean_ms": np.nan} | dict.fromkeys(PERCENTILE_COLUMNS, np.nan)
     ms = values_s * 1000.0

@@ -774,7 +774,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
         tiers, order, labels,
-        checks, values)).items()))
+        checks, values, axis)).items()))
     gpus = {spec.id: spec.gpus for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
     per_request = tier_requests(loaded.requests, loaded.summary, order)

@@ -101,22 +101,26 @@ def aggregate_repeats(summary: pd.DataFrame) -> pd.DataFrame:
                and pd.api.types.is_numeric_dtype(work[c]) and work[c].dtype != bool]
     first = groups.first()
     med = groups[numeric].median()
-    out = first.copy()
-    out[numeric] = med
+    # built in one concat: a column set at a time fragments a wide frame (a round of several
+    # clients has hundreds of metric columns) and pandas warns on stderr
+    base = pd.concat([first.drop(columns=numeric), med], axis=1)[list(first.columns)]
+    extra: dict[str, pd.Series] = {}
     for column in SUMMED_COLUMNS:
         if column in numeric:
-            out[column] = groups[column].sum(min_count=1)
-    out["repeats"] = groups.size()
+            extra[column] = groups[column].sum(min_count=1)
+    extra["repeats"] = groups.size()
     if "num_prompts" in numeric:
-        out["requests_per_run"] = med["num_prompts"]
+        extra["requests_per_run"] = med["num_prompts"]
     if "failed" in numeric:
-        out["failed_min"] = groups["failed"].min()
-        out["failed_max"] = groups["failed"].max()
-    out["output_tok_s_min"] = groups["_tok_s"].min()
-    out["output_tok_s_max"] = groups["_tok_s"].max()
+        extra["failed_min"] = groups["failed"].min()
+        extra["failed_max"] = groups["failed"].max()
+    extra["output_tok_s_min"] = groups["_tok_s"].min()
+    extra["output_tok_s_max"] = groups["_tok_s"].max()
     # the tier's throughput is the median of the runs' throughputs, not a ratio of medians
-    out["output_tok_s_median"] = groups["_tok_s"].median()
-    out["total_tok_s_median"] = groups["_total_tok_s"].median()
+    extra["output_tok_s_median"] = groups["_tok_s"].median()
+    extra["total_tok_s_median"] = groups["_total_tok_s"].median()
+    out = pd.concat([base.drop(columns=[c for c in extra if c in base.columns]),
+                     pd.DataFrame(extra)], axis=1)
     return out.drop(columns=["_tok_s", "_total_tok_s"]).reset_index()
 
 
@@ -147,6 +151,9 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
     out["requests"] = _column(rows, "num_prompts")
     out["completed"] = _column(rows, "completed")
     failed = _column(rows, "failed")
+    # a file that states completed and failed but not what was sent (a tidy CSV) still counts
+    # its requests: "1 of 3201 failed", never "1 of ?"
+    out["requests"] = out["requests"].fillna(out["completed"] + failed)
     out["failed"] = failed.fillna(out["requests"] - out["completed"])
     out["duration_s"] = _column(rows, "duration_s")
     out["total_input_tokens"] = _column(rows, "total_input_tokens")

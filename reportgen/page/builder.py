@@ -83,9 +83,12 @@ class Builder:
             return []
         return [Para(self.t(key, **slots))]
 
-    def others(self, engine: str, render: Callable[[str], str]) -> Bi:
-        """'vLLM 15.83 ms; SGLang …' for every engine but one, per language."""
-        parts = [(self.d.label(e), render(e)) for e in self.d.order if e != engine]
+    def others(self, engine: str, value: Callable[[str], Any],
+               render: Callable[[float], str]) -> Bi:
+        """'vLLM 15.83 ms; SGLang …' for every engine but one that has the value, per
+        language (a configuration without it is left out: no "— ms" in a sentence)."""
+        parts = [(self.d.label(e), render(num(value(e)))) for e in self.d.order
+                 if e != engine and math.isfinite(num(value(e)))]
         return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
 
     def kv_slots(self) -> dict[str, str | Bi]:

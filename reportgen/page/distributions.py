@@ -7,6 +7,7 @@ import math
 from typing import cast
 
 import pandas as pd
+from markupsafe import Markup
 
 from reportgen.analyze.values import tier_key
 from reportgen.figures import plotly_text
@@ -22,6 +23,7 @@ from reportgen.text import Bi
 METRICS = ("ttft", "tpot", "e2el", "itl")
 PERCENTILES = ("p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms")
 PERCENTILE_HEADS = ("p50", "p90", "p95", "p99", "p99.9")
+FEW_MARK = " *"   # a percentile resting on fewer values than it needs (analyze.distributions)
 # strings slo.js writes itself (both languages go into the data block)
 JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided")
 PANEL_TEXT = ("heading", "lead", "bins_note", "target", "tier_pick", "col_sent", "col_good",
@@ -68,9 +70,17 @@ def _percentile_table(b: Builder) -> Table:
         name = f"distributions.{e}.{tier_key(c)}.{metric}"
         cells = [tcell(b.d.label(e)), tier_cell(c, excluded), tcell(b.t(f"dist.metric_{metric}")),
                  b.named_cell(name, fmt_g(r["count"]))]
-        cells += [b.named_cell(name, fmt(r[p], ".2f")) for p in PERCENTILES]
+        # a percentile that rests on fewer values than it needs carries * (the n is beside it)
+        few = set(str(r.get("few_samples") or "").split(", "))
+        cells += [b.named_cell(name, fmt(r[p], ".2f") + (FEW_MARK if head in few else ""))
+                  for p, head in zip(PERCENTILES, PERCENTILE_HEADS, strict=True)]
         rows.append(tier_row(cells, excluded))
-    return Table(cols, rows, b.t("dist.table_caption"), variant="wide")
+    caption = b.t("dist.table_caption")
+    if any(str(r or "") for r in frame.get("few_samples", [])):
+        note = b.t("dist.few_note")
+        caption = Bi(*(Markup(caption.get(lang)) + Markup("" if lang == "zh" else " ")
+                       + Markup(note.get(lang)) for lang in ("zh", "en")))
+    return Table(cols, rows, caption, variant="wide")
 
 
 def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPanel:

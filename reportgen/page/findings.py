@@ -32,14 +32,21 @@ def _known(values: Mapping[str, Value], name: str) -> bool:
 def lines(b: Builder) -> list[str]:
     """The ui keys of the sentences this round supports, in order, with ENGINE filled in."""
     values = b.d.values
-    out = ["low", "high"]
+    # analyze.findings says whether a lead carries a claim (analyze.claims): a tie within the
+    # noise is written "on par", an open-loop rate both sustain compares latency
+    suffix = {"lead": "", "par": "_par", "latency_lead": "_latency",
+              "latency_par": "_latency_par"}
+    out = [f"{end}{suffix.get(str(values.get(f'findings.{end}.claim', 'lead')), '')}"
+           for end in ("low", "high")]
     count = values.get("crossover.count")
     # "holds at every common tier" needs at least two common tiers
     if isinstance(count, int | float) and not math.isnan(float(count)) and \
             _known(values, "findings.high.tier"):
-        out += ["crossover"] if count > 0 else ["no_crossover"]
+        change = values.get("findings.crossover_claim", "change") == "change"
+        out += ["no_crossover" if count <= 0 else "crossover" if change else "crossover_par"]
         low, high = values.get("crossover.range_low"), values.get("crossover.range_high")
-        if count > 0 and isinstance(low, float) and isinstance(high, float) and low != high:
+        if count > 0 and change and isinstance(low, float) and isinstance(high, float) \
+                and low != high:
             out.append("crossover_range")
     for e in b.d.order:
         if _ID.match(e):

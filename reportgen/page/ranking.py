@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from reportgen.analyze.claims import Claim, compare, margin_of, noise, spread
 from reportgen.analyze.ranking import RANKED, is_single_point, ranking
 from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
 from reportgen.page.builder import Builder
@@ -29,9 +30,22 @@ def _text(metric: str, value: float) -> str:
 
 def margin(metric: str, best: float, second: float) -> float:
     """How much better the leader is than the runner-up, as a fraction of the runner-up."""
-    if not (math.isfinite(best) and math.isfinite(second)) or second == 0:
-        return math.nan
-    return best / second - 1.0 if RANKED[metric] else 1.0 - best / second
+    return margin_of(best, second, RANKED[metric])
+
+
+def claim(b: Builder, metric: str, first: str, second: str) -> Claim:
+    """The leader against the runner-up on ``metric`` under ``analyze.claims``: the repeats'
+    spread of output throughput where the round has repeats, else the stated threshold."""
+    rows = {e: b.d.tiers[b.d.tiers["engine"] == e] for e in (first, second)}
+
+    def value(e: str, column: str) -> float:
+        own = rows[e]
+        return float(own[column].iloc[0]) if column in own.columns and len(own) else math.nan
+
+    spreads = [spread(value(e, metric), value(e, f"{metric}_min"), value(e, f"{metric}_max"),
+                      value(e, "repeats")) for e in (first, second)]
+    return compare(value(first, metric), value(second, metric),
+                   higher_better=RANKED[metric], noise_frac=noise(*spreads))
 
 
 def ranking_blocks(b: Builder) -> list[PageBlock]:
@@ -50,10 +64,11 @@ def ranking_blocks(b: Builder) -> list[PageBlock]:
                              tcell(d.label(first["engine"])),
                              Cell(Bi.plain(_text(metric, first["value"])), True)]
         if second is not None:
-            m = margin(metric, float(first["value"]), float(second["value"]))
+            c = claim(b, metric, str(first["engine"]), str(second["engine"]))
             cells += [tcell(d.label(second["engine"])),
                       Cell(Bi.plain(_text(metric, second["value"])), True),
-                      ncell(m, "pct") if math.isfinite(m) else tcell(b.t("every.rank_tie"))]
+                      ncell(c.margin, "pct") if c.leads else
+                      tcell(b.t("every.rank_par", noise=fmt(c.noise, "pct")))]
         else:
             cells += [tcell(""), tcell(""), tcell("")]
         rows.append(Row(cells))
@@ -71,9 +86,17 @@ def leader_card(b: Builder) -> Card | None:
     if len(own) < 2:
         return None
     first, second = own.iloc[0], own.iloc[1]
-    m = margin("output_tok_s", float(first["value"]), float(second["value"]))
+    c = claim(b, "output_tok_s", str(first["engine"]), str(second["engine"]))
+    if not c.leads:   # a tie is not a lead (analyze.claims)
+        return Card(b.t("every.rank_card_par_label"),
+                    Bi(*(b.d.label(first["engine"]).get(lang) for lang in ("zh", "en"))),
+                    b.t("every.rank_card_par_sub", tok=fmt(first["value"], ".1f"),
+                        noise=fmt(c.noise, "pct"), next=b.d.label(second["engine"]),
+                        next_tok=fmt(second["value"], ".1f")),
+                    "accent")
     return Card(b.t("every.rank_card_label"),
                 Bi(*(b.d.label(first["engine"]).get(lang) for lang in ("zh", "en"))),
-                b.t("every.rank_card_sub", tok=fmt(first["value"], ".1f"), pct=fmt(m, "pct"),
-                    next=b.d.label(second["engine"]), next_tok=fmt(second["value"], ".1f")),
+                b.t("every.rank_card_sub", tok=fmt(first["value"], ".1f"),
+                    pct=fmt(c.margin, "pct"), next=b.d.label(second["engine"]),
+                    next_tok=fmt(second["value"], ".1f")),
                 "accent")

@@ -193,11 +193,15 @@ def step_absent(b: Builder) -> Card:
             lambda x: math.isfinite(num(x))).any():
         sub = b.t("every.step_absent_none")
     else:
-        low, flight = lowest_in_flight(d.rows(d.order[0]), d.round.axis)
+        # the view's lowest tier, whichever configuration ran it: "the lowest rate" is the
+        # lowest any configuration ran, not the first configuration's only one
+        low, flight = lowest_in_flight(d.tiers, d.round.axis)
+        # "the lowest" only where there is more than one tier to be lowest among
+        only = "_only" if d.tiers["concurrency"].nunique() == 1 else ""
         if b.rate_axis and not math.isfinite(flight):
-            sub = b.t("every.step_absent_unknown", c=fmt_g(low))
+            sub = b.t(f"every.step_absent_unknown{only}", c=fmt_g(low))
         else:
-            sub = b.t("every.step_absent_sub", c=fmt_g(low), n=fmt(flight, ".1f"))
+            sub = b.t(f"every.step_absent_sub{only}", c=fmt_g(low), n=fmt(flight, ".1f"))
     return Card(b.t("every.step_absent_label"), b.t("every.step_absent_value"), sub)
 
 
@@ -232,7 +236,7 @@ def headline(b: Builder) -> list[PageBlock]:
     if finite:
         focus = min(finite, key=lambda e: finite[e])
         e = d.engine(focus)
-        sub_others = b.others(focus, lambda o: f"{fmt(itl_c1[o], '.2f')} ms")
+        sub_others = b.others(focus, lambda o: itl_c1[o], lambda v: f"{fmt(v, '.2f')} ms")
         if d.pair and focus == d.pair[0] and math.isfinite(num(d.v("step_ratio.measured"))) \
                 and math.isfinite(num(d.v("step_ratio.predicted"))):
             sub = b.t("headline.step_sub", others=sub_others,
@@ -248,9 +252,11 @@ def headline(b: Builder) -> list[PageBlock]:
                 b.t("headline.eff_label", c=fmt_g(e.get("cmax")), engine=d.label(focus)),
                 same(fmt(e.get("efficiency_cmax"), "pct")),
                 b.t("headline.eff_sub", others=b.others(
-                    focus, lambda o: fmt(d.engine(o).get("efficiency_cmax"), "pct")))))
+                    focus, lambda o: d.engine(o).get("efficiency_cmax"),
+                    lambda v: fmt(v, "pct")))))
         if math.isfinite(num(e.get("ms_per_slot"))):
-            others = b.others(focus, lambda o: f"{fmt(d.engine(o).get('ms_per_slot'), '.2f')} ms")
+            others = b.others(focus, lambda o: d.engine(o).get("ms_per_slot"),
+                              lambda v: f"{fmt(v, '.2f')} ms")
             cards.append(Card(
                 b.t("headline.slot_label", engine=d.label(focus)),
                 b.t("headline.slot_value", ms=fmt(e.get("ms_per_slot"), ".2f")),
