@@ -50,7 +50,7 @@ INT_COLUMNS = frozenset({
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
     "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
-    "requests_good", "runs", "gpus", "samples", "preemptions",
+    "requests_good", "runs", "gpus", "samples", "preemptions", "undecided_tier",
 })
 
 
@@ -313,7 +313,7 @@ def to_csv(ra: RoundAnalysis | Analysis) -> str:
     return out.getvalue()
 
 
-AXIS_COLUMNS = frozenset({"concurrency", "lower_tier", "upper_tier"})
+AXIS_COLUMNS = frozenset({"concurrency", "lower_tier", "upper_tier", "undecided_tier"})
 
 
 def _fmt(value: Any, column: str) -> str:

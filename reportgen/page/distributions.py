@@ -12,10 +12,10 @@ from reportgen.analyze.values import tier_key
 from reportgen.figures import plotly_text
 from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
+from reportgen.page import slo_payload
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row
 from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
-from reportgen.page.slo_payload import payload
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text import Bi
 
@@ -23,10 +23,12 @@ METRICS = ("ttft", "tpot", "e2el", "itl")
 PERCENTILES = ("p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms")
 PERCENTILE_HEADS = ("p50", "p90", "p95", "p99", "p99.9")
 # strings slo.js writes itself (both languages go into the data block)
-JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided")
-PANEL_TEXT = ("heading", "lead", "bins_note", "target", "tier_pick", "col_sent", "col_good",
-              "col_attain", "col_goodput", "col_capacity", "col_between", "cap_caption",
-              "tier_caption", *SLO_METRICS)
+JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided",
+           "cap_undecided", "best_at_least", "every_tier", "on_par", "cannot_tell", "some_none",
+           "tier_inf")
+PANEL_TEXT = ("heading", "lead", "interval_note", "col_interval", "target", "tier_pick",
+              "col_sent", "col_good", "col_attain", "col_goodput", "col_capacity",
+              "col_between", "cap_caption", "tier_caption", *SLO_METRICS)
 
 
 def distributions(b: Builder) -> list[PageBlock]:
@@ -88,7 +90,8 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
         duration = durations.get((e, c), math.nan)
         tiers.append({"engine": e, "c": c, "excluded": b.d.excluded(e, c),
                       "synthetic": (e, c) in synthetic, "duration_s": duration})
-    data = payload(a.requests, a.itl_gaps, a.slo, tiers)
+    data = slo_payload.payload(a.requests, a.itl_gaps, a.slo, tiers,
+                               budget=slo_payload.EXACT_BUDGET)
     data["fig"] = fig_id
     data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(),
                         "plabel": {lang: plotly_text(b.d.label(e).get(lang)) for lang in LANGS}}
@@ -99,6 +102,10 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
     text = {k: b.t(f"slo.{k}") for k in PANEL_TEXT}
     text["source"] = b.t("slo.source", source=source) if source else b.t("slo.no_source")
     text |= {"col_engine": b.t("dist.col_engine"), "col_tier": b.t("dist.col_tier")}
+    # exact answers, or the range the bins leave and why (the budget and the round's count)
+    text["bins_note"] = b.t("slo.exact_note" if data["mode"] == "exact" else "slo.bins_note",
+                            n=fmt_g(float(cast(int, data["values_n"]))),
+                            budget=fmt_g(float(cast(int, data["budget"]))))
     picks = []
     for c in sorted({c for _, c in keys}):
         mark = "†" if any(k in synthetic for k in keys if k[1] == c) else ""
