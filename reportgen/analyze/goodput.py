@@ -248,6 +248,7 @@ def slo_values(slo: Slo | None, goodput: pd.DataFrame, capacity_frame: pd.DataFr
         v[f"capacity.{row.engine}.low"] = float(cast(float, row.capacity_low))
         v[f"capacity.{row.engine}.high"] = float(cast(float, row.capacity_high))
         v[f"capacity.{row.engine}.status"] = str(row.status)
+        v[f"capacity.{row.engine}.undecided_tier"] = float(cast(float, row.undecided_tier))
     best = most_capacity(capacity_frame)
     v["capacity.best"] = best
     v["capacity.best_label"] = labels.get(best) if best is not None else None
