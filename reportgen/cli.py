@@ -300,6 +300,10 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
             output_target(output, root, kind="tables")  # refused before anything is loaded
         analysis = analyze_dir(root, slo=slo, slo_target=slo_target).analysis
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
+    notes = [why.en for part in analysis.parts if part.slo is not None
+             for why in part.no_per_request["why"]]
+    for note in dict.fromkeys(notes):   # goodput tables left out: say for which and why
+        click.echo(f"note: no goodput table: {note}", err=True)
     if output is None or output == "-":
         click.echo(text, nl=not text.endswith("\n"))
     else:

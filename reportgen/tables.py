@@ -41,7 +41,7 @@ CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill
 # present only when some workload has them: per-request percentiles (a round with per-request
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
 # telemetry (nvidia-smi samples covering the runs)
-SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "telemetry")
+SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "telemetry")
 # Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
 # the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({
@@ -93,7 +93,7 @@ def int_columns() -> frozenset[str]:
 
 
 # the columns of bilingual text (``Bi`` cells) per table
-TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",)}
+TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",), "no_per_request": ("why",)}
 
 
 def flat_texts(frame: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
@@ -152,8 +152,9 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     for name in SLO_FRAMES:
+        # which configurations have no per-request values is said where an SLO is asked for
         parts = [_with_workload(ra, p, getattr(p, name)) for p in ra.parts
-                 if len(getattr(p, name))]
+                 if len(getattr(p, name)) and (name != "no_per_request" or p.slo is not None)]
         if parts:
             out[name] = pd.concat(parts, ignore_index=True)
     for name, columns in RENAMED.items():
@@ -161,7 +162,8 @@ def frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
     if renamed := tier_metrics.exported_names():
         out["tiers"] = out["tiers"].rename(columns=renamed)
     for name, texts in TEXT_COLUMNS.items():
-        out[name] = flat_texts(out[name], texts)
+        if name in out:
+            out[name] = flat_texts(out[name], texts)
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])

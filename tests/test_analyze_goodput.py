@@ -250,3 +250,44 @@ def test_a_lead_inside_the_intervals_is_no_lead() -> None:
     assert most_capacity(frame) == "a"
     frame.loc[1, "status"] = "at_least"                   # b's capacity has no ceiling
     assert most_capacity(frame) is None
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_tables_slo_says_which_configurations_have_no_per_request_data() -> None:
+    result = CliRunner().invoke(main, ["tables", str(DATA / "clients" / "genai-perf-0.0.16"),
+                                       "--slo", "ttft_ms=500"])
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)["no_per_request"]
+    assert rows and {r["client"] for r in rows} == {"genai-perf"}
+    assert "profile_export.json" in rows[0]["why"]["en"] and rows[0]["why"]["zh"]
+    assert "no goodput table" in result.stderr and "GenAI-Perf" in result.stderr
+    assert "--save-detailed" not in result.stderr          # not vLLM's flags for GenAI-Perf
+    # without --slo (and no [slo]) nothing is said
+    plain = CliRunner().invoke(main, ["tables", str(DATA / "clients" / "genai-perf-0.0.16")])
+    assert "no_per_request" not in json.loads(plain.stdout) and not plain.stderr
+
+
+def test_a_guidellm_list_that_is_not_the_run_is_named() -> None:
+    folder = DATA / "guidellm-real"
+    raw = json.loads((folder / "benchmarks_stripped.json").read_text(encoding="utf-8"))
+    bench = raw["benchmarks"][0]
+    listed = len(bench["requests"]["successful"])
+    totals = bench["metrics"].get("request_totals") or bench["request_totals"]
+    counted = totals["successful"]                    # what the reader counts (its _totals)
+    assert listed != counted
+    result = CliRunner().invoke(main, ["tables", str(folder), "--slo", "ttft_ms=500"])
+    (row,) = json.loads(result.stdout)["no_per_request"][:1]
+    assert row["client"] == "guidellm" and row["reason"] == "listed_not_counted"
+    assert f"list of {listed} for a run that counts {counted}" in row["why"]["en"]
+    assert "--sample-requests" in row["why"]["en"]
+
+
+def test_vllm_runs_without_arrays_name_vllm_flags(tmp_path: Path) -> None:
+    written = write_random_round(tmp_path, detailed=False, requests=10, tiers=(1,))
+    assert written
+    result = CliRunner().invoke(main, ["tables", str(tmp_path), "--slo", "ttft_ms=500"])
+    rows = json.loads(result.stdout)["no_per_request"]
+    assert [r["engine"] for r in rows] == ["alpha", "beta"]
+    assert all("--save-detailed" in r["why"]["en"] for r in rows)

@@ -28,7 +28,7 @@ target (low < target ≤ high), the round cannot tell: status ``undecided`` at t
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import cast
 
 import numpy as np
@@ -36,6 +36,7 @@ import pandas as pd
 
 from reportgen.analyze.values import Value, flatten_rows
 from reportgen.slo import METRICS, Slo
+from reportgen.text import Bi
 
 GOODPUT_COLUMNS = ("engine", "concurrency", "requests_sent", "requests_good", "attainment",
                    "attainment_low", "attainment_high", "interval_basis", "runs",
@@ -81,6 +82,46 @@ def tier_durations(per_request: pd.DataFrame, summary: pd.DataFrame) -> pd.DataF
         ["source", "record"]).merge(runs, on=["source", "record"], how="inner")
     return cast(pd.DataFrame,
                 rows.groupby(TIER_KEYS, sort=False, as_index=False)["duration_s"].sum())
+
+
+MISSING_COLUMNS = ("engine", "client", "reason", "why")
+# clients with their own sentence in analysis.toml [requests.missing]
+CLIENTS_EXPLAINED = ("vllm", "sglang", "aiperf", "genai-perf", "guidellm", "inference-perf",
+                     "llmperf", "inferencex", "tidy")
+
+
+def missing_requests(summary: pd.DataFrame, per_request: pd.DataFrame, order: list[str],
+                     labels: Mapping[str, Bi]) -> pd.DataFrame:
+    """MISSING_COLUMNS: one row per configuration of ``order`` with runs but no per-request
+    value, naming its client, the reason (``listed_not_counted``: the client's request list
+    does not match the run's count, as GuideLLM's sampled or warm-up lists; else
+    ``not_recorded``) and, as ``why`` (Bi), the client's own flag or setting that records
+    them (templates/i18n/analysis.toml [requests.missing])."""
+    from reportgen.analyze.checks import strings
+
+    have = set(per_request["engine"]) if len(per_request) else set()
+    rows = []
+    for engine in order:
+        mine = summary[summary["engine"] == engine] if "engine" in summary.columns \
+            else summary.iloc[0:0]
+        if engine in have or mine.empty:
+            continue
+        clients = [str(c) for c in mine["client"]] if "client" in mine.columns else []
+        client = clients[0] if clients else "vllm"
+        notes = [m.get("requests_note") for m in mine.get("metadata", pd.Series(dtype=object))
+                 if isinstance(m, dict) and isinstance(m.get("requests_note"), str)]
+        name = labels.get(engine, Bi.plain(engine))
+        if notes:
+            listed, _, counted = str(notes[0]).partition("/")
+            reason, key = "listed_not_counted", f"{client}_listed"
+            why = strings().bi(f"requests.missing.{key}", engine=name, listed=listed,
+                               counted=counted)
+        else:
+            reason = "not_recorded"
+            key = client if client in CLIENTS_EXPLAINED else "other"
+            why = strings().bi(f"requests.missing.{key}", engine=name, client=client)
+        rows.append({"engine": engine, "client": client, "reason": reason, "why": why})
+    return pd.DataFrame(rows, columns=list(MISSING_COLUMNS))
 
 
 def t975(df: int) -> float:

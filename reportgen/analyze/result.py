@@ -65,6 +65,9 @@ class Analysis:
     slo: Slo | None = None
     goodput: pd.DataFrame = field(default_factory=pd.DataFrame)
     capacity_at_slo: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # configurations with runs but no per-request value, their client and why, with the
+    # client's own flag that records them (goodput.missing_requests)
+    no_per_request: pd.DataFrame = field(default_factory=pd.DataFrame)
     # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the

@@ -30,6 +30,7 @@ from reportgen.analyze.findings import findings_values
 from reportgen.analyze.goodput import (
     capacity_table,
     goodput_table,
+    missing_requests,
     slo_values,
     tier_durations,
 )
@@ -787,6 +788,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         slo = dataclasses.replace(slo, target=manifest.slo_target)
     goodput = pd.DataFrame()
     capacity_at_slo = pd.DataFrame()
+    no_per_request = missing_requests(loaded.summary, per_request, order,
+                                      {e.id: e.label for e in manifest.engines})
     if slo is not None and len(per_request):
         goodput = goodput_table(per_request, durations, slo)
         excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
@@ -821,7 +824,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
                     requests=per_request, itl_gaps=gaps, tier_durations=durations,
                     distributions=distributions, slo=slo,
-                    goodput=goodput, capacity_at_slo=capacity_at_slo, telemetry=telemetry,
+                    goodput=goodput, capacity_at_slo=capacity_at_slo,
+                    no_per_request=no_per_request, telemetry=telemetry,
                     telemetry_samples=samples,
                     telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))],
                     telemetry_notes=inputs.notes, telemetry_offset_min=manifest.utc_offset_min,

@@ -31,11 +31,21 @@ PANEL_TEXT = ("heading", "lead", "interval_note", "col_interval", "target", "tie
               "col_between", "cap_caption", "tier_caption", *SLO_METRICS)
 
 
+def _missing(b: Builder) -> list[PageBlock]:
+    """Which configurations have no per-request values and why, each with its client's own
+    flag or setting (the facts `tables --slo` states: goodput.missing_requests)."""
+    frame = b.d.a.no_per_request
+    if frame is None or frame.empty:
+        return []
+    return [Para(why, "note") for why in frame["why"] if isinstance(why, Bi)]
+
+
 def distributions(b: Builder) -> list[PageBlock]:
     a = b.d.a
     if a.requests is None or a.requests.empty:
-        return [Para(b.t("dist.none"), "note")]
-    out: list[PageBlock] = [*b.lead("dist.lead"), Para(b.t("dist.chunk_note"), "note")]
+        return [Para(b.t("dist.none"), "note"), *_missing(b)]
+    out: list[PageBlock] = [*b.lead("dist.lead"), Para(b.t("dist.chunk_note"), "note"),
+                            *_missing(b)]
     synthetic = {(str(e), float(c)) for e, c, m in _rows(a.distributions)
                  if f"distributions.{e}.{tier_key(float(c))}.{m}" in b.d.synthetic}
     if synthetic:
