@@ -135,9 +135,10 @@ def main() -> None:
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
               help="The page's default SLO thresholds (ms, inclusive); the reader can change "
                    "them in the page. Default: round.toml [slo], else a --goodput argument "
-                   "saved in the results.")
+                   "saved in the results. E.g. --slo ttft_ms=500,tpot_ms=50")
 @click.option("--slo-target", type=float, default=None, metavar="SHARE",
-              help="Default share of requests that must meet the SLO (default 0.99).")
+              help="Default share of requests that must meet the SLO (default 0.99). "
+                   "E.g. --slo-target 0.95")
 def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
           baseline: str | None, pdf: str | None, quiet: bool, slo_text: str | None,
           slo_target: float | None) -> None:
@@ -273,12 +274,13 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write to a file (atomically) instead of stdout (same policy as build -o).")
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
-              help="Latency objective per request (ms, inclusive): adds the goodput and "
-                   "capacity_at_slo tables. Default: round.toml [slo], else a --goodput "
-                   "argument saved in the results.")
+              help="Latency objective per request (ms, inclusive): adds the goodput, "
+                   "capacity_at_slo (with 95 % intervals and a verdict) and no_per_request "
+                   "tables. Default: round.toml [slo], else a --goodput argument saved in the "
+                   "results. E.g. --slo ttft_ms=500,tpot_ms=50,e2el_ms=20000")
 @click.option("--slo-target", type=float, default=None, metavar="SHARE",
               help="Share of requests that must meet the objective for a tier to count "
-                   "within it (default 0.99).")
+                   "within it (default 0.99). E.g. --slo-target 0.95")
 def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
            slo_target: float | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema

@@ -219,3 +219,35 @@ def test_the_ecdf_figure_is_filled_for_the_picked_tier(open_page: Any,
     # the input label strings are escaped text: the label's tags are not markup
     assert page.evaluate("document.querySelectorAll('.slo-tiers b').length") == 0
     watch.assert_clean()
+
+
+def test_repeats_give_the_same_intervals_as_the_tables(open_page: Any, tmp_path: Path) -> None:
+    """Two runs per tier (a folder per repeat): the page's intervals, computed from each run's
+    good count, equal the tables' (the repeats' t interval where wider than Wilson's)."""
+    import numpy as np
+
+    from benchmarks.slo_round import record
+
+    rng = np.random.default_rng(3)
+    root = tmp_path / "rq"
+    for run in (1, 2):
+        for c in (1, 4):
+            folder = root / "alpha" / f"run{run}"
+            folder.mkdir(parents=True, exist_ok=True)
+            scale = (1 + c / 4) * (0.6 if run == 1 else 1.4)   # the runs disagree
+            ttft = rng.lognormal(np.log(0.3 * scale), 0.4, 30)
+            rows = [(float(t), float(t + 0.5), 11, "") for t in ttft]
+            data = record(c, 20.0 + 3 * run + c, rows) | {"date": f"20261201-12{run}{c}00"}
+            (folder / f"c{c}.json").write_text(json.dumps(data))
+    page, watch = open_page(build(root, tmp_path / "rq.html"), "?lang=en")
+    _ready(page)
+    page.fill("input[data-slo='ttft']", "400")
+    page.fill("input[data-slo='target']", "50")
+    got = _in_page(page)
+    exact = _tables(root, Slo(ttft_ms=400, target=0.5))
+    assert {r["interval_basis"] for r in exact["goodput"]} == {"repeats"}
+    from reportgen.analyze.goodput import wilson
+    assert any(abs(r["attainment_low"] - wilson(r["requests_good"], r["requests_sent"])[0])
+               > 0.01 for r in exact["goodput"])      # the repeats' spread is wider here
+    _agrees(got, exact)
+    watch.assert_clean()
