@@ -40,8 +40,10 @@ FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", 
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 # present only when some workload has them: per-request percentiles (a round with per-request
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
-# telemetry (nvidia-smi samples covering the runs)
-SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "telemetry")
+# telemetry (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed
+# per-user speeds, analyze/pareto.py)
+SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "telemetry",
+              "same_speed")
 # Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
 # the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({

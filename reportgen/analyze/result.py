@@ -50,6 +50,8 @@ class Analysis:
     # tok/s per user vs tok/s per GPU per tier, with the Pareto frontier (analyze/pareto.py);
     # the page draws it for rounds of many configurations
     pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # each configuration's tok/s per GPU at fixed per-user speeds (pareto.same_speed)
+    same_speed: pd.DataFrame = field(default_factory=pd.DataFrame)
     # the configuration every other one is compared with (crossovers); "" with fewer than two
     reference: str = ""
     # per-request latencies of every tier with arrays (distributions.tier_requests) and each

@@ -44,7 +44,7 @@ from reportgen.analyze.memory import (
     memory_row,
     memory_table,
 )
-from reportgen.analyze.pareto import pareto_points
+from reportgen.analyze.pareto import pareto_points, same_speed
 from reportgen.analyze.prefill import (
     VLLM_PREFILL,
     llama_prefill,
@@ -778,7 +778,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         checks, values)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
-    pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
+    pareto = pareto_points(tiers, gpus)
+    speeds = same_speed(pareto, order)
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
@@ -820,7 +821,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         distributions, goodput)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
-                    values=values, constants=constants, pareto=pareto,
+                    values=values, constants=constants, pareto=pareto, same_speed=speeds,
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
                     requests=per_request, itl_gaps=gaps, tier_durations=durations,
                     distributions=distributions, slo=slo,

@@ -13,7 +13,7 @@ from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tier_cell, tier_row
 from reportgen.page.data import num
-from reportgen.page.model import Cell, Column, PageBlock, Para, Table
+from reportgen.page.model import Cell, Column, PageBlock, Para, Row, Table
 from reportgen.text import Bi
 
 
@@ -39,7 +39,10 @@ def crossover(b: Builder) -> list[PageBlock]:
     out += b.figure("throughput", caption)
     if len(d.order) > 2 and d.a.reference:  # not every pair: say which were compared
         out.append(Para(b.t("pareto.reference", ref=d.label(d.a.reference)), "note"))
-    out += b.figure("pareto", b.t("pareto.caption"))
+    pareto = b.figure("pareto", b.t("pareto.caption"))
+    out += pareto
+    if pareto:
+        out.append(same_speed_table(b))
     out += b.excluded_note()
     if d.pair:
         ea, eb = d.pair
@@ -69,3 +72,30 @@ def crossover(b: Builder) -> list[PageBlock]:
                                          den=d.label(eb))))
     return out
 
+
+
+def same_speed_table(b: Builder) -> Table:
+    """Each configuration's tok/s per GPU at the same per-user speeds (analyze/pareto.py
+    same_speed): a value, "≥ value" (the highest tier tested is still faster), or "not
+    reached"."""
+    frame = b.d.a.same_speed
+    speeds = list(dict.fromkeys(float(s) for s in frame["tok_s_per_user"]))
+    cols = [Column(b.t("dist.col_engine"))]
+    cols += [Column(b.t("pareto.speed_col", speed=fmt_g(s)), True) for s in speeds]
+    rows = []
+    for engine in b.d.order:
+        mine = frame[frame["engine"] == engine]
+        if mine.empty:
+            continue
+        cells = [Cell(b.d.label(engine))]
+        for s in speeds:
+            row = mine[mine["tok_s_per_user"] == s].iloc[0]
+            value, status = num(row["tok_s_per_gpu"]), str(row["status"])
+            if status == "not_reached" or not math.isfinite(value):
+                cells.append(Cell(b.t("pareto.speed_not_reached"), num=True))
+            else:
+                text = fmt(value, ".1f")
+                cells.append(Cell(Bi.plain(f"≥ {text}" if status == "at_least" else text),
+                                  num=True))
+        rows.append(Row(cells))
+    return Table(cols, rows, b.t("pareto.speed_caption"))
