@@ -603,4 +603,47 @@
     });
   });
   window.reportSloPanels = panels;
+
+  // ------------------------------------------------ engines at the same per-user speed
+  // pareto.at_speed step by step: along the curve in load order, the highest tok/s per GPU
+  // at which per-user speed is still >= s (a point, or a segment crossing s, interpolated)
+  function atSpeed(points, speed) {
+    var pts = points.map(function (p) { return [p[0] === null ? Infinity : p[0], p[1], p[2]]; });
+    pts.sort(function (a, b) { return a[0] - b[0]; });
+    var best = -Infinity, status = 'not_reached', lastLo = NaN;
+    for (var i = 0; i < pts.length; i++) {
+      if (pts[i][1] >= speed && pts[i][2] > best) {
+        best = pts[i][2]; status = 'measured'; lastLo = pts[i][0];
+      }
+      if (i + 1 < pts.length && (pts[i][1] - speed) * (pts[i + 1][1] - speed) < 0) {
+        var t = (pts[i][1] - speed) / (pts[i][1] - pts[i + 1][1]);
+        var y = pts[i][2] + t * (pts[i + 1][2] - pts[i][2]);
+        if (y > best) { best = y; status = 'interpolated'; lastLo = pts[i][0]; }
+      }
+    }
+    if (status === 'not_reached') return { v: NaN, status: status };
+    var last = pts[pts.length - 1];
+    if (status === 'measured' && lastLo === last[0] && last[1] > speed) status = 'at_least';
+    return { v: best, status: status };
+  }
+
+  document.querySelectorAll('.speed').forEach(function (el) {
+    var data = JSON.parse(el.querySelector('.speed-data').textContent);
+    var input = el.querySelector('input[data-speed]');
+    var rows = el.querySelectorAll('tbody tr');
+    function update() {
+      var speed = Number(input.value);
+      var ok = input.value.trim() !== '' && isFinite(speed) && speed > 0;
+      data.curves.forEach(function (c, i) {
+        var td = rows[i] && rows[i].lastElementChild;
+        if (!td) return;
+        if (!ok) { td.textContent = ''; td.removeAttribute('data-v'); return; }
+        var r = atSpeed(c.points, speed);
+        if (r.status === 'not_reached') bi(td, data.text.not_reached);
+        else td.textContent = (r.status === 'at_least' ? '\u2265 ' : '') + r.v.toFixed(1);
+        td.setAttribute('data-v', JSON.stringify([r.status, isFinite(r.v) ? r.v : null]));
+      });
+    }
+    input.addEventListener('input', update);
+  });
 })();
