@@ -281,8 +281,12 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
 @click.option("--slo-target", type=float, default=None, metavar="SHARE",
               help="Share of requests that must meet the objective for a tier to count "
                    "within it (default 0.99). E.g. --slo-target 0.95")
+@click.option("--load", "load_text", default=None, metavar="N{req/s|tok/s}",
+              help="A load to carry within the SLO (requests or output tokens per second): "
+                   "adds the `load` table, replicas and GPUs per configuration from its "
+                   "capacity at SLO. Needs an SLO. E.g. --load 20req/s")
 def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
-           slo_target: float | None) -> None:
+           slo_target: float | None, load_text: str | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
     reportgen.tables/2). With per-request arrays: `distributions` (p50 … p99.9 per tier);
     with an SLO: `goodput` and `capacity_at_slo`.
@@ -300,7 +304,11 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
             from reportgen.write import output_target
 
             output_target(output, root, kind="tables")  # refused before anything is loaded
-        analysis = analyze_dir(root, slo=slo, slo_target=slo_target).analysis
+        load = _load_option(load_text)
+        analysis = analyze_dir(root, slo=slo, slo_target=slo_target, load=load).analysis
+        if load is not None and all(p.slo is None for p in analysis.parts):
+            raise BadInput(InputError("--load", "needs an SLO: --slo, round.toml [slo] or a "
+                                      "--goodput argument in the results"))
     text = {"json": tbl.to_json, "csv": tbl.to_csv, "markdown": tbl.to_markdown}[fmt](analysis)
     notes = [why.en for part in analysis.parts if part.slo is not None
              for why in part.no_per_request["why"]]
@@ -313,6 +321,18 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
 
         with _input_errors():
             write_output(output, text.encode("utf-8"), root, kind="tables")
+
+
+def _load_option(text: str | None) -> tuple[float, str] | None:
+    """``--load`` → (value, unit) (None without it); a bad value exits 2."""
+    from reportgen.slo import SloError, parse_load
+
+    if text is None:
+        return None
+    try:
+        return parse_load(text)
+    except SloError as exc:
+        raise BadInput(InputError("--load", str(exc))) from None
 
 
 def _slo_option(text: str | None, target: float | None) -> Any:

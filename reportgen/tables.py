@@ -42,8 +42,8 @@ CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
 # telemetry (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed
 # per-user speeds, analyze/pareto.py)
-SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "telemetry",
-              "same_speed")
+SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "load",
+              "telemetry", "same_speed")
 # Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
 # the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({
@@ -52,7 +52,8 @@ INT_COLUMNS = frozenset({
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
     "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
-    "requests_good", "runs", "gpus", "samples", "preemptions", "undecided_tier",
+    "requests_good", "runs", "gpus", "samples", "preemptions", "undecided_tier", "replicas",
+    "gpus_per_replica",
 })
 
 

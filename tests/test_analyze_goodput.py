@@ -19,8 +19,10 @@ from reportgen.analyze.goodput import (
     capacity,
     capacity_table,
     goodput_table,
+    load_table,
     most_capacity,
     wilson,
+    with_replicas,
 )
 from reportgen.cli import main
 from reportgen.errors import InputError
@@ -291,3 +293,40 @@ def test_vllm_runs_without_arrays_name_vllm_flags(tmp_path: Path) -> None:
     rows = json.loads(result.stdout)["no_per_request"]
     assert [r["engine"] for r in rows] == ["alpha", "beta"]
     assert all("--save-detailed" in r["why"]["en"] for r in rows)
+
+
+def test_replicas_and_gpus_for_a_load_by_hand() -> None:
+    rates = pd.DataFrame({"engine": ["a", "a", "b", "b", "c"],
+                          "concurrency": [2.0, 4.0, 2.0, 4.0, 2.0],
+                          "req_s": [10.0, 20.0, 5.0, 8.0, 9.0],
+                          "output_tok_s": [1000.0, 1600.0, 500.0, 800.0, 900.0]})
+    frame = pd.DataFrame([
+        {"engine": "a", "capacity": 3.0, "status": "interpolated", "lower_tier": 2.0,
+         "upper_tier": 4.0},
+        {"engine": "b", "capacity": 4.0, "status": "at_least", "lower_tier": 4.0,
+         "upper_tier": math.nan},
+        {"engine": "c", "capacity": 2.5, "status": "undecided", "lower_tier": 2.0,
+         "upper_tier": math.nan}])
+    got = with_replicas(frame, rates, {"a": 2, "b": 1})
+    # a: halfway from C=2 to C=4 → 15 req/s, 1300 tok/s per replica of 2 GPUs
+    assert got.loc[0, "replica_req_s"] == 15.0 and got.loc[0, "replica_output_tok_s"] == 1300.0
+    assert got.loc[0, "per_gpu_req_s"] == 7.5
+    assert got.loc[1, "replica_req_s"] == 8.0              # b: at its highest tier, a bound
+    assert math.isnan(got.loc[2, "replica_req_s"])         # c: cannot tell, no number
+    load = load_table(got, 40.0, "req/s").set_index("engine")
+    assert (load.loc["a", "replicas"], load.loc["a", "gpus"]) == (3.0, 6.0)   # ⌈40 / 15⌉
+    assert load.loc["b", "replicas"] == 5.0 and load.loc["b", "bound"] == "at_most"
+    assert math.isnan(load.loc["c", "gpus"]) and load.loc["c", "bound"] == ""
+    tokens = load_table(got, 2600.0, "tok/s").set_index("engine")
+    assert tokens.loc["a", "replicas"] == 2.0              # 2600 / 1300
+
+
+def test_tables_load_option(tmp_path: Path) -> None:
+    root = write_round(tmp_path)
+    data = _tables(root, "--slo", "ttft_ms=500,tpot_ms=100", "--load", "3req/s")
+    assert {r["engine"] for r in data["load"]} == {"fast", "slow"}
+    assert all(r["unit"] == "req/s" and r["load"] == 3 for r in data["load"])
+    bad = CliRunner().invoke(main, ["tables", str(root), "--slo", "ttft_ms=5", "--load", "x"])
+    assert bad.exit_code == 2 and "--load" in bad.stderr
+    none = CliRunner().invoke(main, ["tables", str(root), "--load", "3req/s"])
+    assert none.exit_code == 2 and "needs an SLO" in none.stderr

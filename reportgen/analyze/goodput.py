@@ -43,7 +43,7 @@ GOODPUT_COLUMNS = ("engine", "concurrency", "requests_sent", "requests_good", "a
                    "duration_s", "goodput_rps")
 CAPACITY_COLUMNS = ("engine", "capacity", "capacity_low", "capacity_high", "status",
                     "undecided_tier", "lower_tier", "upper_tier", "attainment_lower",
-                    "attainment_upper", "target")
+                    "attainment_upper", "target")   # + REPLICA_COLUMNS (with_replicas)
 TIER_KEYS = ["engine", "concurrency"]
 # the two-sided 95 % normal quantile (Wilson) and Student t quantiles t(0.975, df), df 1-30
 # (beyond 30 the normal quantile); slo.js receives the same table in its data block
@@ -249,6 +249,77 @@ def capacity_table(goodput: pd.DataFrame, target: float, order: list[str],
             target)
         rows.append({"engine": engine, **row, "target": target})
     return pd.DataFrame(rows, columns=list(CAPACITY_COLUMNS))
+
+
+REPLICA_COLUMNS = ("replica_req_s", "replica_output_tok_s", "gpus", "per_gpu_req_s",
+                   "per_gpu_output_tok_s")
+LOAD_COLUMNS = ("engine", "load", "unit", "per_replica", "bound", "replicas", "gpus_per_replica",
+                "gpus", "status")
+LOAD_UNITS = {"req/s": "replica_req_s", "tok/s": "replica_output_tok_s"}
+
+
+def tier_rates(tiers: pd.DataFrame) -> pd.DataFrame:
+    """engine, concurrency, req_s (completed ÷ duration), output_tok_s of each tier."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        req_s = tiers["completed"].to_numpy(float) / tiers["duration_s"].to_numpy(float)
+    return pd.DataFrame({"engine": tiers["engine"].astype(str).to_numpy(),
+                         "concurrency": tiers["concurrency"].to_numpy(float), "req_s": req_s,
+                         "output_tok_s": tiers["output_tok_s"].to_numpy(float)})
+
+
+def rate_at(loads: np.ndarray, rates: np.ndarray, load: float, lo: float, hi: float) -> float:
+    """A tier rate at ``load``: the measured one at tier ``lo``, or linear between ``lo``
+    and ``hi`` (the tiers either side of an interpolated capacity)."""
+    at = {float(x): float(r) for x, r in zip(loads, rates, strict=True)}
+    if lo not in at:
+        return math.nan
+    if not math.isfinite(hi) or hi not in at or load == lo:
+        return at[lo]
+    return at[lo] + (load - lo) / (hi - lo) * (at[hi] - at[lo])
+
+
+def with_replicas(capacity_frame: pd.DataFrame, rates: pd.DataFrame,
+                  gpus: Mapping[str, int]) -> pd.DataFrame:
+    """The capacity table with what one replica carries at capacity (REPLICA_COLUMNS): the
+    request and output-token rates measured there (interpolated along the tiers, as the
+    capacity is), per replica and per GPU; only for ``interpolated`` (a value) and
+    ``at_least`` (a lower bound, at the highest tier tested); NaN where the round cannot
+    tell or none meets the SLO."""
+    out = capacity_frame.copy()
+    values: dict[str, list[float]] = {c: [] for c in REPLICA_COLUMNS}
+    for row in capacity_frame.itertuples(index=False):
+        mine = rates[rates["engine"] == row.engine]
+        count = float(gpus.get(str(row.engine), 1) or 1)
+        req = tok = math.nan
+        if row.status in DECIDED:
+            loads = mine["concurrency"].to_numpy(float)
+            args = (float(row.capacity), float(row.lower_tier), float(row.upper_tier))
+            req = rate_at(loads, mine["req_s"].to_numpy(float), *args)
+            tok = rate_at(loads, mine["output_tok_s"].to_numpy(float), *args)
+        for name, value in zip(REPLICA_COLUMNS, (req, tok, count, req / count, tok / count),
+                               strict=True):
+            values[name].append(value)
+    for name in REPLICA_COLUMNS:
+        out[name] = values[name]
+    return out
+
+
+def load_table(capacity_frame: pd.DataFrame, load: float, unit: str) -> pd.DataFrame:
+    """LOAD_COLUMNS: per configuration, the replicas and GPUs that carry ``load`` (``unit``
+    req/s or tok/s of output) within the SLO: ceil(load ÷ what one replica carries at
+    capacity). ``bound`` ``at_most`` where the capacity is only a lower bound (every tier
+    passed: fewer replicas may do); ``status`` the capacity's; NaN where it cannot tell."""
+    column = LOAD_UNITS[unit]
+    rows = []
+    for row in capacity_frame.itertuples(index=False):
+        per = float(getattr(row, column))
+        ok = math.isfinite(per) and per > 0
+        replicas = float(math.ceil(load / per)) if ok else math.nan
+        rows.append({"engine": row.engine, "load": load, "unit": unit, "per_replica": per,
+                     "bound": ("at_most" if row.status == "at_least" else "exact") if ok
+                     else "", "replicas": replicas, "gpus_per_replica": float(row.gpus),
+                     "gpus": replicas * float(row.gpus), "status": row.status})
+    return pd.DataFrame(rows, columns=list(LOAD_COLUMNS))
 
 
 def most_capacity(capacity_frame: pd.DataFrame) -> str | None:

@@ -70,6 +70,9 @@ class Analysis:
     # configurations with runs but no per-request value, their client and why, with the
     # client's own flag that records them (goodput.missing_requests)
     no_per_request: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # replicas and GPUs per configuration for a load given on the command line (`tables
+    # --load`; goodput.load_table), empty otherwise
+    load: pd.DataFrame = field(default_factory=pd.DataFrame)
     # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the

@@ -33,6 +33,8 @@ from reportgen.analyze.goodput import (
     missing_requests,
     slo_values,
     tier_durations,
+    tier_rates,
+    with_replicas,
 )
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
@@ -795,7 +797,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         goodput = goodput_table(per_request, durations, slo)
         excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
                     for c in cs]
-        capacity_at_slo = capacity_table(goodput, slo.target, order, excluded)
+        capacity_at_slo = with_replicas(capacity_table(goodput, slo.target, order, excluded),
+                                        tier_rates(tiers), gpus)
         values = dict(sorted((values | slo_values(
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
