@@ -293,7 +293,8 @@ def with_replicas(capacity_frame: pd.DataFrame, rates: pd.DataFrame,
         req = tok = math.nan
         if row.status in DECIDED:
             loads = mine["concurrency"].to_numpy(float)
-            args = (float(row.capacity), float(row.lower_tier), float(row.upper_tier))
+            args = (float(cast(float, row.capacity)), float(cast(float, row.lower_tier)),
+                    float(cast(float, row.upper_tier)))
             req = rate_at(loads, mine["req_s"].to_numpy(float), *args)
             tok = rate_at(loads, mine["output_tok_s"].to_numpy(float), *args)
         for name, value in zip(REPLICA_COLUMNS, (req, tok, count, req / count, tok / count),
@@ -317,8 +318,9 @@ def load_table(capacity_frame: pd.DataFrame, load: float, unit: str) -> pd.DataF
         replicas = float(math.ceil(load / per)) if ok else math.nan
         rows.append({"engine": row.engine, "load": load, "unit": unit, "per_replica": per,
                      "bound": ("at_most" if row.status == "at_least" else "exact") if ok
-                     else "", "replicas": replicas, "gpus_per_replica": float(row.gpus),
-                     "gpus": replicas * float(row.gpus), "status": row.status})
+                     else "", "replicas": replicas,
+                     "gpus_per_replica": float(cast(float, row.gpus)),
+                     "gpus": replicas * float(cast(float, row.gpus)), "status": row.status})
     return pd.DataFrame(rows, columns=list(LOAD_COLUMNS))
 
 
