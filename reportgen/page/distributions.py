@@ -8,6 +8,7 @@ from typing import cast
 
 import pandas as pd
 
+from reportgen.analyze.goodput import tier_rates
 from reportgen.analyze.values import tier_key
 from reportgen.figures import plotly_text
 from reportgen.formatting import fmt, fmt_g
@@ -25,10 +26,11 @@ PERCENTILE_HEADS = ("p50", "p90", "p95", "p99", "p99.9")
 # strings slo.js writes itself (both languages go into the data block)
 JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided",
            "cap_undecided", "best_at_least", "every_tier", "on_par", "cannot_tell", "some_none",
-           "tier_inf")
+           "tier_inf", "gpus_for", "gpus_at_most")
 PANEL_TEXT = ("heading", "lead", "interval_note", "col_interval", "target", "tier_pick",
               "col_sent", "col_good", "col_attain", "col_goodput", "col_capacity",
-              "col_between", "cap_caption", "tier_caption", *SLO_METRICS)
+              "col_between", "cap_caption", "tier_caption", "load", "col_gpus",
+              *SLO_METRICS)
 
 
 def _missing(b: Builder) -> list[PageBlock]:
@@ -95,15 +97,23 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
     keys.sort(key=lambda k: (engines.index(k[0]) if k[0] in engines else len(engines), k[1]))
     durations = {(str(e), float(c)): float(d) for e, c, d in a.tier_durations[
         ["engine", "concurrency", "duration_s"]].itertuples(index=False, name=None)}
+    # what each tier carried (goodput.tier_rates): the load the reader types is met from it
+    rates = {(str(e), float(c)): (float(r), float(t)) for e, c, r, t in tier_rates(
+        a.tiers)[["engine", "concurrency", "req_s", "output_tok_s"]].itertuples(
+            index=False, name=None)}
     tiers = []
     for e, c in keys:
         duration = durations.get((e, c), math.nan)
+        req_s, tok_s = rates.get((e, c), (math.nan, math.nan))
         tiers.append({"engine": e, "c": c, "excluded": b.d.excluded(e, c),
-                      "synthetic": (e, c) in synthetic, "duration_s": duration})
+                      "synthetic": (e, c) in synthetic, "duration_s": duration,
+                      "req_s": req_s, "out_tok_s": tok_s})
     data = slo_payload.payload(a.requests, a.itl_gaps, a.slo, tiers,
                                budget=slo_payload.EXACT_BUDGET)
     data["fig"] = fig_id
-    data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(),
+    gpus = {str(e): int(g) for e, g in a.pareto[["engine", "gpus"]].itertuples(
+        index=False, name=None)} if len(a.pareto) else {}
+    data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(), "gpus": gpus.get(e, 1),
                         "plabel": {lang: plotly_text(b.d.label(e).get(lang)) for lang in LANGS}}
                        for e in engines]
     data["text"] = {k: {lang: b.ui.raw(f"slo.{k}", lang) for lang in LANGS} for k in JS_TEXT}

@@ -133,6 +133,15 @@
              lo: p.lo, hi: p.hi };
   }
 
+  // goodput.rate_at: a tier rate at the capacity, measured at tier lo or linear to hi
+  function rateAt(loads, rates, load, lo, hi) {
+    var at = {};
+    loads.forEach(function (x, i) { at[x] = rates[i]; });
+    if (!(lo in at)) return NaN;
+    if (!isFinite(hi) || !(hi in at) || load === lo) return at[lo];
+    return at[lo] + (load - lo) / (hi - lo) * (at[hi] - at[lo]);
+  }
+
   // goodput.wilson and goodput.attainment_interval
   function wilson(good, sent, z) {
     if (!(sent > 0)) return [NaN, NaN];
@@ -205,6 +214,10 @@
           // only the field edited is read: every other keeps its exact value
           input.addEventListener('input', function () { self.read(input); self.update(); });
         });
+        self.el.querySelectorAll('[data-load], [data-load-unit]').forEach(function (input) {
+          input.addEventListener('input', function () { self.update(); });
+          input.addEventListener('change', function () { self.update(); });
+        });
         var pick = self.el.querySelector('select[data-slo="tier"]');
         if (pick) pick.addEventListener('change', function () { self.drawCurves(true); });
         self.update();
@@ -262,9 +275,22 @@
     return { sure: sure, maybe: sure };
   };
 
+  // The bins a threshold decides, once per metric rather than per request: a bin k lies
+  // surely at or below th when ref * g^k <= th (k <= sure), surely above when
+  // ref * g^(k-1) >= th (k >= above); the same comparisons, found by stepping from a guess.
+  function binEdges(ref, th, g) {
+    var guess = Math.floor(Math.log(th / ref) / Math.log(g));
+    var sure = guess + 2;
+    while (!(ref * Math.pow(g, sure) <= th) && sure > -40000) sure--;
+    var above = sure + 1;
+    while (!(ref * Math.pow(g, above - 1) >= th) && above < 40000) above++;
+    return { sure: sure, above: above };
+  }
+
   Panel.prototype.countBins = function (t) {
     var D = this.data, codes = this.codes, g = D.gamma, n = t.n, base = t.at;
     var active = this.active();
+    active.forEach(function (a) { a.edges = binEdges(a.ref, a.th, g); });
     var sure = [], maybe = [], r = 0;
     t.runs.forEach(function (size) {
       var s = 0, m = 0;
@@ -275,9 +301,8 @@
           var k = codes[base + active[a].i * n + r];
           if (k === D.zero) continue;
           if (k === D.unknown) { possible = false; break; }
-          var ref = active[a].ref, th = active[a].th;
-          if (ref * Math.pow(g, k) <= th) continue;
-          if (ref * Math.pow(g, k - 1) >= th) { possible = false; break; }
+          if (k <= active[a].edges.sure) continue;
+          if (k >= active[a].edges.above) { possible = false; break; }
           certain = false;
         }
         if (possible) { m++; if (certain) s++; }
@@ -372,7 +397,14 @@
               : lo.undecided, lo: lo.lo, hi: lo.hi, binned: true };
       var at = {};
       mine.forEach(function (r) { at[r.t.c === null ? Infinity : r.t.c] = r; });
-      result.push({ e: e, v: v, hiCap: hi.cap, at: at, top: loads[loads.length - 1] });
+      // goodput.with_replicas: what one replica carries at capacity (decided verdicts only)
+      var decided = v.status === 'interpolated' || v.status === 'at_least';
+      var rate = function (key) {
+        return decided ? rateAt(loads, mine.map(function (r) { return r.t[key]; }), v.cap,
+                                v.lo, v.hi) : NaN;
+      };
+      result.push({ e: e, v: v, hiCap: hi.cap, at: at, top: loads[loads.length - 1],
+                    replica: { 'req/s': rate('req_s'), 'tok/s': rate('out_tok_s') } });
     });
     result.forEach(function (x) {
       var tr = document.createElement('tr'), v = x.v;
@@ -400,6 +432,7 @@
       cell(tr, ci, true, [v.low, v.high]);
       var between = v.status === 'interpolated' ? num(v.lo) + '\u2013' + num(v.hi) : '';
       cell(tr, between, true);
+      cell(tr, self.gpusFor(x), true, self.gpusValue(x));
       body.appendChild(tr);
     });
     var line = this.el.querySelector('.slo-best');
@@ -410,6 +443,32 @@
                            en: D.text.no_threshold.en + ' ' + sentence.en };
     bi(line, sentence);
     line.setAttribute('data-best', best === null ? '' : best.e.id);
+  };
+
+  // goodput.load_table: ceil(load / what one replica carries) replicas of the configuration
+  Panel.prototype.loadInput = function () {
+    var box = this.el.querySelector('[data-load]'), unit = this.el.querySelector('[data-load-unit]');
+    var v = box ? Number(box.value) : NaN;
+    if (!box || box.value.trim() === '' || !(isFinite(v) && v > 0)) return null;
+    return { load: v, unit: unit ? unit.value : 'req/s' };
+  };
+
+  Panel.prototype.gpusValue = function (x) {
+    var L = this.loadInput();
+    if (L === null) return null;
+    var per = x.replica[L.unit];
+    if (!(isFinite(per) && per > 0)) return null;
+    var replicas = Math.ceil(L.load / per);
+    return { replicas: replicas, gpus: replicas * (x.e.gpus || 1), per_replica: per,
+             bound: x.v.status === 'at_least' ? 'at_most' : 'exact' };
+  };
+
+  Panel.prototype.gpusFor = function (x) {
+    var g = this.gpusValue(x);
+    if (g === null) return '';
+    var T = this.data.text;
+    return fill(g.bound === 'at_most' ? T.gpus_at_most : T.gpus_for,
+                { gpus: num(g.gpus, 0), replicas: num(g.replicas, 0), per: num(x.e.gpus || 1, 0) });
   };
 
   function names(list, sep) {

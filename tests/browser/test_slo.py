@@ -251,3 +251,34 @@ def test_repeats_give_the_same_intervals_as_the_tables(open_page: Any, tmp_path:
                > 0.01 for r in exact["goodput"])      # the repeats' spread is wider here
     _agrees(got, exact)
     watch.assert_clean()
+
+
+def test_a_typed_load_gives_the_gpus_tables_load_gives(open_page: Any, slo_round: Path,
+                                                       slo_report: Path) -> None:
+    page, watch = open_page(slo_report, "?lang=en")
+    _ready(page)
+    # a loose objective, so both configurations have a capacity to scale
+    page.fill("input[data-slo='ttft']", "5000")
+    page.fill("input[data-slo='tpot']", "500")
+    page.fill("input[data-slo='target']", "50")
+    for value, unit in (("20", "req/s"), ("900", "tok/s")):
+        page.select_option("select[data-load-unit]", unit)
+        page.fill("input[data-load]", value)
+        got = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+            '.slo-cap tr')].map(tr => [tr.dataset.engine,
+            JSON.parse(tr.querySelectorAll('td')[4].dataset.v)]))""")
+        analysis = analyze_dir(slo_round, slo=Slo(ttft_ms=5000, tpot_ms=500, target=0.5),
+                               load=(float(value), unit)).analysis.first
+        want = analysis.load.set_index("engine")
+        assert set(got) == set(want.index)
+        for engine, g in got.items():
+            row = want.loc[engine]
+            if math.isnan(row["replicas"]):
+                assert g is None
+                continue
+            assert (g["replicas"], g["gpus"], g["bound"]) == (
+                row["replicas"], row["gpus"], row["bound"])
+            assert g["per_replica"] == pytest.approx(row["per_replica"], rel=1e-12)
+        assert any(g is not None for g in got.values())
+    assert "GPUs" in page.inner_text(".slo-cap")
+    watch.assert_clean()
