@@ -136,9 +136,10 @@ def main() -> None:
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
               help="The page's default SLO thresholds (ms, inclusive); the reader can change "
                    "them in the page. Default: round.toml [slo], else a --goodput argument "
-                   "saved in the results.")
+                   "saved in the results. E.g. --slo ttft_ms=500,tpot_ms=50")
 @click.option("--slo-target", type=float, default=None, metavar="SHARE",
-              help="Default share of requests that must meet the SLO (default 0.99).")
+              help="Default share of requests that must meet the SLO (default 0.99). "
+                   "E.g. --slo-target 0.95")
 def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
           baseline: str | None, pdf: str | None, quiet: bool, slo_text: str | None,
           slo_target: float | None) -> None:
@@ -280,14 +281,19 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
                    "With --format csv, a folder (existing, or named with a trailing /) gets "
                    "one file per table, <name>.csv.")
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
-              help="Latency objective per request (ms, inclusive): adds the goodput and "
-                   "capacity_at_slo tables. Default: round.toml [slo], else a --goodput "
-                   "argument saved in the results.")
+              help="Latency objective per request (ms, inclusive): adds the goodput, "
+                   "capacity_at_slo (with 95 % intervals and a verdict) and no_per_request "
+                   "tables. Default: round.toml [slo], else a --goodput argument saved in the "
+                   "results. E.g. --slo ttft_ms=500,tpot_ms=50,e2el_ms=20000")
 @click.option("--slo-target", type=float, default=None, metavar="SHARE",
               help="Share of requests that must meet the objective for a tier to count "
-                   "within it (default 0.99).")
+                   "within it (default 0.99). E.g. --slo-target 0.95")
+@click.option("--load", "load_text", default=None, metavar="N{req/s|tok/s}",
+              help="A load to carry within the SLO (requests or output tokens per second): "
+                   "adds the `load` table, replicas and GPUs per configuration from its "
+                   "capacity at SLO. Needs an SLO. E.g. --load 20req/s")
 def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
-           slo_target: float | None) -> None:
+           slo_target: float | None, load_text: str | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
     reportgen.tables/2). With per-request arrays: `distributions` (p50 … p99.9 per tier);
     with an SLO: `goodput` and `capacity_at_slo`.
@@ -315,7 +321,15 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
                 raise InputError(terminal_safe(str(folder)), "not a folder")
         elif output is not None:
             output_target(output, root, kind="tables")  # refused before anything is loaded
-        analysis = analyze_dir(root, slo=slo, slo_target=slo_target).analysis
+        load = _load_option(load_text)
+        analysis = analyze_dir(root, slo=slo, slo_target=slo_target, load=load).analysis
+        if load is not None and all(p.slo is None for p in analysis.parts):
+            raise BadInput(InputError("--load", "needs an SLO: --slo, round.toml [slo] or a "
+                                      "--goodput argument in the results"))
+    notes = [why.en for part in analysis.parts if part.slo is not None
+             for why in part.no_per_request["why"]]
+    for note in dict.fromkeys(notes):   # goodput tables left out: say for which and why
+        click.echo(f"note: no goodput table: {note}", err=True)
     if folder is not None:
         with _input_errors():
             texts = tbl.csv_tables(analysis)
@@ -332,6 +346,18 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
     else:
         with _input_errors():
             write_output(output, text.encode("utf-8"), root, kind="tables")
+
+
+def _load_option(text: str | None) -> tuple[float, str] | None:
+    """``--load`` → (value, unit) (None without it); a bad value exits 2."""
+    from reportgen.slo import SloError, parse_load
+
+    if text is None:
+        return None
+    try:
+        return parse_load(text)
+    except SloError as exc:
+        raise BadInput(InputError("--load", str(exc))) from None
 
 
 def _slo_option(text: str | None, target: float | None) -> Any:

@@ -13,8 +13,8 @@ keeps its id whether or not another one is present:
     fig-4 wait ratio per tier
     fig-5 CUDA-graph reuse (both step bases) vs roofline attainment
     fig-6 latency–throughput: tok/s per user (1000 / TPOT p50) vs output tok/s
-    fig-7 Pareto view (rounds of more than MANY_CONFIGURATIONS): tok/s per user vs tok/s per
-          GPU for every tier, the frontier drawn (``vllm bench sweep plot_pareto``)
+    fig-7 Pareto view (rounds of PARETO_MIN_CONFIGURATIONS or more): tok/s per user (1000 /
+          TPOT p50, as fig-6) vs tok/s per GPU for every tier, the frontier drawn
 
 Tiers excluded from conclusions are drawn with open markers and say so in the hover text and in
 a legend entry. Every label comes from the UI string table; every number from the Analysis;
@@ -33,6 +33,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.checks import tier_label
 from reportgen.analyze.compare import Baseline
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
@@ -805,23 +806,24 @@ def tradeoff_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     return fig
 
 
-# Beyond this many configurations one curve per configuration stops being readable; the
-# throughput figure gets the Pareto view beside it.
-MANY_CONFIGURATIONS = 8
+# The Pareto view is drawn for a round of at least this many configurations (one has nothing
+# to compare).
+PARETO_MIN_CONFIGURATIONS = 2
 
 
 def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
     """Figure 7: every tier as tok/s per user vs tok/s per GPU (grey), and the Pareto frontier
     through the best of them (analyze/pareto.py has the definitions)."""
     points = analysis.pareto
-    if len(analysis.engines) <= MANY_CONFIGURATIONS or points is None or points.empty:
+    if len(analysis.engines) < PARETO_MIN_CONFIGURATIONS or points is None or points.empty:
         return None
     labels = engine_labels(analysis)
     note = ui.raw("fig.excluded_hover", lang)
+    axis = analysis.round.axis
 
     def custom(rows: pd.DataFrame) -> list[list[Any]]:
-        return [[labels[e].get(lang) if e in labels else plotly_text(e), f"{c:g}", gpus,
-                 note if excl else ""]
+        return [[labels[e].get(lang) if e in labels else plotly_text(e),
+                 tier_label(c, axis), gpus, note if excl else ""]
                 for e, c, gpus, excl in zip(rows["engine"], rows["concurrency"], rows["gpus"],
                                             rows["excluded"], strict=True)]
 

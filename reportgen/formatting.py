@@ -22,6 +22,7 @@ output ever shows a negative zero.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 import re
@@ -145,6 +146,24 @@ def exact(value: Any) -> str:
         x = float(value)
         return fmt_g(x) if math.isnan(x) or math.isinf(x) or x.is_integer() else f"{x:,.6g}"
     return str(value)
+
+
+def input_value(value: float) -> str:
+    """A number for an ``<input>``'s value that reads back as the same float64: the shortest
+    round-trip form (``repr``), no grouping, no exponent for everyday sizes (500.0 → 500,
+    0.1 + 0.2 → 0.30000000000000004)."""
+    x = float(value)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x)
+
+
+def input_percent(share: float) -> str:
+    """A share as the percentage an ``<input>`` shows, exact in decimal: the share's shortest
+    decimal form times 100 (0.99 → 99, 0.995 → 99.5), which the page reads back as
+    ``Number(text + 'e-2')``, the same float64 as the share."""
+    scaled = (decimal.Decimal(repr(float(share))) * 100).normalize()
+    return format(scaled, "f")
 
 
 def pct_signed(value: Any, digits: int = 1) -> str:

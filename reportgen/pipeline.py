@@ -49,10 +49,15 @@ class Analyzed:
 
 
 def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo | None = None,
-                slo_target: float | None = None) -> Analyzed:
+                slo_target: float | None = None,
+                load: tuple[float, str] | None = None) -> Analyzed:
     """Load and analyse a round directory. Bad input raises InputError. ``slo`` (the command
     line's) replaces round.toml's ``[slo]``; ``slo_target`` replaces the target share of
-    whichever objective applies."""
+    whichever objective applies; ``load`` (value, ``req/s`` or ``tok/s``) adds each
+    workload's ``load`` table (replicas and GPUs that carry it within the SLO)."""
+    import dataclasses
+
+    from reportgen.analyze.goodput import load_table
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
@@ -60,7 +65,12 @@ def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo |
     say(f"load {round_dir}")
     loaded = with_slo(load_round(Path(round_dir)), slo, slo_target)
     say("analyze")
-    return Analyzed(loaded, analyze_round(loaded))
+    analysis = analyze_round(loaded)
+    if load is not None:
+        analysis = dataclasses.replace(analysis, parts=[
+            dataclasses.replace(p, load=load_table(p.capacity_at_slo, *load))
+            if len(p.capacity_at_slo) else p for p in analysis.parts])
+    return Analyzed(loaded, analysis)
 
 
 def with_slo(loaded: LoadedRound, slo: Slo | None, target: float | None) -> LoadedRound:

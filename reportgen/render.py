@@ -28,6 +28,7 @@ from markupsafe import Markup
 
 from reportgen import datablock
 from reportgen.bidi import has_bidi
+from reportgen.formatting import input_percent, input_value
 from reportgen.page.model import Page, Row, Series
 from reportgen.text import Bi
 
@@ -72,6 +73,8 @@ def environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["table_rows"] = table_rows
     env.filters["script_json"] = script_json
+    env.filters["exact_number"] = input_value
+    env.filters["exact_percent"] = input_percent
     env.globals["bi"] = bi   # both templates print every Bi through the one function
     env.globals["series_nav"] = series_nav
     return env

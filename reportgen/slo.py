@@ -63,6 +63,21 @@ def parse_slo(text: str, target: float = DEFAULT_TARGET, source: str = "") -> Sl
                found.get("e2el", math.nan), target, source)
 
 
+_LOAD = re.compile(r"^\s*([0-9][0-9.eE+]{0,30})\s*(req/s|tok/s)\s*$")
+
+
+def parse_load(text: str) -> tuple[float, str]:
+    """``20req/s`` / ``5000 tok/s`` (output tokens) → (value > 0, unit)."""
+    m = _LOAD.match(text)
+    try:
+        value = float(m[1]) if m else math.nan
+    except ValueError:
+        value = math.nan
+    if m is None or not (math.isfinite(value) and value > 0):
+        raise SloError(f"'{text[:80]}': expected a load such as 20req/s or 5000tok/s (> 0)")
+    return value, m[2]
+
+
 def check_target(target: float) -> None:
     if not (isinstance(target, int | float) and 0 < target <= 1):
         raise SloError(f"target share {target!r}: expected a fraction in (0, 1]")

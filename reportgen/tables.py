@@ -46,8 +46,10 @@ FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", 
 CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
 # present only when some workload has them: per-request percentiles (a round with per-request
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
-# telemetry (nvidia-smi samples covering the runs)
-SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "telemetry")
+# telemetry (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed
+# per-user speeds, analyze/pareto.py)
+SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "load",
+              "telemetry", "same_speed")
 # Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
 # the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({
@@ -56,7 +58,8 @@ INT_COLUMNS = frozenset({
     "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
     "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
-    "requests_good", "runs", "gpus", "samples", "preemptions",
+    "requests_good", "runs", "gpus", "samples", "preemptions", "undecided_tier", "replicas",
+    "gpus_per_replica",
 })
 
 
@@ -99,7 +102,7 @@ def int_columns() -> frozenset[str]:
 
 
 # the columns of bilingual text (``Bi`` cells) per table
-TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",)}
+TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",), "no_per_request": ("why",)}
 
 
 def flat_texts(frame: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
@@ -190,8 +193,9 @@ def frames(ra: RoundAnalysis, axis_columns: bool = False) -> dict[str, pd.DataFr
             parts.append(frame)
         out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
     for name in SLO_FRAMES:
+        # which configurations have no per-request values is said where an SLO is asked for
         parts = [_with_workload(ra, p, own(p, getattr(p, name))) for p in ra.parts
-                 if len(getattr(p, name))]
+                 if len(getattr(p, name)) and (name != "no_per_request" or p.slo is not None)]
         if parts:
             out[name] = pd.concat(parts, ignore_index=True)
     for name, columns in RENAMED.items():
@@ -199,7 +203,8 @@ def frames(ra: RoundAnalysis, axis_columns: bool = False) -> dict[str, pd.DataFr
     if renamed := tier_metrics.exported_names():
         out["tiers"] = out["tiers"].rename(columns=renamed)
     for name, texts in TEXT_COLUMNS.items():
-        out[name] = flat_texts(out[name], texts)
+        if name in out:
+            out[name] = flat_texts(out[name], texts)
     if ra.runs is not None:
         out["runs"] = ra.runs
     out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
@@ -377,7 +382,7 @@ def to_csv(ra: RoundAnalysis | Analysis) -> str:
     return "".join(f"# {name}\n{text}\n" for name, text in csv_tables(ra).items())
 
 
-AXIS_COLUMNS = frozenset({"concurrency", "lower_tier", "upper_tier"})
+AXIS_COLUMNS = frozenset({"concurrency", "lower_tier", "upper_tier", "undecided_tier"})
 
 
 def _fmt(value: Any, column: str) -> str:

@@ -3,9 +3,9 @@ rather than typed in: a new figure in the registry changes them without touching
 
 from __future__ import annotations
 
-from reportgen.figures import BUILDERS, MANY_CONFIGURATIONS
+from reportgen.figures import BUILDERS, PARETO_MIN_CONFIGURATIONS
 
-# drawn only for a round of more than MANY_CONFIGURATIONS configurations
+# drawn only for a round of PARETO_MIN_CONFIGURATIONS configurations or more
 MANY_ONLY = frozenset({"pareto"})
 # drawn only when a round has what they need: configurations that share one tier (ranking),
 # per-request arrays (distributions), GPU samples in the run windows (telemetry)
@@ -17,7 +17,7 @@ def drawn_kinds(configurations: int = 2, missing: frozenset[str] = frozenset(),
     """The kinds, in page order, of the figures a round draws; ``missing``: kinds whose data
     the round lacks; ``extra``: OPTIONAL kinds it has."""
     return [kind for _, kind, _ in BUILDERS if kind not in missing
-            and (kind not in MANY_ONLY or configurations > MANY_CONFIGURATIONS)
+            and (kind not in MANY_ONLY or configurations >= PARETO_MIN_CONFIGURATIONS)
             and (kind not in OPTIONAL or kind in extra)]
 
 

@@ -176,6 +176,10 @@ def make_analysis() -> Analysis:
         Constant("big.weight_bytes_per_step", 1e10, "B",
                  Text("round.toml:参数 × 2 B", "round.toml: params × 2 B")),
     ]
+    from reportgen.analyze.pareto import pareto_points, same_speed
+
+    pareto = pareto_points(tiers, {})
     return Analysis(round=round_info, engines=engines, tiers=tiers, crossovers=crossovers,
                     graph_reuse=reuse, memory=memory, prefill=prefill, checks=checks,
-                    values=values, constants=constants)
+                    values=values, constants=constants, pareto=pareto,
+                    same_speed=same_speed(pareto, ["big", "small"]))

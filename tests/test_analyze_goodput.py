@@ -8,11 +8,22 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from benchmarks.slo_round import expected_good, write_random_round
-from reportgen.analyze.goodput import capacity
+from reportgen.analyze.goodput import (
+    Z95,
+    attainment_interval,
+    capacity,
+    capacity_table,
+    goodput_table,
+    load_table,
+    most_capacity,
+    wilson,
+    with_replicas,
+)
 from reportgen.cli import main
 from reportgen.errors import InputError
 from reportgen.pipeline import analyze_dir
@@ -50,19 +61,20 @@ def test_goodput_by_hand(tmp_path: Path) -> None:
 def test_capacity_by_hand(tmp_path: Path) -> None:
     data = _tables(write_round(tmp_path), "--slo", "ttft_ms=500,tpot_ms=100")
     cap = {r["engine"]: r for r in data["capacity_at_slo"]}
-    # fast: attainment 0.25, 1, 0.5 at C = 1, 2, 4 → between 2 and 4: 2 + 0.01/0.5 × 2
-    assert cap["fast"]["status"] == "interpolated"
+    # fast: attainment 0.25, 1, 0.5 at C = 1, 2, 4 → between 2 and 4: 2 + 0.01/0.5 × 2; but
+    # 2 of 2 good says little: Wilson's low end is 2 / (2 + z²) ≈ 0.34 < 0.99, so C=2's
+    # interval straddles the target and the round cannot tell
+    assert cap["fast"]["status"] == "undecided" and cap["fast"]["undecided_tier"] == 2
     assert cap["fast"]["capacity"] == pytest.approx(2.04)
     assert (cap["fast"]["lower_tier"], cap["fast"]["upper_tier"]) == (2, 4)
     # slow: 1, 0.5 at C = 1, 2 → 1 + 0.01/0.5
     assert cap["slow"]["capacity"] == pytest.approx(1.02)
-    assert data["values"]["capacity.best"] == "fast"
-    assert data["values"]["capacity.best_load"] == pytest.approx(2.04)
-    assert data["values"]["slo.fast.c4.requests_good"] == 1
-    # a lower target: every tier of slow meets it → at least its last tier
-    loose = {r["engine"]: r for r in _tables(
-        tmp_path, "--slo", "ttft_ms=500,tpot_ms=100", "--slo-target", "0.5")["capacity_at_slo"]}
-    assert (loose["slow"]["capacity"], loose["slow"]["status"]) == (2, "at_least")
+    assert cap["slow"]["status"] == "undecided" and cap["slow"]["undecided_tier"] == 1
+    # no configuration is decided: none is said to carry the most load
+    assert data["values"]["capacity.best"] is None
+    assert data["values"]["capacity.fast.load"] == pytest.approx(2.04)
+    low = {(r["engine"], r["concurrency"]): r["attainment_low"] for r in data["goodput"]}
+    assert low["fast", 2] == pytest.approx(2 / (2 + Z95**2))
 
 
 def test_percentiles_by_hand(tmp_path: Path) -> None:
@@ -165,3 +177,156 @@ def test_build_slo_sets_the_page_defaults(tmp_path: Path) -> None:
     assert 'data-slo="tpot" value' not in html          # not part of this objective
     bad = CliRunner().invoke(main, ["build", "-q", str(root), "-o", str(out), "--slo", "x=1"])
     assert bad.exit_code == 2 and "--slo" in bad.stderr
+
+
+def _verdict_round(tiers: dict[float, tuple[int, int]], target: float) -> dict[str, object]:
+    """The capacity row of one configuration whose tiers had (good, sent) requests."""
+    rows = []
+    for c, (good, sent) in tiers.items():
+        rows += [{"engine": "e", "concurrency": c, "source": f"c{c}", "record": 0,
+                  "success": i < good, "ttft_s": 0.1, "tpot_s": 0.01, "e2el_s": 1.0}
+                 for i in range(sent)]
+    per_request = pd.DataFrame(rows)
+    durations = pd.DataFrame({"engine": ["e"] * len(tiers), "concurrency": list(tiers),
+                              "duration_s": [10.0] * len(tiers)})
+    goodput = goodput_table(per_request, durations, parse_slo("ttft_ms=500", target))
+    return dict(capacity_table(goodput, target, ["e"]).iloc[0])
+
+
+def test_wilson_by_hand() -> None:
+    # all good: the low end is n / (n + z²), the high end 1; none good: mirrored
+    assert wilson(20, 20) == pytest.approx((20 / (20 + Z95**2), 1.0))
+    assert wilson(0, 20) == pytest.approx((0.0, 1 - 20 / (20 + Z95**2)))
+    # half good: symmetric about 1/2
+    lo, hi = wilson(5, 10)
+    assert lo + hi == pytest.approx(1.0) and lo < 0.5 < hi
+    assert all(math.isnan(x) for x in wilson(0, 0))
+
+
+def test_repeats_widen_the_interval() -> None:
+    # runs of 10 with 10 and 0 good: mean 0.5, sd √0.5, half = t(1) · √0.5 / √2 = 12.706 / 2
+    lo, hi, basis = attainment_interval([10, 0], [10, 10])
+    assert basis == "repeats" and (lo, hi) == (0.0, 1.0)
+    # identical repeats: no spread, so the binomial interval of the pooled 20 stands
+    lo, hi, basis = attainment_interval([10, 10], [10, 10])
+    assert basis == "repeats" and (lo, hi) == pytest.approx(wilson(20, 20))
+    assert attainment_interval([7], [10])[2] == "binomial"
+
+
+def test_every_tier_passing_is_at_least_the_highest_tier() -> None:
+    # 20 of 20 at every tier, target 0.5: the low end 20 / 23.84 ≈ 0.84 ≥ 0.5 everywhere
+    row = _verdict_round({1.0: (20, 20), 2.0: (20, 20), 4.0: (20, 20)}, 0.5)
+    assert row["status"] == "at_least" and row["capacity"] == 4.0
+    assert row["capacity_low"] == row["capacity_high"] == 4.0
+
+
+def test_a_tier_exactly_at_the_target_cannot_tell() -> None:
+    # 8 of 10 at C=2 with target 0.8: the point meets it, but Wilson's interval around 0.8
+    # straddles it; C=4 (0 of 10: high end 1 − 10/13.84 ≈ 0.28) fails surely
+    row = _verdict_round({1.0: (20, 20), 2.0: (8, 10), 4.0: (0, 10)}, 0.8)
+    assert row["status"] == "undecided" and row["undecided_tier"] == 2.0
+    assert row["capacity"] == pytest.approx(2.0)          # 2 + (0.8 − 0.8) / 0.8 × 2
+
+
+def test_a_straddling_interval_and_a_decided_crossing() -> None:
+    # target 0.5: C=1 20/20 (low 0.84) passes, C=2 5/10 straddles → cannot tell at C=2
+    row = _verdict_round({1.0: (20, 20), 2.0: (5, 10), 4.0: (0, 20)}, 0.5)
+    assert row["status"] == "undecided" and row["undecided_tier"] == 2.0
+    # C=2 0/20 fails surely (high 0.16): decided between 1 and 2, point 1 + 0.5 / 1 × 1
+    row = _verdict_round({1.0: (20, 20), 2.0: (0, 20)}, 0.5)
+    assert row["status"] == "interpolated" and row["capacity"] == pytest.approx(1.5)
+    lo, hi = 20 / (20 + Z95**2), 1 - 20 / (20 + Z95**2)
+    # along the low ends: 1 + (lo − 0.5) / lo; along the high ends: 1 + 0.5 / (1 − hi)
+    assert row["capacity_low"] == pytest.approx(1 + (lo - 0.5) / lo)
+    assert row["capacity_high"] == pytest.approx(1 + 0.5 / (1 - hi))
+
+
+def test_a_lead_inside_the_intervals_is_no_lead() -> None:
+    frame = pd.DataFrame([
+        {"engine": "a", "capacity": 3.0, "capacity_low": 2.5, "capacity_high": 3.5,
+         "status": "interpolated"},
+        {"engine": "b", "capacity": 2.8, "capacity_low": 2.0, "capacity_high": 2.6,
+         "status": "interpolated"}])
+    assert most_capacity(frame) is None                   # 2.5 is not above 2.6
+    frame.loc[1, "capacity_high"] = 2.4
+    assert most_capacity(frame) == "a"
+    frame.loc[1, "status"] = "at_least"                   # b's capacity has no ceiling
+    assert most_capacity(frame) is None
+
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_tables_slo_says_which_configurations_have_no_per_request_data() -> None:
+    result = CliRunner().invoke(main, ["tables", str(DATA / "clients" / "genai-perf-0.0.16"),
+                                       "--slo", "ttft_ms=500"])
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)["no_per_request"]
+    assert rows and {r["client"] for r in rows} == {"genai-perf"}
+    assert "profile_export.json" in rows[0]["why"]["en"] and rows[0]["why"]["zh"]
+    assert "no goodput table" in result.stderr and "GenAI-Perf" in result.stderr
+    assert "--save-detailed" not in result.stderr          # not vLLM's flags for GenAI-Perf
+    # without --slo (and no [slo]) nothing is said
+    plain = CliRunner().invoke(main, ["tables", str(DATA / "clients" / "genai-perf-0.0.16")])
+    assert "no_per_request" not in json.loads(plain.stdout) and not plain.stderr
+
+
+def test_a_guidellm_list_that_is_not_the_run_is_named() -> None:
+    folder = DATA / "guidellm-real"
+    raw = json.loads((folder / "benchmarks_stripped.json").read_text(encoding="utf-8"))
+    bench = raw["benchmarks"][0]
+    listed = len(bench["requests"]["successful"])
+    totals = bench["metrics"].get("request_totals") or bench["request_totals"]
+    counted = totals["successful"]                    # what the reader counts (its _totals)
+    assert listed != counted
+    result = CliRunner().invoke(main, ["tables", str(folder), "--slo", "ttft_ms=500"])
+    (row,) = json.loads(result.stdout)["no_per_request"][:1]
+    assert row["client"] == "guidellm" and row["reason"] == "listed_not_counted"
+    assert f"list of {listed} for a run that counts {counted}" in row["why"]["en"]
+    assert "--sample-requests" in row["why"]["en"]
+
+
+def test_vllm_runs_without_arrays_name_vllm_flags(tmp_path: Path) -> None:
+    written = write_random_round(tmp_path, detailed=False, requests=10, tiers=(1,))
+    assert written
+    result = CliRunner().invoke(main, ["tables", str(tmp_path), "--slo", "ttft_ms=500"])
+    rows = json.loads(result.stdout)["no_per_request"]
+    assert [r["engine"] for r in rows] == ["alpha", "beta"]
+    assert all("--save-detailed" in r["why"]["en"] for r in rows)
+
+
+def test_replicas_and_gpus_for_a_load_by_hand() -> None:
+    rates = pd.DataFrame({"engine": ["a", "a", "b", "b", "c"],
+                          "concurrency": [2.0, 4.0, 2.0, 4.0, 2.0],
+                          "req_s": [10.0, 20.0, 5.0, 8.0, 9.0],
+                          "output_tok_s": [1000.0, 1600.0, 500.0, 800.0, 900.0]})
+    frame = pd.DataFrame([
+        {"engine": "a", "capacity": 3.0, "status": "interpolated", "lower_tier": 2.0,
+         "upper_tier": 4.0},
+        {"engine": "b", "capacity": 4.0, "status": "at_least", "lower_tier": 4.0,
+         "upper_tier": math.nan},
+        {"engine": "c", "capacity": 2.5, "status": "undecided", "lower_tier": 2.0,
+         "upper_tier": math.nan}])
+    got = with_replicas(frame, rates, {"a": 2, "b": 1})
+    # a: halfway from C=2 to C=4 → 15 req/s, 1300 tok/s per replica of 2 GPUs
+    assert got.loc[0, "replica_req_s"] == 15.0 and got.loc[0, "replica_output_tok_s"] == 1300.0
+    assert got.loc[0, "per_gpu_req_s"] == 7.5
+    assert got.loc[1, "replica_req_s"] == 8.0              # b: at its highest tier, a bound
+    assert math.isnan(got.loc[2, "replica_req_s"])         # c: cannot tell, no number
+    load = load_table(got, 40.0, "req/s").set_index("engine")
+    assert (load.loc["a", "replicas"], load.loc["a", "gpus"]) == (3.0, 6.0)   # ⌈40 / 15⌉
+    assert load.loc["b", "replicas"] == 5.0 and load.loc["b", "bound"] == "at_most"
+    assert math.isnan(load.loc["c", "gpus"]) and load.loc["c", "bound"] == ""
+    tokens = load_table(got, 2600.0, "tok/s").set_index("engine")
+    assert tokens.loc["a", "replicas"] == 2.0              # 2600 / 1300
+
+
+def test_tables_load_option(tmp_path: Path) -> None:
+    root = write_round(tmp_path)
+    data = _tables(root, "--slo", "ttft_ms=500,tpot_ms=100", "--load", "3req/s")
+    assert {r["engine"] for r in data["load"]} == {"fast", "slow"}
+    assert all(r["unit"] == "req/s" and r["load"] == 3 for r in data["load"])
+    bad = CliRunner().invoke(main, ["tables", str(root), "--slo", "ttft_ms=5", "--load", "x"])
+    assert bad.exit_code == 2 and "--load" in bad.stderr
+    none = CliRunner().invoke(main, ["tables", str(root), "--load", "3req/s"])
+    assert none.exit_code == 2 and "needs an SLO" in none.stderr

@@ -47,7 +47,8 @@ def test_fixed_ids_in_order(analysis, ui) -> None:
     specs = build_figures(analysis, ui, "zh")
     assert [s.id for s in specs] == drawn_ids()
     assert [s.kind for s in specs] == drawn_kinds()
-    assert drawn_ids()[:2] == ["fig-1", "fig-2"] and "pareto" not in drawn_kinds()
+    assert drawn_ids()[:2] == ["fig-1", "fig-2"] and "pareto" in drawn_kinds()
+    assert "pareto" not in drawn_kinds(configurations=1)
 
 
 def test_missing_data_drops_only_that_figure(analysis, ui) -> None:

@@ -105,3 +105,28 @@ def test_findings_names_are_values_and_narrative_takes_precedence(tmp_path: Path
         "alpha leads by {{ findings.high.lead:.2x }}.\n")
     page = assemble_report(folder).page
     assert not any(s.id == "findings" for s in page.sections)
+
+
+def _findings_text(folder: Path, lang: str = "en") -> str:
+    page = assemble_report(folder).page
+    section = next(s for s in page.sections if s.id == "findings")
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", b.html.get(lang)))
+                    for b in section.blocks if isinstance(b, Block))
+
+
+def test_capacity_at_slo_is_a_finding_with_its_verdict(tmp_path: Path) -> None:
+    # tests/slo_round.py at ttft 500 / tpot 100 ms: fast 1/4, 2/2, 1/2 and slow 2/2, 1/2 good
+    # at C = 1, 2, 4; two requests cannot show 99 % with confidence: both cannot tell
+    from tests.slo_round import write_round as write_slo_round
+
+    folder = write_slo_round(tmp_path, "\n[slo]\nttft_ms = 500\ntpot_ms = 100\n")
+    text = _findings_text(folder)
+    assert "cannot tell the capacity of fast: at C=2" in text
+    assert "cannot tell the capacity of slow: at C=1" in text
+    # target 10 %: fast meets it at C=1 (1 of 4) with its interval straddling too; a loose
+    # objective that every request meets: every tier passes with confidence at 10 %
+    (folder / "round.toml").write_text((folder / "round.toml").read_text().replace(
+        "ttft_ms = 500\ntpot_ms = 100", "e2el_ms = 100000\ntarget = 0.1"))
+    text = _findings_text(folder)
+    assert "slow meets the target with confidence at every tier tested" in text
+    assert "∞" not in text

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is n
 from benchmarks import many_configs
 from reportgen import datablock
 from reportgen.analyze import crossover as xo
-from reportgen.analyze.pareto import frontier_mask, pareto_points
+from reportgen.analyze.pareto import frontier_mask, pareto_points, same_speed
 from reportgen.analyze.run import RoundAnalysis, analyze_round
 from reportgen.errors import InputError
 from reportgen.gpu_table import lookup_gpu
@@ -137,13 +137,34 @@ def test_frontier_follows_plot_pareto() -> None:
 
 
 def test_pareto_points_per_user_and_per_gpu() -> None:
+    # per-user speed = 1000 ÷ TPOT p50 (the page's one definition), not output ÷ concurrency
     tiers = _tiers([("a", 1, 100.0), ("a", 8, 640.0), ("b", 1, 150.0), ("b", 8, 1000.0),
-                    ("b", 16, math.nan)])
+                    ("b", 16, math.nan)]).assign(tpot_p50_ms=[10.0, 12.5, 6.25, 8.0, 9.0])
     got = pareto_points(tiers, {"a": 1, "b": 4})
-    assert got["tok_s_per_user"].tolist() == [100.0, 80.0, 150.0, 125.0]
+    assert got["tok_s_per_user"].tolist() == [100.0, 80.0, 160.0, 125.0]
     assert got["tok_s_per_gpu"].tolist() == [100.0, 640.0, 37.5, 250.0]
     assert got["gpus"].tolist() == [1, 1, 4, 4]
     assert got["frontier"].tolist() == [False, True, True, True]
+
+
+def test_throughput_at_the_same_per_user_speed_by_hand() -> None:
+    # a: (speed, tok/s/GPU) = (100, 100) at C=1, (80, 640) at C=8; b: (160, 37.5), (125, 250)
+    tiers = _tiers([("a", 1, 100.0), ("a", 8, 640.0), ("b", 1, 150.0), ("b", 8, 1000.0)]
+                   ).assign(tpot_p50_ms=[10.0, 12.5, 6.25, 8.0])
+    got = same_speed(pareto_points(tiers, {"a": 1, "b": 4}), ["a", "b"],
+                     speeds=(90.0, 80.0, 130.0, 200.0))
+    row = {(r.engine, r.tok_s_per_user): r for r in got.itertuples()}
+    # a at 90: halfway from 100 to 80 → halfway from 100 to 640 tok/s/GPU
+    assert row["a", 90.0].tok_s_per_gpu == pytest.approx(370.0)
+    assert row["a", 90.0].status == "interpolated"
+    assert (row["a", 90.0].lower_tier, row["a", 90.0].upper_tier) == (1.0, 8.0)
+    assert row["a", 80.0].tok_s_per_gpu == 640.0 and row["a", 80.0].status == "measured"
+    assert row["a", 130.0].status == "not_reached" and math.isnan(row["a", 130.0].tok_s_per_gpu)
+    # b at 80: even its highest tier (125 tok/s/user) is faster: at least 250 tok/s/GPU
+    assert row["b", 80.0].status == "at_least" and row["b", 80.0].tok_s_per_gpu == 250.0
+    # b at 130: (160 → 125) crosses 130 at 30/35 of the way: 37.5 + 30/35 × 212.5
+    assert row["b", 130.0].tok_s_per_gpu == pytest.approx(37.5 + 30 / 35 * 212.5)
+    assert row["b", 200.0].status == "not_reached"
 
 
 # ---------------------------------------------------------------- the page
@@ -179,15 +200,19 @@ def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
     assert 'id="fig-7"' in text
 
 
-def test_few_configurations_get_no_pareto_view() -> None:
+def test_two_configurations_get_the_pareto_view_one_does_not() -> None:
+    import dataclasses
+
     from reportgen.figures import build_figures, pareto_figure
     from reportgen.i18n import load_ui
     from reportgen.resources import sample_round_dir, templates_dir
 
     ra = analyze_round(load_round(sample_round_dir()))
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
-    assert len(ra.first.pareto) and pareto_figure(ra.first, ui, "en") is None
-    assert "fig-7" not in [f.id for f in build_figures(ra.first, ui, "en")]
+    assert len(ra.first.engines) == 2 and pareto_figure(ra.first, ui, "en") is not None
+    assert "fig-7" in [f.id for f in build_figures(ra.first, ui, "en")]
+    one = dataclasses.replace(ra.first, engines=ra.first.engines.iloc[:1])
+    assert pareto_figure(one, ui, "en") is None
 
 
 def test_packed_block_round_trip_and_refuses_junk() -> None:

@@ -214,7 +214,8 @@ def test_hostile_strings_are_escaped(tmp_path: Path) -> None:
     (tmp_path / "narrative" / "next.en.md").write_text(f"{HOSTILE_SCRIPT}\n\n{HOSTILE_IMG}\n")
     page = render_analysis(a, tmp_path)
     assert HOSTILE_IMG not in page
-    assert page.count("<script") == page.count("</script>") == 7   # + slo.js
+    # + slo.js and the same-speed table's data block
+    assert page.count("<script") == page.count("</script>") == 8
     assert "&lt;img src=x onerror=alert(2)&gt;" in page
     assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
 

@@ -17,6 +17,7 @@ from reportgen.page.slo_payload import (
     ZERO,
     bin_codes,
     decode_codes,
+    decode_values,
     payload,
 )
 from reportgen.slo import Slo
@@ -46,12 +47,15 @@ def test_the_threshold_is_a_bin_edge_decided_as_the_table_decides() -> None:
 
 def test_payload_layout() -> None:
     per_request = pd.DataFrame({
-        "engine": ["a"] * 3, "concurrency": [2.0] * 3, "success": [True, True, False],
+        "engine": ["a"] * 3, "concurrency": [2.0] * 3, "source": ["x"] * 3, "record": [0] * 3,
+        "success": [True, True, False],
         "ttft_s": [0.1, 0.6, 0.0], "tpot_s": [0.0, 0.02, math.nan],
         "e2el_s": [0.1, 1.0, 0.0]})
     gaps = {("a", 2.0): np.array([0.02, 0.02, 0.0])}
     data = payload(per_request, gaps, Slo(ttft_ms=500), [
-        {"engine": "a", "c": 2.0, "excluded": False, "synthetic": False, "duration_s": 4.0}])
+        {"engine": "a", "c": 2.0, "excluded": False, "synthetic": False, "duration_s": 4.0}],
+        budget=8)                      # 9 values: beyond the budget, so binned
+    assert data["mode"] == "bins" and "values" not in data
     (block,) = decode_codes(data)
     # requests are stored sorted by their codes: 100 ms (meets 500), 600 ms, the failed one
     ttft, tpot = block[0], block[1]
@@ -60,5 +64,26 @@ def test_payload_layout() -> None:
     itl = _decode(str(data["itl"]), "<i4").reshape(-1, 2)
     assert itl[:, 1].sum() == 3 and itl[0, 0] == ZERO        # the zero gap first
     tier = data["tiers"][0]                                  # type: ignore[index]
-    assert (tier["n"], tier["at"], tier["itl_bins"]) == (3, 0, 2)
+    assert (tier["n"], tier["at"], tier["itl_bins"], tier["runs"]) == (3, 0, 2, [3])
     assert data["defaults"] == {"ttft": 500, "tpot": None, "e2el": None, "target": 0.99}
+
+
+def _requests(rows: list[tuple[str, int, bool, float, float, float]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["source", "record", "success", "ttft_s", "tpot_s",
+                                       "e2el_s"]).assign(engine="a", concurrency=2.0)
+
+
+def test_within_the_budget_the_values_are_exact() -> None:
+    # two runs of one tier; 0.1 + 0.2 is not 0.3 in float64: stored bit for bit
+    per_request = _requests([("x", 0, True, 0.1 + 0.2, 0.0, 1.0),
+                             ("x", 0, False, 0.0, math.nan, 0.0),
+                             ("y", 0, True, 0.5, math.nan, 2.5)])
+    tier = {"engine": "a", "c": 2.0, "excluded": False, "synthetic": False, "duration_s": 4.0}
+    data = payload(per_request, {}, Slo(ttft_ms=300), [tier], budget=9)
+    assert data["mode"] == "exact" and "codes" not in data and data["values_n"] == 9
+    (block,) = decode_values(data)
+    assert block[0].tolist() == [0.1 + 0.2, -1.0, 0.5]               # −1: failed
+    assert block[1][0] == 0.0 and block[1][1] == -1.0 and math.isnan(block[1][2])
+    assert data["tiers"][0]["runs"] == [2, 1]                        # type: ignore[index]
+    # the table's comparison on the stored values: 0.30000000000000004 > 0.3
+    assert not block[0][0] <= 300 / 1000.0

@@ -1,12 +1,21 @@
-"""The throughput–interactivity trade-off of many configurations: output tok/s per user
-against output tok/s per GPU, and the Pareto frontier of the two.
+"""The throughput–interactivity trade-off: output tok/s per user against output tok/s per
+GPU, the Pareto frontier of the two, and each configuration's throughput at fixed per-user
+speeds (engines compared at the same speed).
 
-Definitions follow ``vllm bench sweep plot_pareto`` (vllm/benchmarks/sweep/plot_pareto.py):
-tokens per user = output throughput ÷ the user count (the run's ``max_concurrency``, i.e. the
-tier); tokens per GPU = output throughput ÷ the GPU count (tensor × pipeline × data parallel
-sizes, 1 when none is known); a point is on the frontier when no point at a higher or equal
-per-user rate has a higher per-GPU rate (scan by per-user rate, then per-GPU rate, descending,
-keeping each point whose per-GPU rate reaches the best so far less 1e-9).
+One interactivity definition for the whole page (Terms, Figure 6, the Pareto figure, the
+same-speed table): per-user output tok/s = 1000 ÷ TPOT p50, TPOT per request ((E2EL − TTFT) ÷
+(output tokens − 1)) and p50 its median over the tier's requests, as the client reports it.
+It holds on a concurrency sweep and on a rate sweep alike. Tokens per GPU = output
+throughput ÷ the GPU count (tensor × pipeline × data parallel sizes, 1 when none is known),
+as ``vllm bench sweep plot_pareto``; a point is on the frontier when no point at a higher or
+equal per-user rate has a higher per-GPU rate (plot_pareto's scan, tolerance 1e-9).
+
+Throughput at a per-user speed s (``same_speed``): along the configuration's measured curve
+(its tiers in load order, joined by straight lines in (per-user, per-GPU) space), the highest
+tok/s per GPU at which the per-user speed is still ≥ s: at a measured point, or where a
+segment crosses s (linear interpolation). ``not_reached`` when no tier is as fast as s;
+``at_least`` when the best is the highest tier tested and still faster than s (more load
+might carry more at s).
 """
 
 from __future__ import annotations
@@ -16,26 +25,33 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-PARETO_COLUMNS = ("engine", "concurrency", "output_tok_s", "gpus", "tok_s_per_user",
-                  "tok_s_per_gpu", "excluded", "frontier")
+PARETO_COLUMNS = ("engine", "concurrency", "output_tok_s", "tpot_p50_ms", "gpus",
+                  "tok_s_per_user", "tok_s_per_gpu", "excluded", "frontier")
+SAME_SPEED_COLUMNS = ("engine", "tok_s_per_user", "tok_s_per_gpu", "status", "lower_tier",
+                      "upper_tier")
+SPEEDS = (10.0, 20.0, 50.0, 100.0)   # tok/s per user the page compares at (and the reader's)
 EPSILON = 1e-9  # plot_pareto's tolerance
 
 
 def pareto_points(tiers: pd.DataFrame, gpus: Mapping[str, int]) -> pd.DataFrame:
-    """One row per tier with a finite, positive output throughput and a finite concurrency,
-    in tiers order. ``frontier`` marks the Pareto-optimal tiers among those not excluded from
+    """One row per tier with a finite, positive output throughput and TPOT p50, in tiers
+    order. ``frontier`` marks the Pareto-optimal tiers among those not excluded from
     conclusions (an excluded tier is drawn, never a headline)."""
-    conc = tiers["concurrency"].to_numpy(dtype=float)
+    if tiers.empty or "tpot_p50_ms" not in tiers.columns:
+        return pd.DataFrame(columns=list(PARETO_COLUMNS))
+    tpot = tiers["tpot_p50_ms"].to_numpy(dtype=float)
     out_tok = tiers["output_tok_s"].to_numpy(dtype=float)
-    keep = np.isfinite(conc) & (conc > 0) & np.isfinite(out_tok) & (out_tok > 0)
-    rows = tiers.loc[keep, ["engine", "concurrency", "output_tok_s", "excluded"]]
+    keep = np.isfinite(tpot) & (tpot > 0) & np.isfinite(out_tok) & (out_tok > 0)
+    rows = tiers.loc[keep, ["engine", "concurrency", "output_tok_s", "tpot_p50_ms",
+                            "excluded"]]
     count = rows["engine"].map(lambda e: int(gpus.get(e, 1) or 1)).astype(int)
     frame = pd.DataFrame({
         "engine": rows["engine"].astype(str).to_numpy(),
         "concurrency": rows["concurrency"].to_numpy(dtype=float),
         "output_tok_s": rows["output_tok_s"].to_numpy(dtype=float),
+        "tpot_p50_ms": rows["tpot_p50_ms"].to_numpy(dtype=float),
         "gpus": count.to_numpy(),
-        "tok_s_per_user": (rows["output_tok_s"] / rows["concurrency"]).to_numpy(dtype=float),
+        "tok_s_per_user": 1000.0 / rows["tpot_p50_ms"].to_numpy(dtype=float),
         "tok_s_per_gpu": (rows["output_tok_s"] / count).to_numpy(dtype=float),
         "excluded": rows["excluded"].fillna(False).astype(bool).to_numpy(),
     })
@@ -63,3 +79,46 @@ def frontier_mask(x: np.ndarray, y: np.ndarray, eligible: np.ndarray | None = No
             mask[i] = True
             best = max(best, y[i])
     return mask
+
+
+def at_speed(loads: np.ndarray, per_user: np.ndarray, per_gpu: np.ndarray, speed: float
+             ) -> tuple[float, str, float, float]:
+    """(tok/s per GPU, status, lower tier, upper tier) of one configuration's curve (tiers in
+    load order) at per-user ``speed`` (see the module docstring)."""
+    order = np.argsort(loads, kind="stable")
+    x, u, g = loads[order], per_user[order], per_gpu[order]
+    best, lo, hi, status = -np.inf, np.nan, np.nan, "not_reached"
+    for i in range(len(x)):
+        if u[i] >= speed and g[i] > best:
+            best, lo, hi, status = float(g[i]), float(x[i]), np.nan, "measured"
+        if i + 1 < len(x) and (u[i] - speed) * (u[i + 1] - speed) < 0:
+            t = (u[i] - speed) / (u[i] - u[i + 1])
+            y = float(g[i] + t * (g[i + 1] - g[i]))
+            if y > best:
+                best, lo, hi, status = y, float(x[i]), float(x[i + 1]), "interpolated"
+    if status == "not_reached":
+        return np.nan, status, np.nan, np.nan
+    if status == "measured" and lo == float(x[-1]) and u[-1] > speed:
+        status = "at_least"
+    return best, status, lo, hi
+
+
+def same_speed(points: pd.DataFrame, order: list[str],
+               speeds: tuple[float, ...] = SPEEDS) -> pd.DataFrame:
+    """SAME_SPEED_COLUMNS: per configuration of ``order`` with points, and per speed, its
+    tok/s per GPU at that per-user speed (tiers excluded from conclusions left out)."""
+    rows = []
+    if points.empty:
+        return pd.DataFrame(columns=list(SAME_SPEED_COLUMNS))
+    usable = points[~points["excluded"].to_numpy(dtype=bool)]
+    for engine in order:
+        mine = usable[usable["engine"] == engine]
+        if mine.empty:
+            continue
+        for speed in speeds:
+            value, status, lo, hi = at_speed(
+                mine["concurrency"].to_numpy(float), mine["tok_s_per_user"].to_numpy(float),
+                mine["tok_s_per_gpu"].to_numpy(float), speed)
+            rows.append({"engine": engine, "tok_s_per_user": speed, "tok_s_per_gpu": value,
+                         "status": status, "lower_tier": lo, "upper_tier": hi})
+    return pd.DataFrame(rows, columns=list(SAME_SPEED_COLUMNS))

@@ -50,6 +50,8 @@ class Analysis:
     # tok/s per user vs tok/s per GPU per tier, with the Pareto frontier (analyze/pareto.py);
     # the page draws it for rounds of many configurations
     pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # each configuration's tok/s per GPU at fixed per-user speeds (pareto.same_speed)
+    same_speed: pd.DataFrame = field(default_factory=pd.DataFrame)
     # the configuration every other one is compared with (crossovers); "" with fewer than two
     reference: str = ""
     # per-request latencies of every tier with arrays (distributions.tier_requests) and each
@@ -65,6 +67,12 @@ class Analysis:
     slo: Slo | None = None
     goodput: pd.DataFrame = field(default_factory=pd.DataFrame)
     capacity_at_slo: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # configurations with runs but no per-request value, their client and why, with the
+    # client's own flag that records them (goodput.missing_requests)
+    no_per_request: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # replicas and GPUs per configuration for a load given on the command line (`tables
+    # --load`; goodput.load_table), empty otherwise
+    load: pd.DataFrame = field(default_factory=pd.DataFrame)
     # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the

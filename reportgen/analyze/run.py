@@ -30,8 +30,11 @@ from reportgen.analyze.findings import findings_values
 from reportgen.analyze.goodput import (
     capacity_table,
     goodput_table,
+    missing_requests,
     slo_values,
     tier_durations,
+    tier_rates,
+    with_replicas,
 )
 from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
 from reportgen.analyze.memory import (
@@ -43,7 +46,7 @@ from reportgen.analyze.memory import (
     memory_row,
     memory_table,
 )
-from reportgen.analyze.pareto import pareto_points
+from reportgen.analyze.pareto import pareto_points, same_speed
 from reportgen.analyze.prefill import (
     VLLM_PREFILL,
     llama_prefill,
@@ -776,7 +779,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         tiers, order, labels,
         checks, values, axis)).items()))
     gpus = {spec.id: spec.gpus for spec in manifest.engines}
-    pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)
+    pareto = pareto_points(tiers, gpus)
+    speeds = same_speed(pareto, order)
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
@@ -786,11 +790,14 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         slo = dataclasses.replace(slo, target=manifest.slo_target)
     goodput = pd.DataFrame()
     capacity_at_slo = pd.DataFrame()
+    no_per_request = missing_requests(loaded.summary, per_request, order,
+                                      {e.id: e.label for e in manifest.engines})
     if slo is not None and len(per_request):
         goodput = goodput_table(per_request, durations, slo)
         excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
                     for c in cs]
-        capacity_at_slo = capacity_table(goodput, slo.target, order, excluded)
+        capacity_at_slo = with_replicas(capacity_table(goodput, slo.target, order, excluded),
+                                        tier_rates(tiers), gpus)
         values = dict(sorted((values | slo_values(
             slo, goodput, capacity_at_slo,
             {e.id: e.label.en for e in manifest.engines})).items()))
@@ -816,11 +823,12 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         distributions, goodput)
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
-                    values=values, constants=constants, pareto=pareto,
+                    values=values, constants=constants, pareto=pareto, same_speed=speeds,
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
                     requests=per_request, itl_gaps=gaps, tier_durations=durations,
                     distributions=distributions, slo=slo,
-                    goodput=goodput, capacity_at_slo=capacity_at_slo, telemetry=telemetry,
+                    goodput=goodput, capacity_at_slo=capacity_at_slo,
+                    no_per_request=no_per_request, telemetry=telemetry,
                     telemetry_samples=samples,
                     telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))],
                     telemetry_notes=inputs.notes, telemetry_offset_min=manifest.utc_offset_min,

@@ -380,7 +380,8 @@ def _folder_names(folders: list[str]) -> dict[str, str]:
 # `--metadata` keys that describe the client or the workload, not the configuration
 METADATA_NOT_CONFIG = {"input_len", "output_len", "dataset_name", "dataset", "client",
                        "tokenizer", "seed", "ramp_up_strategy", "num_prompts", "request_rate",
-                       "max_concurrency", "concurrency", "rate", "run", "repeat", "trial"}
+                       "max_concurrency", "concurrency", "rate", "run", "repeat", "trial",
+                       "requests_note"}
 
 
 def _metadata_keys(summary: pd.DataFrame) -> list[tuple[str, ...]]:

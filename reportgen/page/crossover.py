@@ -13,7 +13,7 @@ from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tier_cell, tier_row
 from reportgen.page.data import num
-from reportgen.page.model import Cell, Column, PageBlock, Para, Table
+from reportgen.page.model import Cell, Column, PageBlock, Para, Row, SpeedTable, Table
 from reportgen.text import Bi
 
 
@@ -39,7 +39,10 @@ def crossover(b: Builder) -> list[PageBlock]:
     out += b.figure("throughput", caption)
     if len(d.order) > 2 and d.a.reference:  # not every pair: say which were compared
         out.append(Para(b.t("pareto.reference", ref=d.label(d.a.reference)), "note"))
-    out += b.figure("pareto", b.t("pareto.caption"))
+    pareto = b.figure("pareto", b.t("pareto.caption"))
+    out += pareto
+    if pareto:
+        out.append(same_speed_table(b))
     out += b.excluded_note()
     if d.pair:
         ea, eb = d.pair
@@ -69,3 +72,42 @@ def crossover(b: Builder) -> list[PageBlock]:
                                          den=d.label(eb))))
     return out
 
+
+
+def same_speed_table(b: Builder) -> SpeedTable:
+    """Each configuration's tok/s per GPU at the same per-user speeds (analyze/pareto.py
+    same_speed): a value, "≥ value" (the highest tier tested is still faster), or "not
+    reached"; the last column at the speed the reader types (slo.js, the same rule)."""
+    frame = b.d.a.same_speed
+    points = b.d.a.pareto
+    speeds = list(dict.fromkeys(float(s) for s in frame["tok_s_per_user"]))
+    cols = [Column(b.t("dist.col_engine"))]
+    cols += [Column(b.t("pareto.speed_col", speed=fmt_g(s)), True) for s in speeds]
+    cols.append(Column(b.t("pareto.speed_yours"), True))
+    rows, curves = [], []
+    for engine in b.d.order:
+        mine = frame[frame["engine"] == engine]
+        if mine.empty:
+            continue
+        cells = [Cell(b.d.label(engine))]
+        for s in speeds:
+            row = mine[mine["tok_s_per_user"] == s].iloc[0]
+            cells.append(_speed_cell(b, num(row["tok_s_per_gpu"]), str(row["status"])))
+        cells.append(Cell(Bi.plain(""), num=True))
+        rows.append(Row(cells))
+        own = points[(points["engine"] == engine) & ~points["excluded"].astype(bool)]
+        curves.append({"engine": engine, "points": [
+            [None if math.isinf(c) else c, u, g] for c, u, g in own[
+                ["concurrency", "tok_s_per_user", "tok_s_per_gpu"]].itertuples(
+                    index=False, name=None)]})
+    data: dict[str, object] = {"curves": curves, "text": {
+        "not_reached": b.t("pareto.speed_not_reached").as_dict()}}
+    return SpeedTable(b.prefix + "speed", b.t("pareto.speed_input"),
+                      Table(cols, rows, b.t("pareto.speed_caption")), data)
+
+
+def _speed_cell(b: Builder, value: float, status: str) -> Cell:
+    if status == "not_reached" or not math.isfinite(value):
+        return Cell(b.t("pareto.speed_not_reached"), num=True)
+    text = fmt(value, ".1f")
+    return Cell(Bi.plain(f"≥ {text}" if status == "at_least" else text), num=True)

@@ -9,14 +9,15 @@ from typing import cast
 import pandas as pd
 from markupsafe import Markup
 
+from reportgen.analyze.goodput import tier_rates
 from reportgen.analyze.values import tier_key
 from reportgen.figures import plotly_text
 from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
+from reportgen.page import slo_payload
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row
 from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
-from reportgen.page.slo_payload import payload
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text import Bi
 
@@ -25,17 +26,30 @@ PERCENTILES = ("p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms")
 PERCENTILE_HEADS = ("p50", "p90", "p95", "p99", "p99.9")
 FEW_MARK = " *"   # a percentile resting on fewer values than it needs (analyze.distributions)
 # strings slo.js writes itself (both languages go into the data block)
-JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided")
-PANEL_TEXT = ("heading", "lead", "bins_note", "target", "tier_pick", "col_sent", "col_good",
-              "col_attain", "col_goodput", "col_capacity", "col_between", "cap_caption",
-              "tier_caption", *SLO_METRICS)
+JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided",
+           "cap_undecided", "best_at_least", "every_tier", "on_par", "cannot_tell", "some_none",
+           "tier_inf", "gpus_for", "gpus_at_most")
+PANEL_TEXT = ("heading", "lead", "interval_note", "col_interval", "target", "tier_pick",
+              "col_sent", "col_good", "col_attain", "col_goodput", "col_capacity",
+              "col_between", "cap_caption", "tier_caption", "load", "col_gpus",
+              *SLO_METRICS)
+
+
+def _missing(b: Builder) -> list[PageBlock]:
+    """Which configurations have no per-request values and why, each with its client's own
+    flag or setting (the facts `tables --slo` states: goodput.missing_requests)."""
+    frame = b.d.a.no_per_request
+    if frame is None or frame.empty:
+        return []
+    return [Para(why, "note") for why in frame["why"] if isinstance(why, Bi)]
 
 
 def distributions(b: Builder) -> list[PageBlock]:
     a = b.d.a
     if a.requests is None or a.requests.empty:
-        return [Para(b.t("dist.none"), "note")]
-    out: list[PageBlock] = [*b.lead("dist.lead"), Para(b.t("dist.chunk_note"), "note")]
+        return [Para(b.t("dist.none"), "note"), *_missing(b)]
+    out: list[PageBlock] = [*b.lead("dist.lead"), Para(b.t("dist.chunk_note"), "note"),
+                            *_missing(b)]
     synthetic = {(str(e), float(c)) for e, c, m in _rows(a.distributions)
                  if f"distributions.{e}.{tier_key(float(c))}.{m}" in b.d.synthetic}
     if synthetic:
@@ -93,14 +107,23 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
     keys.sort(key=lambda k: (engines.index(k[0]) if k[0] in engines else len(engines), k[1]))
     durations = {(str(e), float(c)): float(d) for e, c, d in a.tier_durations[
         ["engine", "concurrency", "duration_s"]].itertuples(index=False, name=None)}
+    # what each tier carried (goodput.tier_rates): the load the reader types is met from it
+    rates = {(str(e), float(c)): (float(r), float(t)) for e, c, r, t in tier_rates(
+        a.tiers)[["engine", "concurrency", "req_s", "output_tok_s"]].itertuples(
+            index=False, name=None)}
     tiers = []
     for e, c in keys:
         duration = durations.get((e, c), math.nan)
+        req_s, tok_s = rates.get((e, c), (math.nan, math.nan))
         tiers.append({"engine": e, "c": c, "excluded": b.d.excluded(e, c),
-                      "synthetic": (e, c) in synthetic, "duration_s": duration})
-    data = payload(a.requests, a.itl_gaps, a.slo, tiers)
+                      "synthetic": (e, c) in synthetic, "duration_s": duration,
+                      "req_s": req_s, "out_tok_s": tok_s})
+    data = slo_payload.payload(a.requests, a.itl_gaps, a.slo, tiers,
+                               budget=slo_payload.EXACT_BUDGET)
     data["fig"] = fig_id
-    data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(),
+    gpus = {str(e): int(g) for e, g in a.pareto[["engine", "gpus"]].itertuples(
+        index=False, name=None)} if len(a.pareto) else {}
+    data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(), "gpus": gpus.get(e, 1),
                         "plabel": {lang: plotly_text(b.d.label(e).get(lang)) for lang in LANGS}}
                        for e in engines]
     data["text"] = {k: {lang: b.ui.raw(f"slo.{k}", lang) for lang in LANGS} for k in JS_TEXT}
@@ -109,6 +132,10 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
     text = {k: b.t(f"slo.{k}") for k in PANEL_TEXT}
     text["source"] = b.t("slo.source", source=source) if source else b.t("slo.no_source")
     text |= {"col_engine": b.t("dist.col_engine"), "col_tier": b.t("dist.col_tier")}
+    # exact answers, or the range the bins leave and why (the budget and the round's count)
+    text["bins_note"] = b.t("slo.exact_note" if data["mode"] == "exact" else "slo.bins_note",
+                            n=fmt_g(float(cast(int, data["values_n"]))),
+                            budget=fmt_g(float(cast(int, data["budget"]))))
     picks = []
     for c in sorted({c for _, c in keys}):
         mark = "†" if any(k in synthetic for k in keys if k[1] == c) else ""

@@ -51,6 +51,10 @@ def lines(b: Builder) -> list[str]:
     for e in b.d.order:
         if _ID.match(e):
             out += [f"saturation:{e}", f"saturation_latency:{e}"]
+    for e in b.d.order:     # capacity at the round's SLO, with its verdict (goodput.py)
+        status = values.get(f"capacity.{e}.status")
+        if _ID.match(e) and isinstance(status, str):
+            out.append(f"capacity_{status}:{e}")
     failed = values.get("findings.failed")
     out.append("failed" if isinstance(failed, int) and failed > 0 else "no_failed")
     if _known(values, "findings.top_check"):

@@ -205,8 +205,23 @@ class SloPanel:
     kind: str = "slo"
 
 
+@dataclass(frozen=True)
+class SpeedTable:
+    """Engines at the same per-user speed: ``table`` (its last column empty, filled by
+    templates/static/slo.js at the speed the reader types into the box labelled ``label``)
+    and ``data``: each configuration's measured points (tier, per-user tok/s, tok/s per GPU,
+    in its rows' order) and the strings slo.js writes."""
+
+    id: str
+    label: Bi
+    table: Table
+    data: dict[str, object]
+    kind: str = "speed"
+
+
 # what a section is made of (the template dispatches on each block's ``kind``)
-PageBlock = Para | Block | Heading | Facts | Cards | Figure | Table | Links | Fold | SloPanel
+PageBlock = (Para | Block | Heading | Facts | Cards | Figure | Table | Links | Fold | SloPanel
+             | SpeedTable)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,24 @@
-"""The compact per-request data the page's SLO view recomputes goodput from (templates/static/
-slo.js): log-binned values, gzip + base64.
+"""The per-request data the page's SLO view recomputes goodput from (templates/static/
+slo.js), gzip + base64, in one of two modes.
 
-Each value v (ms) of metric m is stored as the index k of its bin (r·γ^(k−1), r·γ^k], with
-γ = (1 + α)/(1 − α), α = 1 % (DDSketch's mapping: the bin's representative 2·r·γ^k/(γ + 1)
-is within 1 % of every value in it) and r the metric's default threshold (1 ms when there is
-none). Because a default threshold is a bin edge, "v ≤ threshold" is k ≤ 0 there: the page
-reproduces `tables --slo` exactly at the defaults, and elsewhere gives bounds where a bin
-straddles the threshold. k is forced to agree with the exact comparison the goodput table
-makes (seconds, as vLLM), so floating-point rounding cannot move a request across.
+``exact`` (the round holds at most ``EXACT_BUDGET`` values, three per request): each
+request's TTFT, TPOT and E2EL in seconds as the float64 the goodput table compares (byte
+planes, so gzip packs the sign and exponent bytes); slo.js compares ``v <= ms / 1000`` as
+the table does, so its counts equal `reportgen tables --slo` at any threshold the reader
+types. A failed request is stored as −1 (no value is negative), an unknown value as NaN.
+
+``bins`` (beyond the budget, where float64s would grow the page past what a page should
+weigh: 200,000 values are about 1.6 MB before gzip): each value v (ms) of metric m is
+stored as the index k of its bin (r·γ^(k−1), r·γ^k], with γ = (1 + α)/(1 − α), α = 1 %
+(DDSketch's mapping: the bin's representative 2·r·γ^k/(γ + 1) is within 1 % of every value
+in it) and r the metric's default threshold (1 ms when there is none). A default threshold
+is a bin edge, so the page equals `tables --slo` there; elsewhere a bin that straddles the
+threshold leaves a request undecided and the page gives a range, saying why. k is forced to
+agree with the exact comparison the goodput table makes (seconds, as vLLM), so
+floating-point rounding cannot move a request across.
+
+Either way a tier's requests are stored run by run (``runs``: the request count of each of
+its repeats), so slo.js can give the repeats' interval (analyze/goodput.py).
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.goodput import T975, Z95
 from reportgen.slo import METRICS, Slo
 
 ALPHA = 0.01
@@ -28,6 +40,8 @@ ZERO = -32768      # the value is 0 (a one-token request's TPOT): meets every th
 FAILED = 32767     # a failed request: never good, in no distribution
 UNKNOWN = 32766    # a successful request whose value is unknown: never meets a threshold
 LIMIT = 32000      # bins beyond ±LIMIT (values beyond r·γ^±32000) are clamped
+EXACT_BUDGET = 200_000   # values (three per request) embedded exactly; bins beyond
+FAILED_S = -1.0          # exact mode: a failed request's values
 
 
 def reference_ms(slo: Slo | None, metric: str) -> float:
@@ -64,12 +78,16 @@ def _histogram(gaps_s: np.ndarray | None) -> np.ndarray:
     return np.stack([bins + low, counts[bins]], axis=1)
 
 
-def _tier_block(columns: list[np.ndarray]) -> np.ndarray:
-    """One tier's TTFT, TPOT, E2EL codes, requests sorted by them (goodput does not depend on
-    the order, and sorted codes compress to about half) and TTFT as differences from the
-    previous request (int16, wrapping)."""
+def _tier_block(columns: list[np.ndarray], runs: list[int]) -> np.ndarray:
+    """One tier's TTFT, TPOT, E2EL codes, each run's requests sorted by them (goodput does
+    not depend on the order within a run, and sorted codes compress to about half) and TTFT
+    as differences from the previous request (int16, wrapping)."""
     ttft, tpot, e2el = (c.astype(np.int16) for c in columns)
-    order = np.lexsort((e2el, tpot, ttft))
+    parts, at = [], 0
+    for n in runs:
+        parts.append(at + np.lexsort((e2el[at:at + n], tpot[at:at + n], ttft[at:at + n])))
+        at += n
+    order = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
     ttft, tpot, e2el = ttft[order], tpot[order], e2el[order]
     delta = np.diff(ttft.astype(np.int32), prepend=0).astype(np.int16)
     return np.concatenate([delta, tpot, e2el])
@@ -82,13 +100,19 @@ def _planes(array: np.ndarray) -> bytes:
     return pairs[:, 0].tobytes() + pairs[:, 1].tobytes()
 
 
+def _float_planes(array: np.ndarray) -> bytes:
+    """float64 as eight byte planes, lowest byte first (slo.js ``valuesOf`` reverses it)."""
+    octets = array.astype("<f8").view(np.uint8).reshape(-1, 8)
+    return b"".join(octets[:, i].tobytes() for i in range(8))
+
+
 def _pack(data: bytes) -> str:
     return base64.b64encode(gzip.compress(data, 9, mtime=0)).decode("ascii")
 
 
 def decode_codes(data: Mapping[str, object]) -> list[np.ndarray]:
-    """What slo.js reads back: per tier, a (3, n) array of TTFT, TPOT, E2EL codes (requests
-    in the stored order)."""
+    """What slo.js reads back in ``bins`` mode: per tier, a (3, n) array of TTFT, TPOT, E2EL
+    codes (requests in the stored order)."""
     raw = np.frombuffer(gzip.decompress(base64.b64decode(str(data["codes"]))), np.uint8)
     half = raw.size // 2
     codes = (raw[:half].astype(np.uint16) | (raw[half:].astype(np.uint16) << 8)).view(np.int16)
@@ -101,42 +125,84 @@ def decode_codes(data: Mapping[str, object]) -> list[np.ndarray]:
     return out
 
 
+def decode_values(data: Mapping[str, object]) -> list[np.ndarray]:
+    """What slo.js reads back in ``exact`` mode: per tier, a (3, n) float64 array of TTFT,
+    TPOT, E2EL seconds (−1: failed)."""
+    raw = np.frombuffer(gzip.decompress(base64.b64decode(str(data["values"]))), np.uint8)
+    values = raw.reshape(8, -1).T.copy().view("<f8").ravel()
+    return [values[int(t["at"]):int(t["at"]) + 3 * int(t["n"])].reshape(3, int(t["n"]))
+            for t in data["tiers"]]  # type: ignore[attr-defined]
+
+
+def _runs(per_request: pd.DataFrame, index: np.ndarray) -> list[int]:
+    """The request count of each run (source, record) of one tier's rows, in row order
+    (tier_requests sorts a tier's rows by run)."""
+    if not len(index):
+        return []
+    rows = per_request.iloc[index]
+    key = rows["source"].astype(str) + "\0" + rows["record"].astype(str)
+    return [int(n) for n in key.groupby(key, sort=False).size()]
+
+
 def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarray],
-            slo: Slo | None, tiers: list[dict[str, object]]) -> dict[str, object]:
-    """The data block: bin parameters, and per tier (``tiers``: dicts with engine, c,
-    excluded, synthetic, duration_s, in page order) its offset and count in ``codes`` (TTFT,
-    TPOT, E2EL codes of its n requests, one metric after the other: see ``_tier_block``;
-    int16 stored as byte planes, ``decode_codes`` reads it back) and its pooled ITL
-    histogram as (bin, count) int32 pairs in ``itl``."""
+            slo: Slo | None, tiers: list[dict[str, object]],
+            budget: int = EXACT_BUDGET) -> dict[str, object]:
+    """The data block: the mode (``exact`` while 3 × the requests fit ``budget``, else
+    ``bins``), bin parameters, and per tier (``tiers``: dicts with engine, c, excluded,
+    synthetic, duration_s, in page order) its offset and count in ``values`` / ``codes``
+    (TTFT, TPOT, E2EL of its n requests, one metric after the other; ``decode_values`` /
+    ``decode_codes`` read them back), its runs' request counts, and its pooled ITL histogram
+    as (bin, count) int32 pairs in ``itl``."""
     refs = {m: reference_ms(slo, m) for m in METRICS}
-    codes: list[np.ndarray] = []
+    groups = per_request.groupby(["engine", "concurrency"], sort=False).indices \
+        if len(per_request) else {}
+    indexes = [np.asarray(groups.get((str(t["engine"]), float(t["c"])),  # type: ignore[arg-type]
+                                     np.empty(0, dtype=np.int64)), dtype=np.int64)
+               for t in tiers]
+    exact = 3 * sum(len(i) for i in indexes) <= budget
+    success = per_request["success"].to_numpy(bool) if len(per_request) else np.empty(0, bool)
+    if exact:
+        stored = {m: per_request[f"{m}_s"].to_numpy(float).copy() if len(per_request)
+                  else np.empty(0) for m in METRICS}
+        for m in METRICS:
+            stored[m][~success] = FAILED_S
+    else:
+        stored = {m: bin_codes(per_request[f"{m}_s"].to_numpy(float), refs[m]).astype(float)
+                  for m in METRICS}
+        for m in METRICS:
+            stored[m][~success] = FAILED
+    blocks: list[np.ndarray] = []
     itl: list[np.ndarray] = []
     offset = itl_offset = 0
     out_tiers = []
-    groups = per_request.groupby(["engine", "concurrency"], sort=False).indices
-    success = per_request["success"].to_numpy(bool)
-    binned = {m: bin_codes(per_request[f"{m}_s"].to_numpy(float), refs[m]) for m in METRICS}
-    for m in METRICS:
-        binned[m][~success] = FAILED
-    for t in tiers:
+    for t, index in zip(tiers, indexes, strict=True):
         e, c = str(t["engine"]), float(t["c"])  # type: ignore[arg-type]
-        index = groups.get((e, c), np.empty(0, dtype=np.int64))
         n = len(index)
-        codes.append(_tier_block([binned[m][index] for m in METRICS]))
+        runs = _runs(per_request, index)
+        columns = [stored[m][index] for m in METRICS]
+        blocks.append(np.concatenate(columns) if exact else _tier_block(columns, runs))
         pairs = _histogram(gaps.get((e, c)))
         itl.append(pairs.ravel())
         out_tiers.append(t | {"c": None if math.isinf(c) else c, "n": n, "at": offset,
-                              "itl_at": itl_offset, "itl_bins": len(pairs)})
+                              "runs": runs, "itl_at": itl_offset, "itl_bins": len(pairs)})
         offset += 3 * n
         itl_offset += 2 * len(pairs)
-    all_codes = np.concatenate(codes) if codes else np.empty(0, dtype=np.int16)
     all_itl = np.concatenate(itl) if itl else np.empty(0, dtype=np.int64)
-    return {
+    out: dict[str, object] = {
+        "mode": "exact" if exact else "bins", "budget": budget,
+        "values_n": 3 * sum(len(i) for i in indexes),
         "gamma": GAMMA, "refs": refs, "zero": ZERO, "failed": FAILED, "unknown": UNKNOWN,
         "defaults": {m: (slo.threshold(m) if slo is not None and math.isfinite(
             slo.threshold(m)) else None) for m in METRICS}
         | {"target": slo.target if slo is not None else 0.99},
+        "z95": Z95, "t975": list(T975),
         "tiers": out_tiers,
-        "codes": _pack(_planes(all_codes.astype(np.int16))),
         "itl": _pack(all_itl.astype("<i4").tobytes()),
     }
+    if exact:
+        joined = np.concatenate(blocks) if blocks else np.empty(0)
+        out["values"] = _pack(_float_planes(joined))
+    else:
+        joined = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.int16)
+        out["codes"] = _pack(_planes(joined.astype(np.int16)))
+    return out

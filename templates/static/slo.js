@@ -1,13 +1,15 @@
 /* Goodput at the reader's SLO, recomputed in the page (reportgen/page/slo_payload.py writes
    the data). No network, no randomness, no clock in the numbers.
 
-   Each request's TTFT / TPOT / E2EL is stored as a log-bin index k: its value lies in
-   (r * g^(k-1), r * g^k] ms, r the metric's default threshold. A request is surely good when
-   it succeeded and every bin lies at or below its threshold, surely not when one lies above
-   (or it failed); a bin across a threshold leaves it undecided, so counts are [lo, hi]
-   bounds. At the default thresholds the bin edges are the thresholds: lo = hi, and the
-   numbers are those of `reportgen tables --slo`. Capacity and the best configuration follow
-   reportgen/analyze/goodput.py step by step (same arithmetic, same order). */
+   In ``exact`` mode each request's TTFT / TPOT / E2EL is the float64 (seconds) the goodput
+   table compares, and a request is good when it succeeded and v <= threshold / 1000 for
+   every threshold given: the counts are those of `reportgen tables --slo` at any threshold.
+   In ``bins`` mode (a round beyond the embedding budget) each value is a log-bin index k: it
+   lies in (r * g^(k-1), r * g^k] ms, r the metric's default threshold; a request is surely
+   good when every bin lies at or below its threshold, surely not when one lies above, and
+   undecided when a bin straddles one, so counts are [lo, hi] bounds (equal at the default
+   thresholds, whose bin edges are the thresholds). Intervals, capacity and its verdict
+   follow reportgen/analyze/goodput.py step by step (same arithmetic, same order). */
 (function () {
   'use strict';
   var METRICS = ['ttft', 'tpot', 'e2el'];
@@ -38,6 +40,16 @@
   }
 
   // both languages as data-l spans (the page's CSS shows the active one)
+  // float64 from their eight byte planes (slo_payload._float_planes), lowest byte first
+  function valuesOf(bytes) {
+    var n = bytes.length / 8, out = new Uint8Array(bytes.length);
+    for (var b = 0; b < 8; b++) {
+      var at = b * n;
+      for (var i = 0; i < n; i++) out[8 * i + b] = bytes[at + i];
+    }
+    return new Float64Array(out.buffer);
+  }
+
   function bi(el, text) {
     el.textContent = '';
     ['zh', 'en'].forEach(function (l) {
@@ -99,6 +111,81 @@
              lo: lo, hi: hi };
   }
 
+  // goodput.capacity_verdict: the point crossing, its interval along the intervals' ends, and
+  // 'undecided' when a tier the verdict rests on straddles the target
+  function verdict(loads, att, low, high, target) {
+    var k = [];
+    for (var i = 0; i < loads.length; i++) if (isFinite(att[i])) k.push(i);
+    var xs = k.map(function (i) { return loads[i]; });
+    var a = k.map(function (i) { return att[i]; });
+    var l = k.map(function (i) { return low[i]; });
+    var h = k.map(function (i) { return high[i]; });
+    var p = capacity(xs, a, target);
+    var rests = p.status === 'interpolated' ? [p.lo, p.hi] : p.status === 'at_least' ? [p.lo]
+      : xs.length ? [xs[0]] : [];
+    var undecided = NaN;
+    for (var r = 0; r < rests.length; r++) {
+      var j = xs.indexOf(rests[r]);
+      if (l[j] < target && target <= h[j]) { undecided = rests[r]; break; }
+    }
+    return { cap: p.cap, low: capacity(xs, l, target).cap, high: capacity(xs, h, target).cap,
+             status: isNaN(undecided) ? p.status : 'undecided', undecided: undecided,
+             lo: p.lo, hi: p.hi };
+  }
+
+  // goodput.rate_at: a tier rate at the capacity, measured at tier lo or linear to hi
+  function rateAt(loads, rates, load, lo, hi) {
+    var at = {};
+    loads.forEach(function (x, i) { at[x] = rates[i]; });
+    if (!(lo in at)) return NaN;
+    if (!isFinite(hi) || !(hi in at) || load === lo) return at[lo];
+    return at[lo] + (load - lo) / (hi - lo) * (at[hi] - at[lo]);
+  }
+
+  // goodput.wilson and goodput.attainment_interval
+  function wilson(good, sent, z) {
+    if (!(sent > 0)) return [NaN, NaN];
+    var p = good / sent, z2 = z * z, denom = 1 + z2 / sent;
+    var centre = (p + z2 / (2 * sent)) / denom;
+    var half = z / denom * Math.sqrt(p * (1 - p) / sent + z2 / (4 * sent * sent));
+    return [Math.max(0, centre - half), Math.min(1, centre + half)];
+  }
+
+  function interval(goods, sents, D) {
+    var sg = 0, ss = 0, shares = [];
+    for (var i = 0; i < goods.length; i++) {
+      sg += goods[i]; ss += sents[i];
+      if (sents[i] > 0) shares.push(goods[i] / sents[i]);
+    }
+    var w = wilson(sg, ss, D.z95);
+    if (shares.length < 2) return w;
+    var k = shares.length, mean = 0, sq = 0;
+    shares.forEach(function (x) { mean += x; });
+    mean /= k;
+    shares.forEach(function (x) { sq += (x - mean) * (x - mean); });
+    var t = k - 1 <= D.t975.length ? D.t975[k - 2] : D.z95;
+    var half = t * Math.sqrt(sq / (k - 1)) / Math.sqrt(k);
+    return [Math.min(w[0], Math.max(0, mean - half)), Math.max(w[1], Math.min(1, mean + half))];
+  }
+
+  // goodput.most_capacity: the highest decided capacity, when its interval's low end lies
+  // above every other decided configuration's high end
+  function leader(results) {
+    var decided = results.filter(function (x) {
+      return x.v.status === 'interpolated' || x.v.status === 'at_least';
+    });
+    if (!decided.length) return null;
+    var best = decided[0];
+    decided.forEach(function (x) { if (x.v.cap > best.v.cap) best = x; });
+    for (var i = 0; i < decided.length; i++) {
+      var o = decided[i];
+      if (o === best) continue;
+      var ceiling = o.v.status === 'at_least' ? Infinity : o.v.high;
+      if (!(best.v.low > ceiling)) return null;
+    }
+    return best;
+  }
+
   function Panel(el) {
     this.el = el;
     this.data = JSON.parse(el.querySelector('.slo-data').textContent);
@@ -117,12 +204,19 @@
       this.el.setAttribute('data-slo-ready', 'unsupported');
       return Promise.resolve();
     }
-    return Promise.all([unpack(D.codes, Uint8Array), unpack(D.itl, Int32Array)])
+    var exact = D.mode === 'exact';
+    return Promise.all([unpack(exact ? D.values : D.codes, Uint8Array), unpack(D.itl, Int32Array)])
       .then(function (arrays) {
-        self.codes = codesOf(arrays[0], D.tiers);
+        if (exact) self.values = valuesOf(arrays[0]);
+        else self.codes = codesOf(arrays[0], D.tiers);
         self.itl = arrays[1];
         self.el.querySelectorAll('input[data-slo]').forEach(function (input) {
-          input.addEventListener('input', function () { self.read(); self.update(); });
+          // only the field edited is read: every other keeps its exact value
+          input.addEventListener('input', function () { self.read(input); self.update(); });
+        });
+        self.el.querySelectorAll('[data-load], [data-load-unit]').forEach(function (input) {
+          input.addEventListener('input', function () { self.update(); });
+          input.addEventListener('change', function () { self.update(); });
         });
         var pick = self.el.querySelector('select[data-slo="tier"]');
         if (pick) pick.addEventListener('change', function () { self.drawCurves(true); });
@@ -133,54 +227,102 @@
       });
   };
 
-  Panel.prototype.read = function () {
-    var self = this;
-    this.el.querySelectorAll('input[data-slo]').forEach(function (input) {
-      var key = input.getAttribute('data-slo');
-      var v = input.value === '' ? null : Number(input.value);
-      if (v !== null && !(isFinite(v) && v > 0)) v = null;
-      if (key === 'target') {
-        if (v !== null && v <= 100) self.target = v / 100;
-      } else {
-        self.th[key] = v;
-      }
-    });
+  // One edited field: a threshold in ms, or the target share in % (read as the decimal it
+  // is written as, "99.9" -> 0.999, not 99.9 / 100 rounded twice).
+  Panel.prototype.read = function (input) {
+    var key = input.getAttribute('data-slo'), text = input.value.trim();
+    var v = text === '' ? null : Number(text);
+    if (v !== null && !(isFinite(v) && v > 0)) v = null;
+    if (key === 'target') {
+      if (v !== null && v <= 100) this.target = Number(text + 'e-2');
+    } else {
+      this.th[key] = v;
+    }
   };
 
-  // [surely good, possibly good] requests of one tier at the current thresholds
+  // Good requests of one tier at the current thresholds, per run: {sure: [...], maybe: [...]}
+  // (exact mode: the same counts twice)
   Panel.prototype.count = function (t) {
-    var D = this.data, codes = this.codes, g = D.gamma, n = t.n, base = t.at;
-    var active = [];
+    return this.values ? this.countExact(t) : this.countBins(t);
+  };
+
+  Panel.prototype.active = function () {
+    var out = [];
     METRICS.forEach(function (m, i) {
       if (this.th[m] !== null && this.th[m] !== undefined) {
-        active.push({ off: base + i * n, th: this.th[m], ref: D.refs[m] });
+        out.push({ i: i, th: this.th[m], limit: this.th[m] / 1000, ref: this.data.refs[m] });
       }
     }, this);
-    var sure = 0, maybe = 0;
-    for (var r = 0; r < n; r++) {
-      if (codes[base + r] === D.failed) continue;
-      var certain = true, possible = true;
-      for (var a = 0; a < active.length; a++) {
-        var k = codes[active[a].off + r];
-        if (k === D.zero) continue;
-        if (k === D.unknown) { possible = false; break; }
-        var ref = active[a].ref, th = active[a].th;
-        if (ref * Math.pow(g, k) <= th) continue;
-        if (ref * Math.pow(g, k - 1) >= th) { possible = false; break; }
-        certain = false;
-      }
-      if (possible) { maybe++; if (certain) sure++; }
-    }
-    return [sure, maybe];
+    return out;
   };
+
+  Panel.prototype.countExact = function (t) {
+    var vals = this.values, n = t.n, base = t.at, active = this.active();
+    var sure = [], r = 0;
+    t.runs.forEach(function (size) {
+      var good = 0;
+      for (var end = r + size; r < end; r++) {
+        if (vals[base + r] < 0) continue;               // failed (stored as -1)
+        var ok = true;
+        for (var a = 0; a < active.length; a++) {
+          // NaN compares false: an unknown value never meets a threshold
+          if (!(vals[base + active[a].i * n + r] <= active[a].limit)) { ok = false; break; }
+        }
+        if (ok) good++;
+      }
+      sure.push(good);
+    });
+    return { sure: sure, maybe: sure };
+  };
+
+  // The bins a threshold decides, once per metric rather than per request: a bin k lies
+  // surely at or below th when ref * g^k <= th (k <= sure), surely above when
+  // ref * g^(k-1) >= th (k >= above); the same comparisons, found by stepping from a guess.
+  function binEdges(ref, th, g) {
+    var guess = Math.floor(Math.log(th / ref) / Math.log(g));
+    var sure = guess + 2;
+    while (!(ref * Math.pow(g, sure) <= th) && sure > -40000) sure--;
+    var above = sure + 1;
+    while (!(ref * Math.pow(g, above - 1) >= th) && above < 40000) above++;
+    return { sure: sure, above: above };
+  }
+
+  Panel.prototype.countBins = function (t) {
+    var D = this.data, codes = this.codes, g = D.gamma, n = t.n, base = t.at;
+    var active = this.active();
+    active.forEach(function (a) { a.edges = binEdges(a.ref, a.th, g); });
+    var sure = [], maybe = [], r = 0;
+    t.runs.forEach(function (size) {
+      var s = 0, m = 0;
+      for (var end = r + size; r < end; r++) {
+        if (codes[base + r] === D.failed) continue;
+        var certain = true, possible = true;
+        for (var a = 0; a < active.length; a++) {
+          var k = codes[base + active[a].i * n + r];
+          if (k === D.zero) continue;
+          if (k === D.unknown) { possible = false; break; }
+          if (k <= active[a].edges.sure) continue;
+          if (k >= active[a].edges.above) { possible = false; break; }
+          certain = false;
+        }
+        if (possible) { m++; if (certain) s++; }
+      }
+      sure.push(s); maybe.push(m);
+    });
+    return { sure: sure, maybe: maybe };
+  };
+
+  function sum(xs) { var s = 0; for (var i = 0; i < xs.length; i++) s += xs[i]; return s; }
 
   Panel.prototype.update = function () {
     var t0 = performance.now();
     var D = this.data, self = this;
     var rows = D.tiers.map(function (t) {
-      var c = self.count(t);
-      return { t: t, good: c, att: [c[0] / t.n, c[1] / t.n],
-               gp: [c[0] / t.duration_s, c[1] / t.duration_s] };
+      var c = self.count(t), lo = sum(c.sure), hi = sum(c.maybe);
+      var sents = t.runs;
+      var iLo = interval(c.sure, sents, D), iHi = interval(c.maybe, sents, D);
+      return { t: t, good: [lo, hi], att: [lo / t.n, hi / t.n], ci: [iLo[0], iHi[1]],
+               gp: [lo / t.duration_s, hi / t.duration_s] };
     });
     this.rows = rows;
     this.renderTiers(rows);
@@ -197,6 +339,12 @@
     var label = fill(this.data.tier_names, { c: t.c === null ? '\u221e' : num(t.c) });
     var marks = (t.synthetic ? '\u2020' : '') + (t.excluded ? ' \u2021' : '');
     return { zh: label.zh + marks, en: label.en + marks };
+  };
+
+  // a tier named in a sentence: its load, or the words for an unbounded rate (never "∞")
+  Panel.prototype.tierWords = function (c) {
+    if (c === Infinity || c === null) return this.data.text.tier_inf;
+    return fill(this.data.tier_names, { c: num(c) });
   };
 
   Panel.prototype.engineIndex = function (id) {
@@ -219,6 +367,7 @@
       cell(tr, range(r.good[0], r.good[1], function (x) { return num(x, 0); }), true, r.good);
       var a = cell(tr, range(r.att[0], r.att[1], pct), true, r.att);
       if (r.att[0] !== r.att[1]) a.title = self.data.text.undecided[lang()];
+      cell(tr, isFinite(r.ci[0]) ? pct(r.ci[0]) + '\u2013' + pct(r.ci[1]) : '', true, r.ci);
       cell(tr, range(r.gp[0], r.gp[1], function (x) { return num(x); }), true, r.gp);
       if (r.t.synthetic) tr.classList.add('synthetic');
       body.appendChild(tr);
@@ -228,7 +377,6 @@
   Panel.prototype.renderCapacity = function (rows) {
     var D = this.data, self = this, body = this.el.querySelector('.slo-cap');
     body.textContent = '';
-    var best = null;
     var result = [];
     D.engines.forEach(function (e) {
       var mine = rows.filter(function (r) { return r.t.engine === e.id && !r.t.excluded; });
@@ -238,38 +386,127 @@
         return a - b;
       });
       var loads = mine.map(function (r) { return r.t.c === null ? Infinity : r.t.c; });
-      var lo = capacity(loads, mine.map(function (r) { return r.att[0]; }), self.target);
-      var hi = capacity(loads, mine.map(function (r) { return r.att[1]; }), self.target);
-      result.push({ e: e, lo: lo, hi: hi });
-      if (isFinite(lo.cap) && (best === null || lo.cap > best.lo.cap)) best = result[result.length - 1];
+      var low = mine.map(function (r) { return r.ci[0]; });
+      var high = mine.map(function (r) { return r.ci[1]; });
+      var lo = verdict(loads, mine.map(function (r) { return r.att[0]; }), low, high, self.target);
+      var hi = verdict(loads, mine.map(function (r) { return r.att[1]; }), low, high, self.target);
+      // binned values: when the two ends of an undecided count disagree, the round cannot tell
+      var v = lo.status === hi.status ? lo
+        : { cap: lo.cap, low: lo.low, high: hi.high, status: 'undecided',
+            undecided: isNaN(lo.undecided) ? (isNaN(hi.undecided) ? lo.lo : hi.undecided)
+              : lo.undecided, lo: lo.lo, hi: lo.hi, binned: true };
+      var at = {};
+      mine.forEach(function (r) { at[r.t.c === null ? Infinity : r.t.c] = r; });
+      // goodput.with_replicas: what one replica carries at capacity (decided verdicts only)
+      var decided = v.status === 'interpolated' || v.status === 'at_least';
+      var rate = function (key) {
+        return decided ? rateAt(loads, mine.map(function (r) { return r.t[key]; }), v.cap,
+                                v.lo, v.hi) : NaN;
+      };
+      result.push({ e: e, v: v, hiCap: hi.cap, at: at, top: loads[loads.length - 1],
+                    replica: { 'req/s': rate('req_s'), 'tok/s': rate('out_tok_s') } });
     });
     result.forEach(function (x) {
-      var tr = document.createElement('tr');
+      var tr = document.createElement('tr'), v = x.v;
       tr.setAttribute('data-engine', x.e.id);
-      tr.setAttribute('data-status', x.lo.status);
+      tr.setAttribute('data-status', v.status);
       cell(tr, x.e.label);
-      var text;
-      if (x.lo.status === 'none' && x.hi.status === 'none') {
+      var text, ci = '';
+      if (v.status === 'none') {
         text = D.text.cap_none;
-      } else if (x.lo.status === 'at_least') {
-        text = fill(D.text.at_least, { load: num(x.lo.cap) });
+      } else if (v.status === 'at_least') {
+        text = fill(D.text.at_least, { tier: self.tierWords(v.lo) });
+      } else if (v.status === 'undecided') {
+        var r = x.at[v.undecided];
+        text = fill(D.text.cap_undecided, {
+          tier: self.tierWords(v.undecided),
+          ci: r ? pct(r.ci[0]) + '\u2013' + pct(r.ci[1]) : '', target: pct(self.target) });
       } else {
-        var shown = range(x.lo.cap, x.hi.cap, function (v) { return num(v); });
+        var shown = range(v.cap, x.hiCap, function (y) { return num(y); });
         text = { zh: shown, en: shown };
       }
-      cell(tr, text, true, [x.lo.cap, x.hi.cap]);
-      var between = x.lo.status === 'interpolated' ? num(x.lo.lo) + '\u2013' + num(x.lo.hi) : '';
+      if (v.status === 'interpolated' && isFinite(v.low) && isFinite(v.high)) {
+        ci = num(v.low) + '\u2013' + num(v.high);
+      }
+      cell(tr, text, true, [v.cap, x.hiCap]);
+      cell(tr, ci, true, [v.low, v.high]);
+      var between = v.status === 'interpolated' ? num(v.lo) + '\u2013' + num(v.hi) : '';
       cell(tr, between, true);
+      cell(tr, self.gpusFor(x), true, self.gpusValue(x));
       body.appendChild(tr);
     });
     var line = this.el.querySelector('.slo-best');
     var any = METRICS.some(function (m) { return self.th[m] !== null && self.th[m] !== undefined; });
-    var sentence = best === null ? D.text.best_none
-      : fill(D.text.best, { name: best.e.label, load: num(best.lo.cap) });
+    var best = leader(result);
+    var sentence = this.sentence(result, best);
     if (!any) sentence = { zh: D.text.no_threshold.zh + ' ' + sentence.zh,
                            en: D.text.no_threshold.en + ' ' + sentence.en };
     bi(line, sentence);
     line.setAttribute('data-best', best === null ? '' : best.e.id);
+  };
+
+  // goodput.load_table: ceil(load / what one replica carries) replicas of the configuration
+  Panel.prototype.loadInput = function () {
+    var box = this.el.querySelector('[data-load]'), unit = this.el.querySelector('[data-load-unit]');
+    var v = box ? Number(box.value) : NaN;
+    if (!box || box.value.trim() === '' || !(isFinite(v) && v > 0)) return null;
+    return { load: v, unit: unit ? unit.value : 'req/s' };
+  };
+
+  Panel.prototype.gpusValue = function (x) {
+    var L = this.loadInput();
+    if (L === null) return null;
+    var per = x.replica[L.unit];
+    if (!(isFinite(per) && per > 0)) return null;
+    var replicas = Math.ceil(L.load / per);
+    return { replicas: replicas, gpus: replicas * (x.e.gpus || 1), per_replica: per,
+             bound: x.v.status === 'at_least' ? 'at_most' : 'exact' };
+  };
+
+  Panel.prototype.gpusFor = function (x) {
+    var g = this.gpusValue(x);
+    if (g === null) return '';
+    var T = this.data.text;
+    return fill(g.bound === 'at_most' ? T.gpus_at_most : T.gpus_for,
+                { gpus: num(g.gpus, 0), replicas: num(g.replicas, 0), per: num(x.e.gpus || 1, 0) });
+  };
+
+  function names(list, sep) {
+    return { zh: list.map(function (x) { return x.e.label.zh; }).join('\u3001'),
+             en: list.map(function (x) { return x.e.label.en; }).join(sep || ', ') };
+  }
+
+  function join(parts) {
+    return { zh: parts.map(function (p) { return p.zh; }).join(''),
+             en: parts.map(function (p) { return p.en; }).join(' ') };
+  }
+
+  // What the capacity table says, in one or more sentences that agree with it: a leader only
+  // when its interval clears every other; "every tier" when all decided ones pass the
+  // highest tier tested; the configurations the round cannot tell about; none only when no
+  // configuration reaches the target at any tier.
+  Panel.prototype.sentence = function (result, best) {
+    var T = this.data.text, self = this, parts = [];
+    var of = function (s) { return result.filter(function (x) { return x.v.status === s; }); };
+    var decided = of('interpolated').concat(of('at_least'));
+    var undecided = of('undecided'), none = of('none');
+    if (!result.length) return T.best_none;
+    if (decided.length) {
+      if (best !== null && best.v.status === 'at_least') {
+        parts.push(fill(T.best_at_least, { name: best.e.label, tier: self.tierWords(best.v.lo) }));
+      } else if (best !== null) {
+        parts.push(fill(T.best, { name: best.e.label, load: num(best.v.cap),
+                                  low: num(best.v.low), high: num(best.v.high) }));
+      } else if (!of('interpolated').length) {
+        parts.push(fill(T.every_tier, { names: names(decided) }));
+      } else {
+        parts.push(fill(T.on_par, { names: names(decided) }));
+      }
+    }
+    if (undecided.length) parts.push(fill(T.cannot_tell, { names: names(undecided) }));
+    if (none.length === result.length) return T.best_none;
+    if (none.length) parts.push(fill(T.some_none, { names: names(none) }));
+    return join(parts);
   };
 
   // ---------------------------------------------------------------- the ECDF figure
@@ -303,9 +540,19 @@
   // ECDF points (x = each bin's representative value, y = share at or below it)
   Panel.prototype.curve = function (t, i) {
     var D = this.data, g = D.gamma, ref = D.refs[METRICS[i]], codes = this.codes;
+    var vals = this.values, lg = Math.log(g);
     var counts = {}, total = 0;
     for (var r = 0; r < t.n; r++) {
-      var k = codes[t.at + i * t.n + r];
+      var k;
+      if (vals) {
+        // exact values drawn in the bins the figure always used (±1 %)
+        var v = vals[t.at + i * t.n + r];
+        if (!(v > 0)) continue;                           // failed, unknown or 0
+        if (vals[t.at + r] < 0) continue;
+        k = Math.ceil(Math.log(v * 1000 / ref) / lg);
+      } else {
+        k = codes[t.at + i * t.n + r];
+      }
       if (k === D.failed || k === D.unknown || k === D.zero) continue;
       counts[k] = (counts[k] || 0) + 1;
       total++;
@@ -415,4 +662,47 @@
     });
   });
   window.reportSloPanels = panels;
+
+  // ------------------------------------------------ engines at the same per-user speed
+  // pareto.at_speed step by step: along the curve in load order, the highest tok/s per GPU
+  // at which per-user speed is still >= s (a point, or a segment crossing s, interpolated)
+  function atSpeed(points, speed) {
+    var pts = points.map(function (p) { return [p[0] === null ? Infinity : p[0], p[1], p[2]]; });
+    pts.sort(function (a, b) { return a[0] - b[0]; });
+    var best = -Infinity, status = 'not_reached', lastLo = NaN;
+    for (var i = 0; i < pts.length; i++) {
+      if (pts[i][1] >= speed && pts[i][2] > best) {
+        best = pts[i][2]; status = 'measured'; lastLo = pts[i][0];
+      }
+      if (i + 1 < pts.length && (pts[i][1] - speed) * (pts[i + 1][1] - speed) < 0) {
+        var t = (pts[i][1] - speed) / (pts[i][1] - pts[i + 1][1]);
+        var y = pts[i][2] + t * (pts[i + 1][2] - pts[i][2]);
+        if (y > best) { best = y; status = 'interpolated'; lastLo = pts[i][0]; }
+      }
+    }
+    if (status === 'not_reached') return { v: NaN, status: status };
+    var last = pts[pts.length - 1];
+    if (status === 'measured' && lastLo === last[0] && last[1] > speed) status = 'at_least';
+    return { v: best, status: status };
+  }
+
+  document.querySelectorAll('.speed').forEach(function (el) {
+    var data = JSON.parse(el.querySelector('.speed-data').textContent);
+    var input = el.querySelector('input[data-speed]');
+    var rows = el.querySelectorAll('tbody tr');
+    function update() {
+      var speed = Number(input.value);
+      var ok = input.value.trim() !== '' && isFinite(speed) && speed > 0;
+      data.curves.forEach(function (c, i) {
+        var td = rows[i] && rows[i].lastElementChild;
+        if (!td) return;
+        if (!ok) { td.textContent = ''; td.removeAttribute('data-v'); return; }
+        var r = atSpeed(c.points, speed);
+        if (r.status === 'not_reached') bi(td, data.text.not_reached);
+        else td.textContent = (r.status === 'at_least' ? '\u2265 ' : '') + r.v.toFixed(1);
+        td.setAttribute('data-v', JSON.stringify([r.status, isFinite(r.v) ? r.v : null]));
+      });
+    }
+    input.addEventListener('input', update);
+  });
 })();

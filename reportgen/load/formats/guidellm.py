@@ -342,6 +342,10 @@ def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
     (GuideLLM samples requests when asked: a sample is not the run's distribution)."""
     reqs = bench.get("requests")
     good = reqs.get("successful") if isinstance(reqs, dict) else None
+    if isinstance(good, list) and good and len(good) != ok:
+        # a sample, or warm-up / cool-down requests kept in the list (0.5): said on the page
+        # and by `tables --slo` (analyze/goodput.py missing_requests), never used
+        record["requests_note"] = f"{len(good)}/{ok}"
     if not isinstance(good, list) or len(good) != ok or not good:
         return
     ttfts, lats, ins, outs = [], [], [], []
