@@ -41,6 +41,18 @@ def client(client_id: str) -> Client:
     return _table().get(client_id) or Client(id=client_id, name=client_id)
 
 
+# ITL bases that are a gap between decode steps: one entry per streamed chunk, or a chunk's
+# gap spread over its tokens. Other bases count the zero gaps of tokens that arrive together.
+STEP_ITL_BASES = frozenset({"per-chunk", "per-token"})
+
+
+def itl_is_step(client_id: str) -> bool | None:
+    """Whether the client's ITL is a gap between decode steps; None when the table does not
+    say how the client defines it."""
+    basis = client(client_id).basis.get("itl")
+    return None if basis is None else basis in STEP_ITL_BASES
+
+
 def differing_metrics(client_ids: Iterable[str]) -> tuple[str, ...]:
     """The metrics (of METRICS) the given clients do not define the same way; none when they
     are one client. A basis the table does not know counts as different."""

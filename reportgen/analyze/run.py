@@ -76,12 +76,14 @@ from reportgen.analyze.telemetry_inputs import telemetry_inputs
 from reportgen.analyze.tiers import (
     REPEAT_COLUMNS,
     aggregate_repeats,
+    decode_step,
     latency_shape,
     mark_excluded,
     tier_stats,
 )
 from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
+from reportgen.clients import itl_is_step
 from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.fingerprint import Fingerprint
@@ -683,6 +685,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
+    clients = configuration_clients(loaded.summary, order)
+    tiers, step_basis = decode_step(tiers, {e: itl_is_step(c) for e, c in clients.items()})
     tiers = latency_shape(tiers)
     tiers = add_floor(tiers, params)
     tiers = add_waves(tiers)
@@ -736,9 +740,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
     checks = chk.checks_frame(check_rows, axis)
 
-    clients = configuration_clients(loaded.summary, order)
-    facts = tuple(_engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id))
-                  for spec in manifest.engines)
+    facts = tuple(dataclasses.replace(
+        _engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id)),
+        step_basis=step_basis.get(spec.id)) for spec in manifest.engines)
     concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
     named = client_summary(clients, manifest.client if manifest.line_of("round.client")
                            else None)
@@ -774,7 +778,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
         tiers, order, labels,
-        checks, values)).items()))
+        checks, values, step_basis)).items()))
     gpus = {spec.id: (spec.tensor_parallel or 1) * (spec.pipeline_parallel or 1)
             * (spec.data_parallel or 1) for spec in manifest.engines}
     pareto = pd.DataFrame() if on_rate_axis else pareto_points(tiers, gpus)

@@ -24,9 +24,9 @@ from reportgen.text import Bi
 # tiers columns derived from a latency metric whose name does not say so (the others start
 # with ttft_ / itl_ / tpot_)
 COLUMN_METRICS: dict[str, tuple[str, ...]] = {
-    "wait_ratio": ("tpot", "itl"), "wait_ratio_implied": ("itl",),
-    "itl_mean_over_p50": ("itl",), "per_slot_tok_s": ("itl",),
-    "roofline_attainment": ("itl",),
+    "wait_ratio": ("tpot", "itl"), "wait_ratio_implied": ("itl", "tpot"),
+    "itl_mean_over_p50": ("itl",), "per_slot_tok_s": ("itl", "tpot"),
+    "roofline_attainment": ("itl", "tpot"), "step_p50_ms": ("itl", "tpot"),
 }
 
 # tiers column → the client's key that fills it, per section (see Builder.gaps)
@@ -87,6 +87,25 @@ class Builder:
         """'vLLM 15.83 ms; SGLang …' for every engine but one, per language."""
         parts = [(self.d.label(e), render(e)) for e in self.d.order if e != engine]
         return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
+
+    def step_from_tpot(self) -> list[str]:
+        """The configurations whose decode step is their TPOT p50 (analyze/tiers.decode_step)."""
+        out = []
+        for e in self.d.order:
+            facts = self.d.round.engine(e)
+            if facts is not None and facts.step_basis == "tpot":
+                out.append(e)
+        return out
+
+    def step_note(self) -> list[PageBlock]:
+        """The sentence that says which configurations' decode step is their TPOT p50, and
+        why; none when every step is the ITL p50 the tables name."""
+        engines = self.step_from_tpot()
+        if not engines:
+            return []
+        labels = [self.d.label(e) for e in engines]
+        joined = Bi(*(", ".join(lab.get(lang) for lab in labels) for lang in LANGS))
+        return [Para(self.t("stalls.step_note", engines=joined), "note")]
 
     def kv_slots(self) -> dict[str, str | Bi]:
         """tps / kvb / bw slots for the floor formula (tps, kvb: first engine's constants; bw:

@@ -22,6 +22,7 @@ def bytes_per_step(b: Builder) -> list[PageBlock]:
     single = [e for e in d.order if _known(d.engine(e).get("itl_p50_c1_ms"))]
     if not single:
         return [*out, Para(b.t("every.bytes_no_single"), "note")] if len(d.tiers) else []
+    out += b.step_note()
     # the ledger needs bytes: without weight bytes or bandwidth only the ITL column would
     # hold values (the headline card shows it); the gap note names the keys
     ledger = any(_known(d.v(f"engines.{e}.step_gb_c1")) for e in single)
@@ -65,6 +66,7 @@ def batching(b: Builder) -> list[PageBlock]:
     slots = b.kv_slots()
     floor = len(d.tiers) > 0 and "floor_ms" in d.tiers and d.tiers["floor_ms"].map(_known).any()
     out: list[PageBlock] = b.lead("batching.lead")
+    out += b.step_note()
     out += b.figure("itl", b.t("batching.fig_caption", **slots) if floor
                     else b.t("every.batching_fig_caption"))
     rows = []

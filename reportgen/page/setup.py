@@ -240,6 +240,10 @@ def headline(b: Builder) -> list[PageBlock]:
                          meas=fmt(d.v("step_ratio.measured"), ".2x"))
         else:
             sub = sub_others
+        if focus in b.step_from_tpot():  # the card says what its step is
+            basis = b.t("headline.step_tpot")
+            sub = Bi(*("; ".join(p for p in (basis.get(lang), sub.get(lang)) if p)
+                       for lang in LANGS))
         cards.append(Card(b.t("headline.step_label", engine=d.label(focus)),
                           b.t("headline.step_value", ms=fmt(e.get("itl_p50_c1_ms"), ".2f")),
                           sub))
