@@ -53,6 +53,18 @@ def itl_is_step(client_id: str) -> bool | None:
     return None if basis is None else basis in STEP_ITL_BASES
 
 
+# TPOT bases defined as (E2EL − TTFT) ÷ (output tokens − 1) per request, vLLM's formula: only
+# for these does E2EL = TTFT + (n − 1)·TPOT hold by the client's own definitions
+E2EL_TPOT_BASES = frozenset({"per-request"})
+
+
+def tpot_ties_e2el(client_id: str) -> bool:
+    """Whether the client's TPOT is (E2EL − TTFT) ÷ (n − 1); a client the table does not
+    know is held to it (the identity then tests its units)."""
+    basis = client(client_id).basis.get("tpot")
+    return basis is None or basis in E2EL_TPOT_BASES
+
+
 def differing_metrics(client_ids: Iterable[str]) -> tuple[str, ...]:
     """The metrics (of METRICS) the given clients do not define the same way; none when they
     are one client. A basis the table does not know counts as different."""

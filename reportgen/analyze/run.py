@@ -83,7 +83,8 @@ from reportgen.analyze.tiers import (
 )
 from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
-from reportgen.clients import itl_is_step
+from reportgen.clients import client as client_row
+from reportgen.clients import itl_is_step, tpot_ties_e2el
 from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.fingerprint import Fingerprint
@@ -716,20 +717,24 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     temps = _temperatures(manifest, engines)
 
     reason = manifest.exclude_reason
+    # configurations whose client defines TPOT otherwise than (E2EL − TTFT) ÷ (n − 1)
+    untied = {e: client_row(c).name for e, c in clients.items()
+              if c and not tpot_ties_e2el(c)}
     check_rows = [
         *chk.finding_checks(loaded.findings),
         *chk.failed_requests(tiers, order),
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),
         *chk.identity_checks(
-            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
-        *chk.tpot_skew_checks(tiers, order),
+            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens,
+            untied),
+        *chk.tpot_skew_checks(tiers, order, untied),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
         *key_checks(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason),
         *segment_rows,
         *chk.temperature_check(temps),
-        *chk.plausibility_checks(tiers, engines_frame, order, axis),
+        *chk.plausibility_checks(tiers, engines_frame, order, axis, step_basis),
         *chk.absurd_values(tiers, order), *chk.duplicate_labels(labels),
         *chk.unmatched_provenance(unmatched_globs(
             manifest.declared, manifest.path.parent, loaded.summary,

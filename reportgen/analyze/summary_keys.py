@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.checks import Check, check
+from reportgen.analyze.checks import Check, check, not_recomputable, own_statistics
 
 # 0.5 %: far above the rounding of a console printout (2 decimals) or a JSON float, far below
 # any correction worth making.
@@ -88,8 +88,13 @@ def key_checks(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
         candidates += [("arrays", key, _float(summary, column),
                         pd.Series(merged[column].to_numpy(float), index=summary.index))
                        for column, key in MEDIAN_KEYS.items() if column in merged.columns]
+    own = own_statistics(summary)
+    columns = {key: column for column, key in MEDIAN_KEYS.items()}
     for basis, key, file_values, computed in candidates:
         for i, (a, b) in enumerate(zip(file_values, computed, strict=True)):
+            # a statistic the client computes its own way differs by definition, not by error
+            if basis == "arrays" and not_recomputable(own[i], columns[key]):
+                continue
             off = _off(a, b)
             if np.isfinite(off) and abs(off) > TOLERANCE:
                 rows.append(check("summary.keys", "warn",
@@ -114,5 +119,7 @@ def prefer_arrays(summary: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFra
         arrays = merged[column].to_numpy(float)
         with np.errstate(divide="ignore", invalid="ignore"):
             off = np.abs(current - arrays) / np.abs(arrays)
-        out[column] = np.where(np.isfinite(off) & (off > TOLERANCE), arrays, current)
+        # the client's own statistic where it is defined otherwise (ClientRun.not_recomputable)
+        own = np.array([not_recomputable(e, column) for e in own_statistics(out)], dtype=bool)
+        out[column] = np.where(np.isfinite(off) & (off > TOLERANCE) & ~own, arrays, current)
     return out

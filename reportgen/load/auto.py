@@ -157,7 +157,8 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
         out.requests += got.requests
         out.itls += got.itls
     if rows:
-        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated"))
+        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated",
+                                                   "not_recomputable"))
     return out
 
 

@@ -79,6 +79,7 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
                     row[column] = math.nan
             row["client"] = run.client
             row["units"] = dict(run.units)
+            row["not_recomputable"] = run.not_recomputable
             if run.settings:
                 row["stated"] = dict(run.settings)
         out.rows[cf.file.rel] = got

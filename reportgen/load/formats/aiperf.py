@@ -35,7 +35,7 @@ from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.bench_json import decode_records
-from reportgen.load.formats import ClientRun
+from reportgen.load.formats import ClientRun, NotRecomputable
 from reportgen.load.formats.metric_blocks import (
     COUNTS,
     TIME_UNITS,
@@ -190,17 +190,18 @@ def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv:
             record["date"] = dt.datetime.fromisoformat(start).strftime("%Y%m%d-%H%M%S")
     version = data.get("aiperf_version")
     definitions = dict(DEFINITIONS)
+    own: tuple[NotRecomputable, ...] = ()
     if isinstance(version, str):
         settings["client_version"] = (version, f"{shown}: aiperf_version")
         if _tdigest(version) and "inter_chunk_latency" in blocks:
-            units["itl_percentiles"] = (
+            own = (NotRecomputable("itl", True, (
                 f"estimates: AIPerf {version} keeps inter_chunk_latency in a t-digest sketch "
-                "(metrics/list_metric_aggregation.py); its mean, count and sum are exact")
+                "(metrics/list_metric_aggregation.py); its mean, count and sum are exact")),)
             definitions["itl"] += "; its percentiles are t-digest estimates (AIPerf 0.8 - 0.11)"
     if csv:
         units["source"] = "profile_export_aiperf.csv (no settings: axis from the folder name)"
     return ClientRun(record, client=CLIENT, units=units, settings=settings, key=KEY,
-                     definitions=definitions)
+                     definitions=definitions, not_recomputable=own)
 
 
 # AIPerf 0.8 - 0.11 aggregate a list-valued metric (inter_chunk_latency: each request's chunk

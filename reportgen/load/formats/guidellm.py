@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from reportgen.errors import InputError
-from reportgen.load.formats import ClientRun
+from reportgen.load.formats import ClientRun, NotRecomputable
 from reportgen.load.formats.json_fields import Fields, decode_fields
 from reportgen.load.formats.metric_keys import count, decode_one, member, number
 
@@ -63,6 +63,14 @@ DEFINITIONS = {
     "ntpot": "GuideLLM time_per_output_token (0.4+): per request (last token - request start) "
              "/ output tokens",
 }
+
+# not numpy's linear percentiles of unweighted values: never compared with them
+OWN_STATISTICS = (
+    NotRecomputable("*", True, "GuideLLM Percentiles.from_pdf: the first value whose "
+                               "cumulative probability reaches p (inverted CDF)"),
+    NotRecomputable("tpot", False, "GuideLLM inter_token_latency: weighted by output tokens "
+                                   "- 1"),
+)
 
 
 def sniff(name: str, head: bytes) -> str | None:
@@ -256,10 +264,6 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     record: dict[str, Any] = {"completed": ok, "failed": errored + incomplete,
                               "num_prompts": ok + errored + incomplete}
     units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
-             # not numpy's linear percentiles of unweighted values: never compared with them
-             "percentiles": "GuideLLM Percentiles.from_pdf: the first value whose cumulative "
-                            "probability reaches p (inverted CDF)",
-             "tpot_statistics": "GuideLLM inter_token_latency: weighted by output tokens - 1",
              "duration": "end_time - start_time of the benchmark (s)",
              "output_throughput": "output_token_count.successful.total_sum / duration"}
     if _profile(bench) == "sweep":  # one sweep, one view: every benchmark on the rate axis
@@ -304,6 +308,7 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         settings["client_version"] = (version, f"{shown}: metadata.guidellm_version")
     definitions = {k: v for k, v in DEFINITIONS.items() if not (old and k == "ntpot")}
     return ClientRun(record, line, CLIENT, units=units, settings=settings,
+                     not_recomputable=OWN_STATISTICS,
                      definitions=definitions)
 
 
