@@ -11,7 +11,8 @@ from reportgen.resources import data_tables
 from reportgen.text import Bi
 
 METRICS = ("ttft", "itl", "tpot")
-KEYS = frozenset({"id", "name", "source", *METRICS, *(f"{m}_basis" for m in METRICS)})
+KEYS = frozenset({"id", "name", "source", "throughput", *METRICS,
+                  *(f"{m}_basis" for m in METRICS)})
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Client:
     definitions: dict[str, Bi] = field(default_factory=dict)   # metric → definition
     basis: dict[str, str] = field(default_factory=dict)        # metric → basis word
     source: str = ""
+    # the time the client's own throughput divides by (None: the table does not say)
+    throughput: Bi | None = None
 
 
 @cache
@@ -33,7 +36,8 @@ def _table() -> dict[str, Client]:
         id=str(r["id"]), name=str(r["name"]),
         definitions={m: Bi.read(r[m]) for m in METRICS if m in r},
         basis={m: str(r[f"{m}_basis"]) for m in METRICS if f"{m}_basis" in r},
-        source=str(r.get("source", ""))) for r in rows}
+        source=str(r.get("source", "")),
+        throughput=Bi.read(r["throughput"]) if "throughput" in r else None) for r in rows}
 
 
 def client(client_id: str) -> Client:

@@ -329,6 +329,14 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
         "duration_s": duration,
         "output_tok_s": out_tok,
         "total_tok_s": total_tok,
+        "request_req_s": (completed / duration).where(duration > 0).fillna(
+            col("request_throughput_req_s")),
+        # the client's own figures as its file states them (NaN when it states none): the
+        # page's runs table shows them beside its own where they differ
+        "client": placed["client"].fillna("").astype(str) if "client" in placed.columns
+        else "",
+        "client_output_tok_s": col("output_throughput_tok_s"),
+        "client_request_req_s": col("request_throughput_req_s"),
         "ttft_p50_ms": col("ttft_median_ms"),
         "itl_p50_ms": col("itl_median_ms"),
         "tpot_p50_ms": col("tpot_median_ms"),

@@ -98,7 +98,7 @@ USED: Fields = {
         "metrics": {"request_totals": None,
                     **{key: {"successful": DIST_KEYS} for key in (
                         "prompt_token_count", "output_token_count", "requests_per_second",
-                        *METRICS)}},
+                        "output_tokens_per_second", *METRICS)}},
         "requests": {"successful": [{key: None for key in REQUEST_KEYS}]},
     }],
 }
@@ -282,12 +282,21 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         part = _successful(metrics, name)
         if part is not None:
             record[key] = round(number(part.get("total_sum")))
-    if "total_output_tokens" in record:
+    # GuideLLM's own figures, as its console prints them (the mean of its per-second rate
+    # distributions): the page computes its own from tokens ÷ duration and shows these beside
+    # it where they differ (a file without them: the computed value, nothing to reconcile)
+    own_out = _successful(metrics, "output_tokens_per_second")
+    own_rps = _successful(metrics, "requests_per_second")
+    if own_out is not None and number(own_out.get("mean")) >= 0:
+        record["output_throughput"] = number(own_out.get("mean"))
+        units["output_throughput"] = "output_tokens_per_second.successful.mean (GuideLLM's own)"
+    elif "total_output_tokens" in record:
         record["output_throughput"] = record["total_output_tokens"] / duration
     if "total_input_tokens" in record and "total_output_tokens" in record:
         record["total_token_throughput"] = (
             record["total_input_tokens"] + record["total_output_tokens"]) / duration
-    record["request_throughput"] = ok / duration
+    record["request_throughput"] = number(own_rps.get("mean")) \
+        if own_rps is not None and number(own_rps.get("mean")) >= 0 else ok / duration
     old = "args" in bench and "config" not in bench  # 0.3
     for name, (metric, to_ms) in METRICS.items():
         part = _successful(metrics, name)
