@@ -103,6 +103,7 @@ def aggregate_repeats(summary: pd.DataFrame) -> pd.DataFrame:
     med = groups[numeric].median()
     out = first.copy()
     out[numeric] = med
+    out = out.copy()  # one block again: the column-wise assignment leaves it fragmented
     for column in SUMMED_COLUMNS:
         if column in numeric:
             out[column] = groups[column].sum(min_count=1)

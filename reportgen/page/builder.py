@@ -13,6 +13,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
+from reportgen.clients import client as client_row
 from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
 from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
@@ -254,6 +255,15 @@ class Builder:
             Markup(" ").join(n.get(lang) for n in notes) for lang in LANGS))
         return dataclasses.replace(block, note=note)
 
+    def record_hint(self) -> Bi:
+        """How to make the view's clients record a latency metric: each client's own
+        setting (reportgen/data/clients.toml ``hint``), vLLM's when no client is known."""
+        ids = [f.client for f in self.d.round.engines if f.id in self.d.order and f.client]
+        hints = [h for h in dict.fromkeys(client_row(i).hint for i in dict.fromkeys(ids)) if h]
+        if not hints:
+            hints = [client_row("vllm").hint or Bi.plain("")]
+        return Bi(*(" ".join(h.get(lang) for h in hints) for lang in LANGS))
+
     def gaps(self, sid: str) -> list[PageBlock]:
         """One sentence per missing input that leaves a section's cells empty, naming the key
         (and a file) that would fill them: a section never shows blanks without saying why."""
@@ -265,8 +275,8 @@ class Builder:
             example = str(runs["source"].iloc[0])
         for column, key in SECTION_NEEDS.get(sid, ()):
             if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
-                out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—"),
-                                "note"))
+                out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—",
+                                       how=self.record_hint()), "note"))
         if (sid == "bytes" or (sid == "batching" and not self.rate_axis)) and len(d.tiers) \
                 and d.tiers["floor_ms"].isna().all():
             keys = []

@@ -190,9 +190,9 @@ def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
 def step_absent(b: Builder) -> Card:
     """The single-stream card of a round without a single-stream tier: why it is absent."""
     d = b.d
-    if "itl_p50_ms" not in d.tiers or not d.tiers["itl_p50_ms"].map(
-            lambda x: math.isfinite(num(x))).any():
-        sub = b.t("every.step_absent_none")
+    step = "step_p50_ms" if "step_p50_ms" in d.tiers else "itl_p50_ms"
+    if step not in d.tiers or not d.tiers[step].map(lambda x: math.isfinite(num(x))).any():
+        sub = b.t("every.step_absent_none", how=b.record_hint())
     else:
         low, flight = lowest_in_flight(d.rows(d.order[0]), d.round.axis)
         if b.rate_axis and not math.isfinite(flight):

@@ -17,10 +17,13 @@ successful requests' output tokens over that time, as vLLM defines it.
 
 GuideLLM's ITL is per request (last token − first token) / (output tokens − 1): vLLM's TPOT, so
 it goes to ``*_tpot_ms``; its distribution is weighted by output tokens − 1, so its mean is also
-the mean gap between consecutive tokens over all requests, vLLM's mean ITL (``mean_itl_ms``; the
-percentiles of the two differ, so only the mean is given). GuideLLM's TPOT is (last token −
-request start) / output tokens from 0.4 on, which includes the first token's wait (``ntpot``,
-as llmperf's); 0.3's (last − first) / output tokens matches no other client's and is left out.
+the mean gap between consecutive tokens over all requests, vLLM's mean ITL. Its statistics are
+also the ITL columns (``*_itl_ms``), as GuideLLM prints them as its ITL, under GuideLLM's own
+definition (every gap given its request's mean gap: the percentiles leave out the variation
+within a request, so it is never taken for a decode step: reportgen/clients.toml).
+GuideLLM's TPOT is (last token − request start) / output tokens from 0.4 on, which includes
+the first token's wait (``ntpot``, as llmperf's); 0.3's (last − first) / output tokens matches
+no other client's and is left out.
 Percentiles are nearest-rank on the weighted distribution. See docs/CLIENTS.md.
 """
 
@@ -58,8 +61,8 @@ DEFINITIONS = {
     "ttft": "first token - request start, per request",
     "tpot": "GuideLLM inter_token_latency: per request (last token - first token) / (output "
             "tokens - 1); distribution weighted by output tokens - 1; nearest-rank percentiles",
-    "itl": "mean only: the token-weighted mean of GuideLLM's inter_token_latency, i.e. the "
-           "mean gap between consecutive tokens over all requests",
+    "itl": "GuideLLM inter_token_latency: every gap between tokens given its request's mean "
+           "gap (weighted by output tokens - 1); its mean is the mean gap over all requests",
     "ntpot": "GuideLLM time_per_output_token (0.4+): per request (last token - request start) "
              "/ output tokens",
 }
@@ -70,6 +73,8 @@ OWN_STATISTICS = (
                                "cumulative probability reaches p (inverted CDF)"),
     NotRecomputable("tpot", False, "GuideLLM inter_token_latency: weighted by output tokens "
                                    "- 1"),
+    NotRecomputable("itl", False, "GuideLLM inter_token_latency: each gap its request's mean "
+                                  "gap, weighted by output tokens - 1"),
 )
 
 
@@ -302,8 +307,12 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         part = _successful(metrics, name)
         if part is not None and not (old and metric == "ntpot"):
             _stats(part, to_ms, metric, record)
-    if "mean_tpot_ms" in record:
-        record["mean_itl_ms"] = record["mean_tpot_ms"]
+    # GuideLLM's inter_token_latency is a distribution over every gap between tokens, each
+    # gap given its request's mean gap (weighted by output tokens - 1): its mean is the
+    # pooled mean gap; its percentiles are the client's ITL as GuideLLM prints it, shown in
+    # the ITL columns under its own definition (clients.toml), never as a decode step
+    for key in [k for k in record if k.endswith("_tpot_ms")]:
+        record[key.removesuffix("_tpot_ms") + "_itl_ms"] = record[key]
     if start > 0:
         record["date"] = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y%m%d-%H%M%S")
     model = _model(bench)
