@@ -363,6 +363,36 @@ def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[C
     return rows
 
 
+# per-request time column → the metric a check names
+UNKNOWN_COLUMNS = {"ttft_s": "TTFT", "latency_s": "E2EL"}
+
+
+def unknown_values(requests: pd.DataFrame) -> list[Check]:
+    """One warning per file and metric whose successful requests have a value that is
+    unknown (a client's reader writes NaN for a missing, negative or non-finite time): left
+    out of the distributions and never good at any SLO. A record whose array is absent
+    altogether (every value NaN) is not counted: nothing was stated."""
+    rows: list[Check] = []
+    if requests.empty or "success" not in requests.columns:
+        return rows
+    ok = requests[requests["success"].fillna(False).astype(bool)]
+    for column, metric in UNKNOWN_COLUMNS.items():
+        if column not in ok.columns or ok.empty:
+            continue
+        missing = ok[column].isna()
+        stated = ~missing.groupby([ok["source"], ok["record"]]).transform("all")
+        counted = ok[missing & stated]
+        if counted.empty:
+            continue
+        for source, group in counted.groupby("source", sort=False):
+            total = int((ok["source"] == source).sum())
+            engine = group["engine"].iloc[0] if "engine" in group.columns else None
+            rows.append(check("requests.unknown", "warn", "unknown",
+                              {"where": str(source), "n": len(group), "total": total,
+                               "metric": metric}, engine, value=len(group)))
+    return rows
+
+
 def excluded_tiers(tiers: pd.DataFrame, reason: Bi | None) -> list[Check]:
     rows: list[Check] = []
     for _, t in tiers[tiers["excluded"].astype(bool)].iterrows():

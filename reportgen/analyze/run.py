@@ -730,6 +730,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
             untied),
         *chk.tpot_skew_checks(tiers, order, untied),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
+        *chk.unknown_values(loaded.requests),
         *key_checks(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason),
         *segment_rows,

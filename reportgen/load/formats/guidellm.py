@@ -361,8 +361,10 @@ def _lengths(bench: dict[str, Any]) -> dict[str, int]:
 
 
 def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
-    """Per-request arrays of the successful requests, when the file keeps all of them
-    (GuideLLM samples requests when asked: a sample is not the run's distribution)."""
+    """Per-request arrays when the file keeps every successful request (GuideLLM samples
+    requests when asked: a sample is not the run's distribution), followed by one failed entry
+    per errored or incomplete request (sent, never good: goodput counts them). A successful
+    request's missing, negative or non-finite time is unknown (NaN), never 0."""
     reqs = bench.get("requests")
     good = reqs.get("successful") if isinstance(reqs, dict) else None
     if not isinstance(good, list) or len(good) != ok or not good:
@@ -372,11 +374,21 @@ def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
         if not isinstance(r, dict):
             return
         ttft, lat, n_in, n_out = (number(r.get(key)) for key in REQUEST_KEYS)
-        if not all(math.isfinite(v) and v >= 0 for v in (ttft, lat, n_in, n_out)):
+        if not all(math.isfinite(v) and v >= 0 for v in (n_in, n_out)):
             return
-        ttfts.append(ttft / 1000.0)
-        lats.append(lat)
+        ttfts.append(ttft / 1000.0 if math.isfinite(ttft) and ttft >= 0 else math.nan)
+        lats.append(lat if math.isfinite(lat) and lat >= 0 else math.nan)
         ins.append(int(n_in))
         outs.append(int(n_out))
-    record.update(ttfts=ttfts, latencies=lats, input_lens=ins, output_lens=outs,
-                  errors=[""] * len(good))
+    errors = [""] * len(good)
+    failed = int(record.get("failed", 0) or 0)
+    for status in ("errored", "incomplete"):  # what each failed request was, where it is kept
+        kept = reqs.get(status) if isinstance(reqs, dict) else None
+        errors += [status] * (len(kept) if isinstance(kept, list) else 0)
+    # the counted failures the file does not list (a sampled list): sent, status unknown
+    errors += ["errored or incomplete"] * max(failed - (len(errors) - len(good)), 0)
+    errors = errors[:len(good) + failed]
+    extra = len(errors) - len(good)
+    record.update(ttfts=[*ttfts, *[0.0] * extra], latencies=[*lats, *[0.0] * extra],
+                  input_lens=[*ins, *[0] * extra], output_lens=[*outs, *[0] * extra],
+                  errors=errors)

@@ -228,8 +228,9 @@ def _requests(data: list[Any], shown: str) -> ClientRun:
         else:
             errors.append("")
         # failed requests: 0 as vLLM writes them (their statistics are never taken)
-        ttfts.append(0.0 if failed else times[0] - start if len(times) > 1 else math.nan)
-        lats.append(0.0 if failed else end - start)
+        ttft = times[0] - start if len(times) > 1 else math.nan
+        ttfts.append(0.0 if failed else ttft if ttft >= 0 else math.nan)
+        lats.append(0.0 if failed else end - start if end >= start else math.nan)
         n_in = number(info.get("input_tokens"))  # 0.6+: a mirror of request_metrics.text
         ins.append(int(n_in) if n_in >= 0 else 0)
         n_out = number(resp.get("output_tokens"))
