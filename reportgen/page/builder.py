@@ -40,6 +40,10 @@ SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+# sections built on throughput: each says in one sentence why it has none
+THROUGHPUT_SECTIONS = ("crossover", "waves", "data")
+
+
 def fmt_cell(column: str, value: object, spec: str) -> str:
     """A cell's text: latency columns (``*_ms``) of 10 s or more in seconds."""
     return fmt_latency_ms(value, spec) if column.endswith("_ms") else fmt(value, spec)
@@ -273,6 +277,10 @@ class Builder:
         runs = self.inputs.runs
         if runs is not None and len(runs):
             example = str(runs["source"].iloc[0])
+        if sid in THROUGHPUT_SECTIONS and len(d.tiers) and "output_tok_s" in d.tiers.columns \
+                and d.tiers["output_tok_s"].isna().all() and d.tiers["duration_s"].isna().all():
+            # latency-only files (no duration, counts or tokens): one sentence says why
+            out.append(Para(self.t("inputs.latency_only", file=example or "—"), "note"))
         for column, key in SECTION_NEEDS.get(sid, ()):
             if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
                 out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—",
