@@ -40,8 +40,8 @@ def bytes_per_step(b: Builder) -> list[PageBlock]:
             ncell(eng.get("mbu_c1"), ".0pct"),
         ]))
     if rows:
-        keys = ("col_engine", "col_weights", "col_kv", "col_step", "col_itl", "col_gbs",
-                "col_mbu")
+        keys = ("col_engine", "col_weights", "col_kv", "col_step",
+                "col_step_ms" if b.step_from_tpot() else "col_itl", "col_gbs", "col_mbu")
         cols = [Column(b.t(f"bytes.{k}"), k != "col_engine") for k in keys]
         out.append(Table(cols, rows, b.t("bytes.ledger_caption", c=c1, **{
             k: v for k, v in b.kv_slots().items() if k in ("tps", "kvb")})))
@@ -82,8 +82,10 @@ def batching(b: Builder) -> list[PageBlock]:
             ncell(eng.get("slope_vs_floor"), ".1x"), ncell(eng.get("efficiency_cmax"), "pct"),
         ]))
     if rows:
-        keys = ("col_engine", "col_lo", "col_hi", "col_itl_lo", "col_itl_hi", "col_slot",
-                "col_floor_slot", "col_slope", "col_eff")
+        # a TPOT p50 stands in for some configurations' step: the headings say "step"
+        step = "step" if b.step_from_tpot() else "itl"
+        keys = ("col_engine", "col_lo", "col_hi", f"col_{step}_lo", f"col_{step}_hi",
+                "col_slot", "col_floor_slot", "col_slope", "col_eff")
         cols = [Column(b.t(f"batching.{k}"), k != "col_engine") for k in keys]
         out.append(Table(cols, rows, b.t("batching.cost_caption", **slots) if floor
                          else b.t("every.batching_cost_caption")))

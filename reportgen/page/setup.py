@@ -125,7 +125,8 @@ def glossary(b: Builder) -> list[PageBlock]:
     metrics = (
         ("ttft", "ttft_p50_ms", ".0f", "ms"), ("itl", "itl_p50_ms", ".2f", "ms"),
         ("itl_p99", "itl_p99_ms", ".1f", "ms"), ("tpot", "tpot_p50_ms", ".2f", "ms"),
-        ("e2el", "e2el_p50_ms", ".0f", "ms"), ("output_tok_s", "output_tok_s", ".1f", "tok/s"),
+        ("step", "step_p50_ms", ".2f", "ms"), ("e2el", "e2el_p50_ms", ".0f", "ms"),
+        ("output_tok_s", "output_tok_s", ".1f", "tok/s"),
         ("req_s", "request_req_s", ".2f", "req/s"), ("total_tok_s", "total_tok_s", ".0f", "tok/s"),
         ("span", "duration_s", ".2f", "s"),
     )
