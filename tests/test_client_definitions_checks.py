@@ -103,3 +103,22 @@ def test_the_real_inference_perf_round_has_no_fail() -> None:
     untied = checks[(checks["id"] == "identity.e2el") & (checks["message"].map(
         lambda m: m.en.startswith("Not tested: inference-perf")))]
     assert len(untied) == len({p.parent.parent.name for p in stages})  # one per configuration
+
+
+def test_tiers_with_arrays_are_not_judged_on_medians() -> None:
+    # medians that only approximate the identity: 100 + 15 × 10 = 250 against 300 (−16.7 %)
+    tiers = pd.DataFrame({"engine": ["a", "a"], "concurrency": [1.0, 2.0],
+                          "mean_output_tokens": [16.0, 16.0], "ttft_p50_ms": [100.0, 100.0],
+                          "tpot_p50_ms": [10.0, 10.0], "e2el_p50_ms": [300.0, 300.0]})
+    rows = identity_checks(tiers, ["a"], 16.0, exact={("a", 2.0)})
+    by = sorted((r.status, r.message, r.concurrency if r.status != "pass" else 0.0)
+                for r in rows)
+    assert by == [("pass", "arrays", 0.0), ("warn", "off", 1.0)]
+    [arrays] = [r for r in rows if r.message == "arrays"]
+    assert arrays.params["tested"] == 1
+
+
+def test_aiperf_fixture_identity_is_left_to_its_arrays() -> None:
+    checks = _checks(CLIENTS / "aiperf-0.13.0")
+    identity = checks[checks["id"] == "identity.e2el"]
+    assert (identity["status"] == "pass").all(), identity

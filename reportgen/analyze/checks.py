@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -236,14 +236,23 @@ def _tier_checks(tiers: pd.DataFrame, engine_order: Sequence[str], judge: Judge,
 
 
 def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
-                    output_tokens: float, untied: Mapping[str, str] | None = None
-                    ) -> list[Check]:
+                    output_tokens: float, untied: Mapping[str, str] | None = None,
+                    exact: Collection[tuple[str, float]] = ()) -> list[Check]:
     """E2EL ≈ TTFT + (n − 1)·TPOT on medians; on means when medians are missing and every
     request produced exactly `output_tokens` (outputs never exceed the request's max_tokens, so
     a mean equal to it means all are equal). Configurations in ``untied`` (their client's
-    TPOT is defined otherwise: reportgen.clients.tpot_ties_e2el) are not tested."""
+    TPOT is defined otherwise: reportgen.clients.tpot_ties_e2el) are not tested. Tiers in
+    ``exact`` ((configuration, tier) whose runs carry per-request arrays) are not tested on
+    medians, which only approximate it: per request it holds by TPOT's definition, and
+    ``summary.arrays`` checks the file's TPOT against the arrays exactly."""
     untied = untied or {}
+    exact_tiers = {(str(e), float(c)) for e, c in exact}
+    by_arrays: dict[str, int] = {}
+
     def judge(engine: str, t: pd.Series) -> Check | Literal[False] | None:
+        if (engine, float(t["concurrency"])) in exact_tiers:
+            by_arrays[engine] = by_arrays.get(engine, 0) + 1
+            return None
         n = t["mean_output_tokens"]
         basis, tol = "p50", IDENTITY_TOL_MEDIAN
         ttft, tpot, e2el = t["ttft_p50_ms"], t["tpot_p50_ms"], t["e2el_p50_ms"]
@@ -263,12 +272,15 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
                      engine, t["concurrency"], error)
 
     tested = [e for e in engine_order if e not in untied]
-    return [*_tier_checks(tiers, tested, judge, lambda engine, tested: check(
-        "identity.e2el", "pass", "pass", {"tested": tested}, engine)),
-        # not tested where the client's TPOT is no (E2EL − TTFT) ÷ (n − 1): no definition of
-        # its own ties them
-        *(check("identity.e2el", "pass", "untied", {"client": untied[e]}, e)
-          for e in engine_order if e in untied)]
+    rows = _tier_checks(tiers, tested, judge, lambda engine, tested: check(
+        "identity.e2el", "pass", "pass", {"tested": tested}, engine))
+    return [*rows,
+            *(check("identity.e2el", "pass", "arrays", {"tested": by_arrays[e]}, e)
+              for e in tested if e in by_arrays),
+            # not tested where the client's TPOT is no (E2EL − TTFT) ÷ (n − 1): no
+            # definition of its own ties them
+            *(check("identity.e2el", "pass", "untied", {"client": untied[e]}, e)
+              for e in engine_order if e in untied)]
 
 
 # Mean TPOT against tpot_implied_ms, the mean TPOT that mean E2EL and TTFT imply (tiers.py).

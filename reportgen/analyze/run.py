@@ -652,6 +652,19 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 # ----------------------------------------------------------------------------- entry point
 
+def _tiers_with_arrays(summary: pd.DataFrame, recomputed: pd.DataFrame
+                       ) -> set[tuple[str, float]]:
+    """(configuration, tier) whose runs carry per-request arrays a TPOT was recomputed from
+    (the identity E2EL = TTFT + (n − 1)·TPOT then holds per request by definition)."""
+    if recomputed.empty or "tpot_mean_ms" not in recomputed.columns or summary.empty:
+        return set()
+    runs = recomputed[np.isfinite(recomputed["tpot_mean_ms"].to_numpy(float))]
+    keys = summary[["source", "record", "engine", "concurrency"]].merge(
+        runs[["source", "record"]], on=["source", "record"], how="inner")
+    return {(str(e), float(c)) for e, c in zip(keys["engine"], keys["concurrency"],
+                                               strict=True)}
+
+
 def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound (``workload``: which
     of the round's workloads it holds, when it was restricted to one)."""
@@ -727,7 +740,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         *chk.output_token_checks(parity),
         *chk.identity_checks(
             tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens,
-            untied),
+            untied, _tiers_with_arrays(loaded.summary, recomputed)),
         *chk.tpot_skew_checks(tiers, order, untied),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
         *chk.unknown_values(loaded.requests),
