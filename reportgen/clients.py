@@ -11,7 +11,7 @@ from reportgen.resources import data_tables
 from reportgen.text import Bi
 
 METRICS = ("ttft", "itl", "tpot")
-KEYS = frozenset({"id", "name", "source", "throughput", "hint", *METRICS,
+KEYS = frozenset({"id", "name", "source", "throughput", *METRICS,
                   *(f"{m}_basis" for m in METRICS)})
 
 
@@ -27,8 +27,6 @@ class Client:
     source: str = ""
     # the time the client's own throughput divides by (None: the table does not say)
     throughput: Bi | None = None
-    # how to make the client record a latency metric its file lacks (None: not known)
-    hint: Bi | None = None
 
 
 @cache
@@ -39,8 +37,7 @@ def _table() -> dict[str, Client]:
         definitions={m: Bi.read(r[m]) for m in METRICS if m in r},
         basis={m: str(r[f"{m}_basis"]) for m in METRICS if f"{m}_basis" in r},
         source=str(r.get("source", "")),
-        throughput=Bi.read(r["throughput"]) if "throughput" in r else None,
-        hint=Bi.read(r["hint"]) if "hint" in r else None) for r in rows}
+        throughput=Bi.read(r["throughput"]) if "throughput" in r else None) for r in rows}
 
 
 def client(client_id: str) -> Client:

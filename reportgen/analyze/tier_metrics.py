@@ -68,20 +68,21 @@ TIER_METRICS: tuple[TierMetric, ...] = (
     _m("e2el_mean_ms", "mean_e2el_ms"),
     _m("mean_output_tokens", "total_output_tokens", "completed", spec=".2f",
        label="col_mean_out"),
-    _m("wait_ratio", "mean_tpot_ms", "median_itl_ms", "median_tpot_ms"),
+    _m("wait_ratio", "mean_tpot_ms", "median_itl_ms"),
     _m("tpot_implied_ms", "mean_e2el_ms", "mean_ttft_ms", "total_output_tokens", "completed"),
     _m("wait_ratio_implied", "mean_e2el_ms", "mean_ttft_ms", "total_output_tokens",
-       "completed", "median_itl_ms", "median_tpot_ms"),
+       "completed", "median_itl_ms"),
     _m("itl_mean_over_p50", "mean_itl_ms", "median_itl_ms"),
-    _m("per_slot_tok_s", "median_itl_ms", "median_tpot_ms"),
+    _m("per_slot_tok_s", "median_itl_ms"),
     # the roofline floor rests on constants (round.toml, built-in tables), marked through them
     _m("floor_ms", concurrency_only=True),
-    _m("roofline_attainment", "median_itl_ms", "median_tpot_ms", concurrency_only=True),
+    _m("roofline_attainment", "median_itl_ms", concurrency_only=True),
     _m("waves", "num_prompts", count=True, concurrency_only=True),
     _m("duration_per_wave_s", "duration", "num_prompts", concurrency_only=True),
     _m("wave_gap", "duration", "num_prompts", "median_e2el_ms", concurrency_only=True),
     # the decode step (analyze/tiers.decode_step): the ITL p50, or the TPOT p50 where the
-    # client's ITL is no decode step; the wait ratio, per-slot rate and floor use it
+    # client's ITL is no decode step; the wait ratio, per-slot rate and floor use it (their
+    # inputs name the ITL's key: a step from TPOT is a client's, never a synthetic round's)
     _m("step_p50_ms", "median_itl_ms", "median_tpot_ms", spec=".2f"),
 )
 # the file's own throughput keys, as written (analyze/tiers.FILE_KEY_COLUMNS), kept so that a

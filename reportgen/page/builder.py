@@ -13,7 +13,6 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
-from reportgen.clients import client as client_row
 from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
 from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
@@ -259,14 +258,17 @@ class Builder:
             Markup(" ").join(n.get(lang) for n in notes) for lang in LANGS))
         return dataclasses.replace(block, note=note)
 
-    def record_hint(self) -> Bi:
-        """How to make the view's clients record a latency metric: each client's own
-        setting (reportgen/data/clients.toml ``hint``), vLLM's when no client is known."""
-        ids = [f.client for f in self.d.round.engines if f.id in self.d.order and f.client]
-        hints = [h for h in dict.fromkeys(client_row(i).hint for i in dict.fromkeys(ids)) if h]
-        if not hints:
-            hints = [client_row("vllm").hint or Bi.plain("")]
-        return Bi(*(" ".join(h.get(lang) for h in hints) for lang in LANGS))
+    def with_hint(self, text: Bi) -> Bi:
+        """``text`` followed by how the view's clients record a missing latency metric:
+        each client's own setting (``inputs.hint_<client>``), vLLM's when no client is
+        known or the UI has none for it."""
+        ids = dict.fromkeys(f.client for f in self.d.round.engines
+                            if f.id in self.d.order and f.client)
+        keys = [k for k in (f"inputs.hint_{i.replace('-', '_')}" for i in ids)
+                if k in self.ui] or ["inputs.hint_vllm"]
+        hints = [self.t(k) for k in keys]
+        return Bi(*(Markup(" ").join((text.get(lang), *(h.get(lang) for h in hints)))
+                    for lang in LANGS))
 
     def gaps(self, sid: str) -> list[PageBlock]:
         """One sentence per missing input that leaves a section's cells empty, naming the key
@@ -283,8 +285,8 @@ class Builder:
             out.append(Para(self.t("inputs.latency_only", file=example or "—"), "note"))
         for column, key in SECTION_NEEDS.get(sid, ()):
             if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
-                out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—",
-                                       how=self.record_hint()), "note"))
+                out.append(Para(self.with_hint(self.t(
+                    "inputs.needs_metric", name=key, file=example or "—")), "note"))
         if (sid == "bytes" or (sid == "batching" and not self.rate_axis)) and len(d.tiers) \
                 and d.tiers["floor_ms"].isna().all():
             keys = []

@@ -193,7 +193,7 @@ def step_absent(b: Builder) -> Card:
     d = b.d
     step = "step_p50_ms" if "step_p50_ms" in d.tiers else "itl_p50_ms"
     if step not in d.tiers or not d.tiers[step].map(lambda x: math.isfinite(num(x))).any():
-        sub = b.t("every.step_absent_none", how=b.record_hint())
+        sub = b.with_hint(b.t("every.step_absent_none"))
     else:
         low, flight = lowest_in_flight(d.rows(d.order[0]), d.round.axis)
         if b.rate_axis and not math.isfinite(flight):
