@@ -103,9 +103,8 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
                 Cell(same(fmt_g(x) + mark), True), ncell(r.repeat, "d"),
                 ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
                 ncell(r.output_tok_s, ".1f")]
-            if own.any():  # the client's own figure beside the page's, where they differ
-                cells.append(ncell(runs["client_output_tok_s"].iloc[i] if own.iloc[i]
-                                   else math.nan, ".1f"))
+            if own.any():  # the client's own figure beside the page's (the note: why they differ)
+                cells.append(ncell(runs["client_output_tok_s"].iloc[i], ".1f"))
             rows.append(Row([*cells, ncell(r.ttft_p50_ms, ".0f"), ncell(r.itl_p50_ms, ".2f")]))
         keys = (("inputs.col_run", False), ("inputs.col_config", False),
                 ("data.col_c", True), ("inputs.col_repeat", True), ("data.col_completed", True),
