@@ -543,11 +543,13 @@ def itl_floor_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     labels, color = engine_labels(analysis), colors(analysis)
     fig = Fig()
     seen = _Marks()
-    for engine, rows, excluded, x, synth in _tier_series(seen, analysis, "itl_p50_ms"):
+    # the decode step (analyze/tiers.decode_step: the ITL p50 unless it is no decode step)
+    step = "step_p50_ms" if "step_p50_ms" in analysis.tiers.columns else "itl_p50_ms"
+    for engine, rows, excluded, x, synth in _tier_series(seen, analysis, step):
         custom = _custom(_col(rows, "floor_ms"), _col(rows, "roofline_attainment"),
                          [n[0] for n in _notes(excluded, ui, lang, synth)])
         fig.add_trace(Scatter(
-            x=x, y=_col(rows, "itl_p50_ms"), mode="lines+markers",
+            x=x, y=_col(rows, step), mode="lines+markers",
             name=ui.raw("fig.itl.measured", lang, engine=labels[engine].get(lang)),
             line=dict(color=color[engine], width=2.5),
             marker=_tier_marker(color[engine], excluded, synth),

@@ -70,8 +70,8 @@ def test_guidellm_json_values_come_from_the_successful_distributions(folder: str
             assert rec["mean_tpot_ms"] == rec["mean_itl_ms"] == itl["mean"]
             assert rec["median_e2el_ms"] == pytest.approx(
                 _dist(bench, "request_latency")["median"] * 1000)
-            out = _dist(bench, "output_token_count")["total_sum"]
-            assert rec["output_throughput"] == pytest.approx(out / rec["duration"])
+            # the client's own figure (the page computes tokens ÷ duration and shows both)
+            assert rec["output_throughput"] == _dist(bench, "output_tokens_per_second")["mean"]
             holder = bench.get("config") or bench["args"]
             strategy, profile = holder["strategy"], holder["profile"]
             kind = strategy["type_"]
@@ -568,7 +568,7 @@ def test_aiperf_itl_percentiles_estimated_by_a_t_digest(version: str, estimated:
     exact_p99 = float(np.percentile(gaps, 99))
     assert (abs(icl["p99"] - exact_p99) > 1e-6 * exact_p99) is estimated
     [run] = aiperf.read((folder / "profile_export_aiperf.json").read_bytes(), "x.json")
-    assert ("itl_percentiles" in run.units) is estimated
+    assert any(e.metric == "itl" and e.percentiles for e in run.not_recomputable) is estimated
 
     loaded = load_round(folder)
     checks = arrays_vs_summary(loaded.summary, recompute_stats(loaded.requests, loaded.itls))

@@ -1,6 +1,8 @@
 """A folder where nothing can be placed: the error lists the JSON, JSON Lines and CSV files
-first, each with what it looked like, and cut-down vLLM-family files are listed with the keys
-they have, never dropped silently (reportgen.load.looks)."""
+first, each with what it looked like, then every other file counted by kind and folder
+("24 Prometheus scrapes under raw-metrics/"); a vLLM-family file with latency statistics only
+(vllm-ascend's serving JSON) is read for its latencies, its throughput unknown, and the
+throughput sections say in one sentence why they are empty (issue 30, item 9)."""
 
 from __future__ import annotations
 
@@ -39,28 +41,64 @@ def test_nothing_placed_lists_data_files_first_with_what_they_looked_like(
         tmp_path: Path) -> None:
     root = tmp_path / "r"
     root.mkdir()
-    for name in ("A.md", "B.txt", "C.log", "D.sh", "E.md", "F.txt", "G.md", "H.txt"):
+    for name in ("A.md", "B.txt", "E.md", "F.txt", "G.md", "H.txt", "I.md", "J.txt", "K.md"):
         (root / name).write_text("notes\n")
-    (root / "z-ascend.json").write_text(json.dumps(CUT_DOWN))
     (root / "z-meta.json").write_text(json.dumps({"gpu_name": "H100"}))
     (root / "z-mine.csv").write_text("step,loss\n1,2\n")
     err = _fails(root)
     seen = err.split("files seen: ", 1)[1]
     entries = seen.split("; ")
-    assert entries[0].startswith("z-ascend.json: vLLM-like JSON without output_throughput")
-    assert entries[1].startswith("z-meta.json: JSON without 'duration'")
-    assert entries[2].startswith("z-mine.csv: CSV with columns step, loss")
-    assert "(+3 more)" in err
+    assert entries[0].startswith("z-meta.json: JSON without 'duration'")
+    assert entries[1].startswith("z-mine.csv: CSV with columns step, loss")
+    assert "(+3 more)" in err   # 11 files: the 2 data files and 6 others named
 
 
-def test_a_cut_down_file_beside_real_runs_is_listed_not_dropped(tmp_path: Path) -> None:
+def test_a_folder_of_scrapes_and_logs_lists_every_file_by_kind(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    (root / "raw-metrics").mkdir(parents=True)
+    (root / "logs").mkdir()
+    for i in range(24):
+        (root / "raw-metrics" / f"scrape_{i}.prom").write_text(
+            "# TYPE vllm:num_requests_running gauge\n"
+            f'vllm:num_requests_running{{model_name="m"}} {i}\n')
+    (root / "README.md").write_text("# notes\n")
+    err = _fails(root)
+    seen = err.split("files seen: ", 1)[1]
+    assert seen.startswith("24 Prometheus scrapes under raw-metrics/")
+    assert "README.md: not a benchmark result" in seen
+
+
+def test_a_latency_only_file_beside_real_runs_is_read_for_its_latencies(
+        tmp_path: Path) -> None:
     root = tmp_path / "r"
     root.mkdir()
     (root / "c4.json").write_text(json.dumps({
         "max_concurrency": 4, "duration": 10.0, "completed": 8, "num_prompts": 8,
         "total_input_tokens": 800, "total_output_tokens": 400, "median_ttft_ms": 9.0}))
-    (root / "ascend.json").write_text(json.dumps(CUT_DOWN))
+    (root / "ascend.json").write_text(json.dumps(CUT_DOWN | {"max_concurrency": 8}))
     result = CliRunner().invoke(main, ["tables", str(root), "--format", "json"])
     assert result.exit_code == 0, result.output
-    skipped = {s["file"]: s["reason"] for s in json.loads(result.stdout)["skipped"]}
-    assert "median_ttft_ms" in skipped["ascend.json"]
+    runs = {r["source"]: r for r in json.loads(result.stdout)["runs"]}
+    assert runs["ascend.json"]["ttft_p50_ms"] == CUT_DOWN["median_ttft_ms"]
+    # no duration, count or tokens: unknown, never 0
+    assert runs["ascend.json"]["output_tok_s"] is None
+    assert runs["ascend.json"]["completed"] is None
+
+
+def test_a_round_of_latency_only_files_is_drawn_and_says_why_no_throughput(
+        tmp_path: Path) -> None:
+    from reportgen.build import assemble_report
+    from tests.page_audit import _sections, _texts
+
+    root = tmp_path / "ascend"
+    root.mkdir()
+    for c in (1, 4):
+        (root / f"serving_c{c}.json").write_text(json.dumps(
+            CUT_DOWN | {"max_concurrency": c, "median_ttft_ms": 19.0 * c}))
+    built = assemble_report(root)
+    texts = [(sid, t.en) for sid, s in _sections(built.page) for _, t in _texts(s)]
+    why = [sid for sid, t in texts if t.startswith("No throughput here")]
+    assert why and len(why) == len(set(why))          # one sentence per throughput section
+    result = CliRunner().invoke(main, ["tables", str(root), "--format", "json"])
+    got = sorted((r["concurrency"], r["ttft_p50_ms"]) for r in json.loads(result.stdout)["tiers"])
+    assert got == [(1, 19.0), (4, 76.0)]

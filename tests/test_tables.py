@@ -127,7 +127,8 @@ def test_round_facts_are_written_in_field_order() -> None:
     assert out["title"] == {"zh": "标题", "en": "Title"} and out["excluded"] == {"a": [16]}
     engine = out["engines"][0]
     assert engine["label"] == {"zh": "甲", "en": "A"} and engine["slots"] == 4
-    assert list(engine)[-2:] == ["sources", "client"] and engine["sources"] == {"slots": "a.log:3"}
+    assert list(engine)[-3:] == ["sources", "client", "step_basis"]
+    assert engine["sources"] == {"slots": "a.log:3"}
     short = WorkloadInfo("short", Bi("短", "short"), None, 128.0, 64.0, True)
     with_workload = round_json(dataclasses.replace(info, workload=short))
     assert list(with_workload)[-1] == "workload"

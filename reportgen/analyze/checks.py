@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -28,6 +28,7 @@ import pandas as pd
 from reportgen.analyze import claims
 from reportgen.errors import Finding
 from reportgen.frames import ByEngine
+from reportgen.load.formats import NotRecomputable
 from reportgen.resources import templates_dir
 from reportgen.text import Bi, Strings, load_strings
 
@@ -269,11 +270,23 @@ def _tier_checks(tiers: pd.DataFrame, engine_order: Sequence[str], judge: Judge,
 
 
 def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
-                    output_tokens: float) -> list[Check]:
+                    output_tokens: float, untied: Mapping[str, str] | None = None,
+                    exact: Collection[tuple[str, float]] = ()) -> list[Check]:
     """E2EL ≈ TTFT + (n − 1)·TPOT on medians; on means when medians are missing and every
     request produced exactly `output_tokens` (outputs never exceed the request's max_tokens, so
-    a mean equal to it means all are equal)."""
+    a mean equal to it means all are equal). Configurations in ``untied`` (their client's
+    TPOT is defined otherwise: reportgen.clients.tpot_ties_e2el) are not tested. Tiers in
+    ``exact`` ((configuration, tier) whose runs carry per-request arrays) are not tested on
+    medians, which only approximate it: per request it holds by TPOT's definition, and
+    ``summary.arrays`` checks the file's TPOT against the arrays exactly."""
+    untied = untied or {}
+    exact_tiers = {(str(e), float(c)) for e, c in exact}
+    by_arrays: dict[str, int] = {}
+
     def judge(engine: str, t: pd.Series) -> Check | Literal[False] | None:
+        if (engine, float(t["concurrency"])) in exact_tiers:
+            by_arrays[engine] = by_arrays.get(engine, 0) + 1
+            return None
         n = t["mean_output_tokens"]
         basis, tol = "p50", IDENTITY_TOL_MEDIAN
         ttft, tpot, e2el = t["ttft_p50_ms"], t["tpot_p50_ms"], t["e2el_p50_ms"]
@@ -292,8 +305,16 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
                       "error": error, "basis": basis, "tolerance": tol},
                      engine, t["concurrency"], error)
 
-    return _tier_checks(tiers, engine_order, judge, lambda engine, tested: check(
+    tested = [e for e in engine_order if e not in untied]
+    rows = _tier_checks(tiers, tested, judge, lambda engine, tested: check(
         "identity.e2el", "pass", "pass" if tested > 1 else "pass_one", {"tested": tested}, engine))
+    return [*rows,
+            *(check("identity.e2el", "pass", "arrays", {"tested": by_arrays[e]}, e)
+              for e in tested if e in by_arrays),
+            # not tested where the client's TPOT is no (E2EL − TTFT) ÷ (n − 1): no
+            # definition of its own ties them
+            *(check("identity.e2el", "pass", "untied", {"client": untied[e]}, e)
+              for e in engine_order if e in untied)]
 
 
 # Mean TPOT against tpot_implied_ms, the mean TPOT that mean E2EL and TTFT imply (tiers.py).
@@ -303,7 +324,9 @@ def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
 TPOT_SKEW_TOL = 0.05
 
 
-def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[Check]:
+def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
+                     untied: Mapping[str, str] | None = None) -> list[Check]:
+    untied = untied or {}
     def judge(engine: str, t: pd.Series) -> Check | Literal[False] | None:
         tpot, implied = t["tpot_mean_ms"], t["tpot_implied_ms"]
         if not (np.isfinite([tpot, implied]).all() and implied > 0):
@@ -315,11 +338,34 @@ def tpot_skew_checks(tiers: pd.DataFrame, engine_order: Sequence[str]) -> list[C
                      {"tier": t["concurrency"], "tpot": tpot, "implied": implied, "skew": skew},
                      engine, t["concurrency"], skew)
 
-    return _tier_checks(tiers, engine_order, judge, lambda engine, tested: check(
-        "tpot.mean_skew", "pass", "pass" if tested > 1 else "pass_one", {"tested": tested}, engine))
+    tested = [e for e in engine_order if e not in untied]
+    return [*_tier_checks(tiers, tested, judge, lambda engine, n: check(
+        "tpot.mean_skew", "pass", "pass" if n > 1 else "pass_one", {"tested": n}, engine)),
+        *(check("tpot.mean_skew", "pass", "untied", {"client": untied[e]}, e)
+          for e in engine_order if e in untied)]
 
 
 STAT_COLUMN = re.compile(r"^(?P<metric>.+)_(?P<stat>mean|std|median|p\d+(?:_\d+)?)_ms$")
+
+
+def not_recomputable(entries: object, column: str) -> bool:
+    """Whether summary column ``column`` (``tpot_median_ms`` …) is a statistic the client
+    computes otherwise than reportgen does from its arrays: one of the run's
+    ``ClientRun.not_recomputable`` entries (the summary's ``not_recomputable`` cell) covers
+    it. A median is a percentile."""
+    m = STAT_COLUMN.match(column)
+    if m is None or not isinstance(entries, tuple):
+        return False
+    percentile = m["stat"] not in ("mean", "std")
+    return any(isinstance(e, NotRecomputable) and e.metric in ("*", m["metric"])
+               and (percentile or not e.percentiles) for e in entries)
+
+
+def own_statistics(summary: pd.DataFrame) -> list[object]:
+    """Each summary row's ``not_recomputable`` cell (an empty tuple without the column)."""
+    if "not_recomputable" not in summary.columns:
+        return [()] * len(summary)
+    return list(summary["not_recomputable"])
 
 
 def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
@@ -331,22 +377,14 @@ def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[C
     for _, r in merged.iterrows():
         worst, worst_col = 0.0, ""
         compared = 0
-        # what the client states it computed otherwise than the recomputation (numpy's linear
-        # percentiles of the unweighted per-request values) is not compared: a metric's
-        # percentiles (``<metric>_percentiles``: a sketch's estimates), every percentile
-        # (``percentiles``: another method), a metric's every statistic (``<metric>_statistics``:
-        # a weighted distribution)
-        stated = r.get("units")
-        units: dict[str, str] = stated if isinstance(stated, dict) else {}
-        other_pct = {k.removesuffix("_percentiles") for k in units if k.endswith("_percentiles")}
-        other_all = {k.removesuffix("_statistics") for k in units if k.endswith("_statistics")}
+        # what the client computes otherwise than the recomputation (numpy's linear
+        # percentiles of the unweighted per-request values) is not compared: the run's
+        # ClientRun.not_recomputable says which statistics and why
+        own = r.get("not_recomputable")
         for column in recomputed.columns:
             if column in ("source", "record") or column not in summary.columns:
                 continue
-            m = STAT_COLUMN.match(column)
-            percentile = m is not None and m["stat"] not in ("mean", "std")
-            if m and (m["metric"] in other_all or (percentile and (
-                    "percentiles" in units or m["metric"] in other_pct))):
+            if not_recomputable(own, column):
                 continue
             file_value, array_value = r[column], r[f"{column}__arrays"]
             if not (np.isfinite(file_value) and np.isfinite(array_value)):
@@ -368,6 +406,36 @@ def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[C
         else:
             rows.append(check("summary.arrays", "pass", "pass",
                               {"where": where, "compared": compared}, engine, conc))
+    return rows
+
+
+# per-request time column → the metric a check names
+UNKNOWN_COLUMNS = {"ttft_s": "TTFT", "latency_s": "E2EL"}
+
+
+def unknown_values(requests: pd.DataFrame) -> list[Check]:
+    """One warning per file and metric whose successful requests have a value that is
+    unknown (a client's reader writes NaN for a missing, negative or non-finite time): left
+    out of the distributions and never good at any SLO. A record whose array is absent
+    altogether (every value NaN) is not counted: nothing was stated."""
+    rows: list[Check] = []
+    if requests.empty or "success" not in requests.columns:
+        return rows
+    ok = requests[requests["success"].fillna(False).astype(bool)]
+    for column, metric in UNKNOWN_COLUMNS.items():
+        if column not in ok.columns or ok.empty:
+            continue
+        missing = ok[column].isna()
+        stated = ~missing.groupby([ok["source"], ok["record"]]).transform("all")
+        counted = ok[missing & stated]
+        if counted.empty:
+            continue
+        for source, group in counted.groupby("source", sort=False):
+            total = int((ok["source"] == source).sum())
+            engine = group["engine"].iloc[0] if "engine" in group.columns else None
+            rows.append(check("requests.unknown", "warn", "unknown",
+                              {"where": str(source), "n": len(group), "total": total,
+                               "metric": metric}, engine, value=len(group)))
     return rows
 
 
@@ -450,8 +518,11 @@ SUPERLINEAR = 1.05          # throughput may not grow faster than the concurrenc
 
 
 def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
-                        engine_order: Sequence[str], axis: str = "concurrency") -> list[Check]:
-    """Warnings for figures a real run cannot produce, each with its likely cause."""
+                        engine_order: Sequence[str], axis: str = "concurrency",
+                        step_basis: Mapping[str, str] | None = None) -> list[Check]:
+    """Warnings for figures a real run cannot produce, each with its likely cause.
+    ``step_basis``: configuration → its decode step's basis (tiers.decode_step); mean TPOT
+    below the step is impossible only against an ITL step."""
     rows: list[Check] = []
     by_engine = ByEngine(tiers)
     for engine in engine_order:
@@ -465,8 +536,9 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
                               engine, value=value))
         # the first row matching each mask, read by position (a filtered copy of every
         # column per engine was the cost at many configurations)
-        below = (own["wait_ratio"] < TPOT_BELOW_ITL).to_numpy() if "wait_ratio" in own \
-            else np.zeros(len(own), dtype=bool)
+        itl_step = step_basis is None or step_basis.get(engine, "itl") == "itl"
+        below = (own["wait_ratio"] < TPOT_BELOW_ITL).to_numpy() \
+            if "wait_ratio" in own and itl_step else np.zeros(len(own), dtype=bool)
         if below.any():
             r = own.iloc[int(below.argmax())]
             rows.append(check("plausibility.tpot_below_itl", "warn", "below",

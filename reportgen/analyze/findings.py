@@ -20,6 +20,8 @@ from reportgen.resources import templates_dir
 from reportgen.text import Bi, load_strings
 
 SATURATION_GROWTH = 0.05   # saturated: the next tier adds less than 5 % output
+# how a sentence names a decode step of each basis (metric names read the same in zh and en)
+STEP_NAMES = {"itl": "ITL p50", "tpot": "TPOT p50"}
 
 
 def saturation(rows: pd.DataFrame) -> Mapping[str, Any] | None:
@@ -120,10 +122,11 @@ def _crossing_claim(rows: pd.DataFrame, crossing: Mapping[str, Value]) -> dict[s
 def findings_values(tiers: pd.DataFrame, order: Sequence[str],
                     labels: Mapping[str, Bi], checks: pd.DataFrame,
                     crossing: Mapping[str, Value] | None = None,
-                    axis: str = "concurrency") -> dict[str, Value]:
+                    axis: str = "concurrency",
+                    step_basis: Mapping[str, str] | None = None) -> dict[str, Value]:
     """``findings.*`` values (see the module docstring); absent what the data cannot say.
     ``crossing``: the round's ``crossover.*`` values (its bracketing tiers are shown as
-    tiers: 8, not 8.00)."""
+    tiers: 8, not 8.00); ``step_basis``: configuration → what its decode step is."""
     out: dict[str, Value] = {"findings.saturation_growth": SATURATION_GROWTH}
     for name, key in (("lower_tier", "findings.crossover_lower"),
                       ("upper_tier", "findings.crossover_upper")):
@@ -151,10 +154,15 @@ def findings_values(tiers: pd.DataFrame, order: Sequence[str],
         out |= {f"{base}.label": labels[e],
                 f"{base}.saturation_tier": _tier(float(sat["concurrency"])),
                 f"{base}.saturation_tok_s": float(sat["output_tok_s"])}
-        for column in ("ttft_p50_ms", "itl_p50_ms"):
+        # the decode step (tiers.decode_step), named by its basis: never a pooled ITL whose
+        # median counts the zero gaps inside chunks
+        for column in ("ttft_p50_ms", "step_p50_ms"):
             value = float(sat.get(column, math.nan))
             if math.isfinite(value):
                 out[f"{base}.saturation_{column}"] = value
+        basis = (step_basis or {}).get(e)
+        if basis:
+            out[f"{base}.step_basis"] = STEP_NAMES[basis]
     requests = float(pd.to_numeric(cast(pd.Series, tiers.get("requests")), errors="coerce").sum())
     failed = float(pd.to_numeric(cast(pd.Series, tiers.get("failed")), errors="coerce").sum())
     if requests > 0:

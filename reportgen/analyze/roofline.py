@@ -58,7 +58,8 @@ def add_floor(tiers: pd.DataFrame, params: pd.DataFrame) -> pd.DataFrame:
         p["kv_bytes_per_token"].to_numpy(float), p["tokens_per_slot"].to_numpy(float),
         p["bandwidth_gb_s"].to_numpy(float),
     )
-    out["roofline_attainment"] = out["floor_ms"] / out["itl_p50_ms"].where(out["itl_p50_ms"] > 0)
+    step = out["step_p50_ms"] if "step_p50_ms" in out.columns else out["itl_p50_ms"]
+    out["roofline_attainment"] = out["floor_ms"] / step.where(step > 0)
     return out
 
 
@@ -81,7 +82,9 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame,
     """
     rows = []
     measured = usable(tiers)
-    by_engine = ByEngine(measured[np.isfinite(measured["itl_p50_ms"])])
+    # the decode step (analyze/tiers.decode_step); a frame built without it uses the ITL p50
+    step = "step_p50_ms" if "step_p50_ms" in measured.columns else "itl_p50_ms"
+    by_engine = ByEngine(measured[np.isfinite(measured[step])])
     for engine, p in params.iterrows():
         own = by_engine[str(engine)]
         low, high = _endpoints(own)
@@ -91,9 +94,9 @@ def engine_roofline(params: pd.DataFrame, tiers: pd.DataFrame,
         c_low = float(low["concurrency"]) if low is not None else np.nan
         c1 = float(single["concurrency"]) if single is not None else np.nan
         cmax = float(high["concurrency"]) if high is not None else np.nan
-        itl_low = float(low["itl_p50_ms"]) if low is not None else np.nan
-        itl_c1 = float(single["itl_p50_ms"]) if single is not None else np.nan
-        itl_cmax = float(high["itl_p50_ms"]) if high is not None else np.nan
+        itl_low = float(low[step]) if low is not None else np.nan
+        itl_c1 = float(single[step]) if single is not None else np.nan
+        itl_cmax = float(high[step]) if high is not None else np.nan
         # one sequence's KV: a single-stream tier holds one request at a time
         bytes_c1 = float(step_bytes(1.0, w, kv, tok)) if single is not None else np.nan
         effective = bytes_c1 / (itl_c1 / 1000.0) / GB if itl_c1 > 0 else np.nan

@@ -39,6 +39,9 @@ class EngineFacts:
     log_verbosity: int | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
     client: str | None = None            # the client id that measured it (reportgen/clients)
+    # what its decode step is (analyze/tiers.decode_step): "itl" (the pooled ITL p50) or
+    # "tpot" (the per-request TPOT p50: its ITL counts gaps inside a chunk, or is under 1 ms)
+    step_basis: str | None = None
 
 
 @dataclass(frozen=True)

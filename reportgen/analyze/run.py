@@ -79,12 +79,15 @@ from reportgen.analyze.telemetry_inputs import telemetry_inputs
 from reportgen.analyze.tiers import (
     REPEAT_COLUMNS,
     aggregate_repeats,
+    decode_step,
     latency_shape,
     mark_excluded,
     tier_stats,
 )
 from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
+from reportgen.clients import client as client_row
+from reportgen.clients import itl_is_step, tpot_ties_e2el
 from reportgen.frames import ByEngine
 from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.fingerprint import Fingerprint
@@ -652,6 +655,19 @@ MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.ends
 
 # ----------------------------------------------------------------------------- entry point
 
+def _tiers_with_arrays(summary: pd.DataFrame, recomputed: pd.DataFrame
+                       ) -> set[tuple[str, float]]:
+    """(configuration, tier) whose runs carry per-request arrays a TPOT was recomputed from
+    (the identity E2EL = TTFT + (n − 1)·TPOT then holds per request by definition)."""
+    if recomputed.empty or "tpot_mean_ms" not in recomputed.columns or summary.empty:
+        return set()
+    runs = recomputed[np.isfinite(recomputed["tpot_mean_ms"].to_numpy(float))]
+    keys = summary[["source", "record", "engine", "concurrency"]].merge(
+        runs[["source", "record"]], on=["source", "record"], how="inner")
+    return {(str(e), float(c)) for e, c in zip(keys["engine"], keys["concurrency"],
+                                               strict=True)}
+
+
 def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analysis:
     """Compute every table and figure of the report from a LoadedRound (``workload``: which
     of the round's workloads it holds, when it was restricted to one)."""
@@ -686,6 +702,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
+    clients = configuration_clients(loaded.summary, order)
+    tiers, step_basis = decode_step(tiers, {e: itl_is_step(c) for e, c in clients.items()})
     tiers = latency_shape(tiers)
     tiers = add_floor(tiers, params)
     tiers = add_waves(tiers)
@@ -715,20 +733,25 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     temps = _temperatures(manifest, engines)
 
     reason = manifest.exclude_reason
+    # configurations whose client defines TPOT otherwise than (E2EL − TTFT) ÷ (n − 1)
+    untied = {e: client_row(c).name for e, c in clients.items()
+              if c and not tpot_ties_e2el(c)}
     check_rows = [
         *chk.finding_checks(loaded.findings),
         *chk.failed_requests(tiers, order),
         *chk.monotonic_throughput(tiers, order),
         *chk.output_token_checks(parity),
         *chk.identity_checks(
-            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens),
-        *chk.tpot_skew_checks(tiers, order),
+            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens,
+            untied, _tiers_with_arrays(loaded.summary, recomputed)),
+        *chk.tpot_skew_checks(tiers, order, untied),
         *chk.arrays_vs_summary(loaded.summary, recomputed),
+        *chk.unknown_values(loaded.requests),
         *key_checks(loaded.summary, recomputed),
         *chk.excluded_tiers(tiers, reason),
         *segment_rows,
         *chk.temperature_check(temps),
-        *chk.plausibility_checks(tiers, engines_frame, order, axis),
+        *chk.plausibility_checks(tiers, engines_frame, order, axis, step_basis),
         *chk.absurd_values(tiers, order), *chk.duplicate_labels(labels),
         *chk.unmatched_provenance(unmatched_globs(
             manifest.declared, manifest.path.parent, loaded.summary,
@@ -739,9 +762,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
     checks = chk.checks_frame(check_rows, axis)
 
-    clients = configuration_clients(loaded.summary, order)
-    facts = tuple(_engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id))
-                  for spec in manifest.engines)
+    facts = tuple(dataclasses.replace(
+        _engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id)),
+        step_basis=step_basis.get(spec.id)) for spec in manifest.engines)
     concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
     named = client_summary(clients, manifest.client if manifest.line_of("round.client")
                            else None)
@@ -777,7 +800,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
         tiers, order, labels,
-        checks, values, axis)).items()))
+        checks, values, axis=axis, step_basis=step_basis)).items()))
     gpus = {spec.id: spec.gpus for spec in manifest.engines}
     pareto = pareto_points(tiers, gpus)
     speeds = same_speed(pareto, order)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.checks import Check, check
+from reportgen.analyze.checks import Check, check, not_recomputable, own_statistics
+from reportgen.clients import client
 
 # 0.5 %: far above the rounding of a console printout (2 decimals) or a JSON float, far below
 # any correction worth making.
@@ -88,15 +89,37 @@ def key_checks(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
         candidates += [("arrays", key, _float(summary, column),
                         pd.Series(merged[column].to_numpy(float), index=summary.index))
                        for column, key in MEDIAN_KEYS.items() if column in merged.columns]
+    own = own_statistics(summary)
+    columns = {key: column for column, key in MEDIAN_KEYS.items()}
+    clients = summary["client"].fillna("").astype(str) if "client" in summary.columns \
+        else pd.Series("", index=summary.index)
     for basis, key, file_values, computed in candidates:
+        # a client's own throughput differs from the computed one by its own definition of the
+        # time (every run alike): one warning per client and key, naming the worst run
+        grouped: dict[str, list[tuple[int, float]]] = {}
         for i, (a, b) in enumerate(zip(file_values, computed, strict=True)):
+            # a statistic the client computes its own way differs by definition, not by error
+            if basis == "arrays" and not_recomputable(own[i], columns[key]):
+                continue
             off = _off(a, b)
             if np.isfinite(off) and abs(off) > TOLERANCE:
-                rows.append(check("summary.keys", "warn",
-                                  "counts" if basis == "counts" else "arrays",
+                if basis == "counts":
+                    grouped.setdefault(clients.iloc[i], []).append((i, off))
+                    continue
+                rows.append(check("summary.keys", "warn", "arrays",
                                   {"where": where[i], "field": key, "file": a, "computed": b,
                                    "off": off},
                                   engine.iloc[i], conc.iloc[i], off))
+        for client_id, runs in grouped.items():
+            i, off = max(runs, key=lambda r: abs(r[1]))
+            a, b = file_values.iloc[i], computed.iloc[i]
+            params = {"where": where[i], "field": key, "file": a, "computed": b, "off": off,
+                      "client": client(client_id).name if client_id else "",
+                      "n": len(runs), "runs": int((clients == client_id).sum())}
+            rows.append(check("summary.keys", "warn", "counts" if len(runs) == 1
+                              else "counts_client", params,
+                              engine.iloc[i] if len(runs) == 1 else None,
+                              conc.iloc[i] if len(runs) == 1 else np.nan, off))
     return rows
 
 
@@ -114,5 +137,7 @@ def prefer_arrays(summary: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFra
         arrays = merged[column].to_numpy(float)
         with np.errstate(divide="ignore", invalid="ignore"):
             off = np.abs(current - arrays) / np.abs(arrays)
-        out[column] = np.where(np.isfinite(off) & (off > TOLERANCE), arrays, current)
+        # the client's own statistic where it is defined otherwise (ClientRun.not_recomputable)
+        own = np.array([not_recomputable(e, column) for e in own_statistics(out)], dtype=bool)
+        out[column] = np.where(np.isfinite(off) & (off > TOLERANCE) & ~own, arrays, current)
     return out

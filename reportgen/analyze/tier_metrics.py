@@ -80,6 +80,10 @@ TIER_METRICS: tuple[TierMetric, ...] = (
     _m("waves", "num_prompts", count=True, concurrency_only=True),
     _m("duration_per_wave_s", "duration", "num_prompts", concurrency_only=True),
     _m("wave_gap", "duration", "num_prompts", "median_e2el_ms", concurrency_only=True),
+    # the decode step (analyze/tiers.decode_step): the ITL p50, or the TPOT p50 where the
+    # client's ITL is no decode step; the wait ratio, per-slot rate and floor use it (their
+    # inputs name the ITL's key: a step from TPOT is a client's, never a synthetic round's)
+    _m("step_p50_ms", "median_itl_ms", "median_tpot_ms", spec=".2f"),
 )
 # the file's own throughput keys, as written (analyze/tiers.FILE_KEY_COLUMNS), kept so that a
 # corrected key shows in diff; after the ``excluded`` flag in the frame

@@ -182,25 +182,60 @@ def tier_stats(summary: pd.DataFrame, engine_order: Sequence[str]) -> pd.DataFra
     return out.reset_index(drop=True)[[*BASE_COLUMNS, *extra]]
 
 
+# A pooled gap whose median is below this is no decode step: a GPU forward pass of a served
+# model takes milliseconds, so such a median counts the zero gaps of tokens delivered together
+# in one chunk (inference-perf, AIPerf's received chunks).
+MIN_STEP_MS = 1.0
+
+
+def decode_step(tiers: pd.DataFrame, itl_is_step: Mapping[str, bool | None]
+                ) -> tuple[pd.DataFrame, dict[str, str]]:
+    """``step_p50_ms``: each tier's decode step, and configuration → its basis ("itl" or
+    "tpot"; absent when neither is known).
+
+    One basis per configuration, so a curve never mixes them: the pooled ITL p50 when the
+    client's ITL is a gap between decode steps (``itl_is_step``: True, or None when the client
+    does not say) and every tier's ITL p50 is at least ``MIN_STEP_MS``; else the per-request
+    TPOT p50; NaN when neither is measured."""
+    out = tiers.copy()
+    itl, tpot = _column(out, "itl_p50_ms"), _column(out, "tpot_p50_ms")
+    step = pd.Series(np.nan, index=out.index, dtype=float)
+    basis: dict[str, str] = {}
+    for engine in dict.fromkeys(out["engine"]):
+        own = (out["engine"] == engine).to_numpy()
+        gaps, per_request = itl[own].dropna(), tpot[own].dropna()
+        if itl_is_step.get(str(engine)) is not False and len(gaps) \
+                and bool((gaps >= MIN_STEP_MS).all()):
+            basis[str(engine)] = "itl"
+            step[own] = itl[own]
+        elif len(per_request):
+            basis[str(engine)] = "tpot"
+            step[own] = tpot[own]
+    out["step_p50_ms"] = step
+    return out, basis
+
+
 def latency_shape(tiers: pd.DataFrame) -> pd.DataFrame:
     """Stall indicators and per-slot decode rate.
 
-    wait_ratio = mean TPOT / median ITL − 1: how much longer a request's average gap is than a
-    typical gap (time spent waiting behind other requests' prefill).
-    per_slot_tok_s = 1000 / ITL p50.
+    wait_ratio = mean TPOT / decode step − 1 (``step_p50_ms``, see decode_step: the ITL p50,
+    or the TPOT p50 where the ITL is no decode step): how much longer a request's average gap
+    is than a typical step (time spent waiting behind other requests' prefill).
+    per_slot_tok_s = 1000 / decode step.
     tpot_implied_ms = (mean E2EL − mean TTFT) / (mean output tokens − 1): the mean TPOT the
     end-to-end times imply. Requests that stop early have a huge per-request TPOT and lift
     mean TPOT above it; wait_ratio_implied uses it instead and is free of that skew.
     """
     out = tiers.copy()
-    itl = out["itl_p50_ms"].where(out["itl_p50_ms"] > 0)
+    step = out["step_p50_ms"] if "step_p50_ms" in out.columns else out["itl_p50_ms"]
+    itl = step.where(step > 0)
     out["wait_ratio"] = out["tpot_mean_ms"] / itl - 1.0
     nan = pd.Series(np.nan, index=out.index)
     n, e2el, ttft = (out.get(c, nan) for c in ("mean_output_tokens", "e2el_mean_ms",
                                                 "ttft_mean_ms"))
     out["tpot_implied_ms"] = (e2el - ttft).where(e2el > ttft) / (n - 1.0).where(n > 1)
     out["wait_ratio_implied"] = out["tpot_implied_ms"] / itl - 1.0
-    out["itl_mean_over_p50"] = out["itl_mean_ms"] / itl
+    out["itl_mean_over_p50"] = out["itl_mean_ms"] / out["itl_p50_ms"].where(out["itl_p50_ms"] > 0)
     out["per_slot_tok_s"] = 1000.0 / itl
     return out
 

@@ -85,6 +85,21 @@ def _is_result(value: object) -> bool:
     return isinstance(value, dict) and "duration" in value and "completed" in value
 
 
+LATENCY_ONLY = "__latency_only__"  # marks a record read for its latencies only
+# a vLLM latency statistic key (``median_ttft_ms``): a record of such keys with no duration or
+# counts (vllm-ascend's serving JSON) is read for its latencies, its throughput unknown
+LATENCY_KEY = re.compile(r"^(?:mean|median|std|p\d+(?:\.\d+)?)_(?:ttft|tpot|itl|e2el)_ms$")
+# what the common record requires and a latency-only record does not state: a stand-in while
+# the record is checked, NaN after (never 0)
+UNSTATED_COUNTS = {"duration": ("duration_s", 1.0), "completed": ("completed", 0)}
+
+
+def _latency_only(value: object) -> bool:
+    return isinstance(value, dict) and not _is_result(value) and \
+        "duration" not in value and "completed" not in value and \
+        any(isinstance(k, str) and LATENCY_KEY.match(k) for k in value)
+
+
 def _result_records(raw: bytes, f: ScannedFile) -> list[tuple[Any, int]] | None:
     """The file's result records, or None when the JSON is something else (an author's
     summary, metadata). Invalid JSON that names result keys is an error: it was meant to be
@@ -100,7 +115,11 @@ def _result_records(raw: bytes, f: ScannedFile) -> list[tuple[Any, int]] | None:
         return None
     results = [(v, line) for v, line in records if _is_result(v)]
     if not results:
-        return None
+        # latency statistics with no duration or counts: the latencies are read, the
+        # throughput is unknown (stand-ins cleared to NaN by read_results)
+        partial = [({**{k: v for k, (_, v) in UNSTATED_COUNTS.items()}, **v, LATENCY_ONLY: 1},
+                    line) for v, line in records if _latency_only(v)]
+        return partial or None
     return records if len(results) == len(records) else results
 
 
@@ -141,6 +160,12 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
                 continue
             got = bench_rows(records, f.shown, raw)
             copy = 0 if len(records) == 1 else 1
+            for row, (record, _) in zip(got.rows, records, strict=True):
+                if record.get(LATENCY_ONLY):  # the stand-ins: unknown, never 0
+                    for column, _ in UNSTATED_COUNTS.values():
+                        row[column] = math.nan
+                    row["failed"] = math.nan
+                    row["latency_only"] = True
         else:
             records = parse_console(raw, f.shown)
             if not records:
@@ -157,7 +182,8 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
         out.requests += got.requests
         out.itls += got.itls
     if rows:
-        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated"))
+        out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated",
+                                                   "not_recomputable", "latency_only"))
     return out
 
 
@@ -332,6 +358,14 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
         "duration_s": duration,
         "output_tok_s": out_tok,
         "total_tok_s": total_tok,
+        "request_req_s": (completed / duration).where(duration > 0).fillna(
+            col("request_throughput_req_s")),
+        # the client's own figures as its file states them (NaN when it states none): the
+        # page's runs table shows them beside its own where they differ
+        "client": placed["client"].fillna("").astype(str) if "client" in placed.columns
+        else "",
+        "client_output_tok_s": col("output_throughput_tok_s"),
+        "client_request_req_s": col("request_throughput_req_s"),
         "ttft_p50_ms": col("ttft_median_ms"),
         "itl_p50_ms": col("itl_median_ms"),
         "tpot_p50_ms": col("tpot_median_ms"),
@@ -477,6 +511,52 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
                                stated="" if same else str(stated))
 
 
+# what the scan took a file for, as the no-results error counts them (singular, plural)
+KIND_NAMES = {
+    "metrics": ("Prometheus scrape", "Prometheus scrapes"),
+    "series": ("telemetry series file", "telemetry series files"),
+    "vllm_log": ("vLLM server log", "vLLM server logs"),
+    "llama_log": ("llama-server log", "llama-server logs"),
+    "fingerprint": ("fingerprint", "fingerprints"),
+    "gpu_csv": ("nvidia-smi sample file", "nvidia-smi sample files"),
+    "script": ("launch script", "launch scripts"),
+    "failure": ("failure record", "failure records"),
+    "console": ("console output with no result", "console outputs with no result"),
+}
+
+
+def _by_kind(files: list[ScannedFile]) -> list[str]:
+    """"24 Prometheus scrapes under raw-metrics/": every recognised file that is no result,
+    counted by kind and the folder that holds them all."""
+    groups: dict[str, list[str]] = {}
+    for f in files:
+        if f.kind in KIND_NAMES:
+            groups.setdefault(f.kind, []).append(f.rel)
+    out = []
+    for kind, rels in groups.items():
+        one, many = KIND_NAMES[kind]
+        parents = [PurePosixPath(r).parent.parts for r in rels]
+        common: list[str] = []
+        for level in zip(*parents, strict=False):
+            if len(set(level)) != 1:
+                break
+            common.append(level[0])
+        where = f" under {'/'.join(common)}/" if common else ""
+        out.append(f"{len(rels)} {one if len(rels) == 1 else many}{where}")
+    return out
+
+
+def data_first_split(entries: list[tuple[str, str]]
+                     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(JSON / JSONL / CSV entries, the others), each in the order given."""
+    from reportgen.load.looks import DATA_SUFFIXES
+    data: list[tuple[str, str]] = []
+    rest: list[tuple[str, str]] = []
+    for e in entries:
+        (data if PurePosixPath(e[0]).suffix.lower() in DATA_SUFFIXES else rest).append(e)
+    return data, rest
+
+
 def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFile]
                 ) -> InputError:
     """Nothing to place: every file seen, JSON/JSONL/CSV first, each with what it looked like
@@ -487,8 +567,15 @@ def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFi
             and f.reason.startswith("not a benchmark result")}  # read, not a link out
     seen = data_first([(rel, describe_csv(read_head(csvs[rel].path, csvs[rel].shown, HEAD))
                         if rel in csvs else reason) for rel, reason in skipped])
-    shown = "; ".join(f"{rel}: {reason}" for rel, reason in seen[:8])
-    more = f" (+{len(seen) - 8} more)" if len(seen) > 8 else ""
+    # results-like files (JSON, CSV) first, each with what it looked like; then every file
+    # the scan recognised, counted by kind and folder; then the rest
+    results_like, rest = data_first_split(seen)
+    listed = [f"{rel}: {reason}" for rel, reason in results_like[:8]]
+    listed += _by_kind(files)
+    listed += [f"{rel}: {reason}" for rel, reason in rest[:max(8 - len(results_like), 2)]]
+    shown = "; ".join(listed)
+    left = len(results_like[:8]) + min(len(rest), max(8 - len(results_like), 2))
+    more = f" (+{len(seen) - left} more)" if len(seen) > left else ""
     return InputError(root, "no benchmark result found in this folder or below it (expected "
                             "vllm bench serve / benchmark_serving.py JSON, SGLang bench_serving "
                             "JSONL, their console output, another client's files or a tidy CSV "

@@ -60,6 +60,8 @@ NUMERIC_ARRAYS = {
     "queue_times": "queue_s",
 }
 ARRAYS = (*NUMERIC_ARRAYS, "itls", "errors", "generated_texts")
+# the per-request times another client's reader may leave unknown (NaN)
+UNKNOWN_OK = frozenset({"ttfts", "latencies"})
 DETAIL_MARKERS = ("ttfts", "itls", "input_lens", "output_lens")  # only --save-detailed writes them
 # Other clients' names for the same metric: SGLang's bench_serving writes `*_e2e_latency_ms`,
 # early benchmark_serving.py `*_latency_ms`; both are vLLM's E2EL.
@@ -225,6 +227,7 @@ class _Record:
 
     def __init__(self, data: dict[str, Any], name: str, raw: bytes, line: int, single: bool):
         self.data, self.name, self.raw, self.line, self.single = data, name, raw, line, single
+        self.unknown = False   # NaN in a per-request time array means unknown (client readers)
 
     def where(self, key: str) -> int:
         """Line of ``"key"`` in a single (possibly pretty-printed) object; the record's line in
@@ -294,10 +297,12 @@ class _Record:
         if arr.ndim != 1 or arr.dtype.kind not in "iuf":
             raise self.fail(key, "expected a list of numbers (seconds / token counts)")
         arr = arr.astype(np.float64, copy=False)
-        if not np.isfinite(arr).all():
+        # a client reader's NaN in a time array: that request's value is unknown
+        known = arr[~np.isnan(arr)] if self.unknown and key in UNKNOWN_OK else arr
+        if not np.isfinite(known).all():
             raise self.fail(key, "contains NaN/Infinity; expected finite numbers")
-        if key != "start_times" and arr.size and arr.min() < 0:
-            i = int(np.argmin(arr))
+        if key != "start_times" and known.size and known.min() < 0:
+            i = int(np.nanargmin(arr))
             raise self.fail(key, f"request {i}: expected a value >= 0, got {value[i]!r}")
         return arr
 
@@ -628,10 +633,12 @@ class BenchRows:
 
 
 def bench_rows(records: list[tuple[Any, int]], shown: str, raw: bytes = b"",
-               single: bool | None = None) -> BenchRows:
+               single: bool | None = None, unknown: bool = False) -> BenchRows:
     """Summary rows (and per-request frames) from already decoded result records (a JSON
     file, or a console log parsed into the same keys). ``raw`` lets errors point at a key's
-    line in a pretty-printed object."""
+    line in a pretty-printed object. ``unknown``: the records come from another client's
+    reader, which writes NaN for a per-request value its file lacks (missing, negative, not
+    finite): unknown, never 0 (a vLLM file's NaN is still refused)."""
     if single is None:
         single = len(records) == 1 and bool(raw)
     out = BenchRows([], [], [], [])
@@ -642,6 +649,7 @@ def bench_rows(records: list[tuple[Any, int]], shown: str, raw: bytes = b"",
                 else "a string" if isinstance(data, str) else "a number"
             raise InputError(shown, f"top level is {kind}; expected a JSON object", line)
         rec = _Record(data, shown, raw, line, single)
+        rec.unknown = unknown
         row = _summary_row(rec, shown, index)
         row["line"] = line
         failed = data.get("failed")

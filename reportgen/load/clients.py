@@ -68,10 +68,10 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
             continue
         records = [(_checkable(r.record), r.line) for r in used]
         try:
-            got = bench_rows(records, cf.file.shown, single=len(used) == 1)
+            got = bench_rows(records, cf.file.shown, single=len(used) == 1, unknown=True)
         except InputError:  # the same error again, now with the line of the key
             bench_rows(records, cf.file.shown, read_input(cf.file.path, cf.file.shown, "bench"),
-                       single=len(used) == 1)
+                       single=len(used) == 1, unknown=True)
             raise
         for row, run in zip(got.rows, used, strict=True):
             for key, column in UNSTATED.items():
@@ -79,6 +79,7 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
                     row[column] = math.nan
             row["client"] = run.client
             row["units"] = dict(run.units)
+            row["not_recomputable"] = run.not_recomputable
             if run.settings:
                 row["stated"] = dict(run.settings)
         out.rows[cf.file.rel] = got

@@ -41,7 +41,8 @@ def describe_json(head: bytes) -> str:
         if missing:
             return (f"vLLM-like JSON without {', '.join(missing[:-1])}"
                     f"{' or ' if len(missing) > 1 else ''}{missing[-1]} (it has {shown}): "
-                    "latency only, listed, not plotted (no throughput or run length)")
+                    "listed, not plotted (a file of TTFT / TPOT / ITL / E2EL statistics "
+                    "alone is read for its latencies)")
     return NOT_RESULT
 
 

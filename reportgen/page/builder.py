@@ -24,9 +24,9 @@ from reportgen.text import Bi
 # tiers columns derived from a latency metric whose name does not say so (the others start
 # with ttft_ / itl_ / tpot_)
 COLUMN_METRICS: dict[str, tuple[str, ...]] = {
-    "wait_ratio": ("tpot", "itl"), "wait_ratio_implied": ("itl",),
-    "itl_mean_over_p50": ("itl",), "per_slot_tok_s": ("itl",),
-    "roofline_attainment": ("itl",),
+    "wait_ratio": ("tpot", "itl"), "wait_ratio_implied": ("itl", "tpot"),
+    "itl_mean_over_p50": ("itl",), "per_slot_tok_s": ("itl", "tpot"),
+    "roofline_attainment": ("itl", "tpot"), "step_p50_ms": ("itl", "tpot"),
 }
 
 # tiers column → the client's key that fills it, per section (see Builder.gaps)
@@ -37,6 +37,10 @@ SECTION_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
     "data": (("tpot_p50_ms", "median_tpot_ms"), ("e2el_p50_ms", "median_e2el_ms"),
              ("ttft_p99_ms", "p99_ttft_ms")),
 }
+
+
+# sections built on throughput: each says in one sentence why it has none
+THROUGHPUT_SECTIONS = ("crossover", "waves", "data")
 
 
 def fmt_cell(column: str, value: object, spec: str) -> str:
@@ -90,6 +94,25 @@ class Builder:
         parts = [(self.d.label(e), render(num(value(e)))) for e in self.d.order
                  if e != engine and math.isfinite(num(value(e)))]
         return Bi(*("; ".join(f"{lab.get(lang)} {txt}" for lab, txt in parts) for lang in LANGS))
+
+    def step_from_tpot(self) -> list[str]:
+        """The configurations whose decode step is their TPOT p50 (analyze/tiers.decode_step)."""
+        out = []
+        for e in self.d.order:
+            facts = self.d.round.engine(e)
+            if facts is not None and facts.step_basis == "tpot":
+                out.append(e)
+        return out
+
+    def step_note(self) -> list[PageBlock]:
+        """The sentence that says which configurations' decode step is their TPOT p50, and
+        why; none when every step is the ITL p50 the tables name."""
+        engines = self.step_from_tpot()
+        if not engines:
+            return []
+        labels = [self.d.label(e) for e in engines]
+        joined = Bi(*(", ".join(lab.get(lang) for lab in labels) for lang in LANGS))
+        return [Para(self.t("stalls.step_note", engines=joined), "note")]
 
     def kv_slots(self) -> dict[str, str | Bi]:
         """tps / kvb / bw slots for the floor formula (tps, kvb: first engine's constants; bw:
@@ -238,6 +261,18 @@ class Builder:
             Markup(" ").join(n.get(lang) for n in notes) for lang in LANGS))
         return dataclasses.replace(block, note=note)
 
+    def with_hint(self, text: Bi) -> Bi:
+        """``text`` followed by how the view's clients record a missing latency metric:
+        each client's own setting (``inputs.hint_<client>``), vLLM's when no client is
+        known or the UI has none for it."""
+        ids = dict.fromkeys(f.client for f in self.d.round.engines
+                            if f.id in self.d.order and f.client)
+        keys = [k for k in (f"inputs.hint_{i.replace('-', '_')}" for i in ids)
+                if k in self.ui] or ["inputs.hint_vllm"]
+        hints = [self.t(k) for k in keys]
+        return Bi(*(Markup(" ").join((text.get(lang), *(h.get(lang) for h in hints)))
+                    for lang in LANGS))
+
     def gaps(self, sid: str) -> list[PageBlock]:
         """One sentence per missing input that leaves a section's cells empty, naming the key
         (and a file) that would fill them: a section never shows blanks without saying why."""
@@ -247,10 +282,14 @@ class Builder:
         runs = self.inputs.runs
         if runs is not None and len(runs):
             example = str(runs["source"].iloc[0])
+        if sid in THROUGHPUT_SECTIONS and len(d.tiers) and "output_tok_s" in d.tiers.columns \
+                and d.tiers["output_tok_s"].isna().all() and d.tiers["duration_s"].isna().all():
+            # latency-only files (no duration, counts or tokens): one sentence says why
+            out.append(Para(self.t("inputs.latency_only", file=example or "—"), "note"))
         for column, key in SECTION_NEEDS.get(sid, ()):
             if column in d.tiers.columns and len(d.tiers) and d.tiers[column].isna().all():
-                out.append(Para(self.t("inputs.needs_metric", name=key, file=example or "—"),
-                                "note"))
+                out.append(Para(self.with_hint(self.t(
+                    "inputs.needs_metric", name=key, file=example or "—")), "note"))
         if (sid == "bytes" or (sid == "batching" and not self.rate_axis)) and len(d.tiers) \
                 and d.tiers["floor_ms"].isna().all():
             keys = []

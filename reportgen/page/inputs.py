@@ -8,7 +8,9 @@ import re
 
 import pandas as pd
 
-from reportgen.formatting import fmt_g
+from reportgen.analyze.summary_keys import TOLERANCE
+from reportgen.clients import client as client_row
+from reportgen.formatting import fmt, fmt_g
 from reportgen.frames import MEASURED_RATE
 from reportgen.listing import shorten
 from reportgen.page.builder import Builder
@@ -42,6 +44,40 @@ def _source_file(source: str) -> str:
     return head if "/" in head or re.search(r"\.(json|jsonl|log|txt|csv|toml|md)$", head) \
         else ""
 
+def _own_differs(runs: pd.DataFrame) -> pd.Series:
+    """Per run: the client's own output tok/s differs from the page's by more than the
+    tolerance summary.keys warns at (False where the client states none)."""
+    if "client_output_tok_s" not in runs.columns:
+        return pd.Series(False, index=runs.index)
+    own = pd.to_numeric(runs["client_output_tok_s"], errors="coerce").astype(float)
+    page = pd.to_numeric(runs["output_tok_s"], errors="coerce").astype(float)
+    off = (own / page.where(page > 0) - 1.0).abs()
+    return (off > TOLERANCE).fillna(False).astype(bool)
+
+
+def _own_notes(b: Builder, runs: pd.DataFrame, own: pd.Series) -> list[PageBlock]:
+    """One line per client whose own figure differs: what time it divides by, what the page
+    divides by, and its largest difference with both times."""
+    out: list[PageBlock] = []
+    differ = runs[own.to_numpy()]
+    for client_id in dict.fromkeys(differ["client"].astype(str)):
+        mine = differ[differ["client"].astype(str) == client_id]
+        page = mine["output_tok_s"].astype(float)
+        theirs = mine["client_output_tok_s"].astype(float)
+        r = mine.iloc[int((theirs / page - 1.0).abs().to_numpy().argmax())]
+        row = client_row(client_id)
+        # the client's time: the same tokens over its own rate
+        own_s = float(r["duration_s"]) * float(r["output_tok_s"]) / float(
+            r["client_output_tok_s"]) if float(r["client_output_tok_s"]) > 0 else math.nan
+        out.append(Para(b.t(
+            "inputs.own_differs" if row.throughput is not None else "inputs.own_differs_plain",
+            client=row.name or client_id, n=fmt_g(len(mine)), run=str(r["source"]),
+            own=fmt(r["client_output_tok_s"], ".1f"), own_s=fmt(own_s, ".2f"),
+            page=fmt(r["output_tok_s"], ".1f"), page_s=fmt(r["duration_s"], ".2f"),
+            basis=row.throughput or ""), "note"))
+    return out
+
+
 MEASURED_MARK = "※"  # after a rate the client measured (see inputs.measured_rate)
 LENGTH_COLUMNS = ("input_tokens_mean", "output_tokens_mean")
 
@@ -69,29 +105,32 @@ def inputs_tables(b: Builder) -> list[PageBlock]:
         # each run's own mean lengths, where they differ from run to run (a dataset, a trace,
         # lengths drawn per request): one workload, with what each run actually sent
         lengths = _varying_lengths(runs)
-        for r in runs.itertuples(index=False):
+        own = _own_differs(runs)
+        for i, r in enumerate(runs.itertuples(index=False)):
             x = r.concurrency if not b.rate_axis else (
                 r.request_rate if math.isfinite(num(r.request_rate)) else math.inf)
             # a measured rate is marked, never shown as if it had been the target
             mark = MEASURED_MARK if r.concurrency_note == MEASURED_RATE else ""
-            rows.append(Row([
+            cells = [
                 tcell(str(r.source), "path"), tcell(b.d.label(str(r.engine))),
                 Cell(same(fmt_g(x) + mark), True), ncell(r.repeat, "d"),
                 ncell(r.completed, "d"), ncell(r.failed, "d"), ncell(r.duration_s, ".2f"),
                 *([ncell(getattr(r, c), ".0f") for c in LENGTH_COLUMNS] if lengths else []),
-                ncell(r.output_tok_s, ".1f"), ncell(r.ttft_p50_ms, ".0f"),
-                ncell(r.itl_p50_ms, ".2f")]))
+                ncell(r.output_tok_s, ".1f")]
+            if own.any():  # the client's own figure beside the page's (the note: why they differ)
+                cells.append(ncell(runs["client_output_tok_s"].iloc[i], ".1f"))
+            rows.append(Row([*cells, ncell(r.ttft_p50_ms, ".0f"), ncell(r.itl_p50_ms, ".2f")]))
         keys = (("inputs.col_run", False), ("inputs.col_config", False),
                 ("data.col_c", True), ("inputs.col_repeat", True), ("data.col_completed", True),
                 ("data.col_failed", True), ("data.col_duration", True),
                 *((("inputs.col_in_mean", True), ("inputs.col_out_mean", True))
                   if lengths else ()),
-                ("data.col_out", True), ("data.col_ttft_p50", True),
-                ("data.col_itl_p50", True))
+                ("data.col_out", True), *((("inputs.col_own_out", True),) if own.any() else ()),
+                ("data.col_ttft_p50", True), ("data.col_itl_p50", True))
         cols = [Column(b.t(k), num) for k, num in keys]
         out += [Heading(b.t("inputs.runs_title")),
                 Para(b.t("inputs.runs_lead", n=fmt_g(len(runs)))),
-                Table(cols, rows, None, variant="wide")]
+                Table(cols, rows, None, variant="wide"), *_own_notes(b, runs, own)]
         if (runs["concurrency_note"] == "num_prompts").any():
             out.append(Para(b.t("inputs.effective_concurrency"), "note"))
         if (runs["concurrency_note"] == MEASURED_RATE).any():

@@ -22,6 +22,7 @@ def bytes_per_step(b: Builder) -> list[PageBlock]:
     single = [e for e in d.order if _known(d.engine(e).get("itl_p50_c1_ms"))]
     if not single:
         return [*out, Para(b.t("every.bytes_no_single"), "note")] if len(d.tiers) else []
+    out += b.step_note()
     # the ledger needs bytes: without weight bytes or bandwidth only the ITL column would
     # hold values (the headline card shows it); the gap note names the keys
     ledger = any(_known(d.v(f"engines.{e}.step_gb_c1")) for e in single)
@@ -39,8 +40,8 @@ def bytes_per_step(b: Builder) -> list[PageBlock]:
             ncell(eng.get("mbu_c1"), ".0pct"),
         ]))
     if rows:
-        keys = ("col_engine", "col_weights", "col_kv", "col_step", "col_itl", "col_gbs",
-                "col_mbu")
+        keys = ("col_engine", "col_weights", "col_kv", "col_step",
+                "col_step_ms" if b.step_from_tpot() else "col_itl", "col_gbs", "col_mbu")
         cols = [Column(b.t(f"bytes.{k}"), k != "col_engine") for k in keys]
         out.append(Table(cols, rows, b.t("bytes.ledger_caption", c=c1, **{
             k: v for k, v in b.kv_slots().items() if k in ("tps", "kvb")})))
@@ -65,6 +66,7 @@ def batching(b: Builder) -> list[PageBlock]:
     slots = b.kv_slots()
     floor = len(d.tiers) > 0 and "floor_ms" in d.tiers and d.tiers["floor_ms"].map(_known).any()
     out: list[PageBlock] = b.lead("batching.lead")
+    out += b.step_note()
     out += b.figure("itl", b.t("batching.fig_caption", **slots) if floor
                     else b.t("every.batching_fig_caption"))
     rows = []
@@ -80,8 +82,10 @@ def batching(b: Builder) -> list[PageBlock]:
             ncell(eng.get("slope_vs_floor"), ".1x"), ncell(eng.get("efficiency_cmax"), "pct"),
         ]))
     if rows:
-        keys = ("col_engine", "col_lo", "col_hi", "col_itl_lo", "col_itl_hi", "col_slot",
-                "col_floor_slot", "col_slope", "col_eff")
+        # a TPOT p50 stands in for some configurations' step: the headings say "step"
+        step = "step" if b.step_from_tpot() else "itl"
+        keys = ("col_engine", "col_lo", "col_hi", f"col_{step}_lo", f"col_{step}_hi",
+                "col_slot", "col_floor_slot", "col_slope", "col_eff")
         cols = [Column(b.t(f"batching.{k}"), k != "col_engine") for k in keys]
         out.append(Table(cols, rows, b.t("batching.cost_caption", **slots) if floor
                          else b.t("every.batching_cost_caption")))

@@ -125,10 +125,12 @@ def glossary(b: Builder) -> list[PageBlock]:
     metrics = (
         ("ttft", "ttft_p50_ms", ".0f", "ms"), ("itl", "itl_p50_ms", ".2f", "ms"),
         ("itl_p99", "itl_p99_ms", ".1f", "ms"), ("tpot", "tpot_p50_ms", ".2f", "ms"),
-        ("e2el", "e2el_p50_ms", ".0f", "ms"), ("output_tok_s", "output_tok_s", ".1f", "tok/s"),
-        ("total_tok_s", "total_tok_s", ".0f", "tok/s"),
+        ("step", "step_p50_ms", ".2f", "ms"), ("e2el", "e2el_p50_ms", ".0f", "ms"),
+        ("output_tok_s", "output_tok_s", ".1f", "tok/s"),
+        ("req_s", "request_req_s", ".2f", "req/s"), ("total_tok_s", "total_tok_s", ".0f", "tok/s"),
         # the page's one interactivity definition (Figure 6, the Pareto view, same-speed table)
         ("per_user_tok_s", "tpot_p50_ms", ".1f", "tok/s"),
+        ("span", "duration_s", ".2f", "s"),
     )
     rows = []
     for key, column, spec, unit in metrics:
@@ -194,9 +196,9 @@ def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
 def step_absent(b: Builder) -> Card:
     """The single-stream card of a round without a single-stream tier: why it is absent."""
     d = b.d
-    if "itl_p50_ms" not in d.tiers or not d.tiers["itl_p50_ms"].map(
-            lambda x: math.isfinite(num(x))).any():
-        sub = b.t("every.step_absent_none")
+    step = "step_p50_ms" if "step_p50_ms" in d.tiers else "itl_p50_ms"
+    if step not in d.tiers or not d.tiers[step].map(lambda x: math.isfinite(num(x))).any():
+        sub = b.with_hint(b.t("every.step_absent_none"))
     else:
         # the view's lowest tier, whichever configuration ran it: "the lowest rate" is the
         # lowest any configuration ran, not the first configuration's only one
@@ -249,6 +251,10 @@ def headline(b: Builder) -> list[PageBlock]:
                          meas=fmt(d.v("step_ratio.measured"), ".2x"))
         else:
             sub = sub_others
+        if focus in b.step_from_tpot():  # the card says what its step is
+            basis = b.t("headline.step_tpot")
+            sub = Bi(*("; ".join(p for p in (basis.get(lang), sub.get(lang)) if p)
+                       for lang in LANGS))
         cards.append(Card(b.t("headline.step_label", engine=d.label(focus)),
                           b.t("headline.step_value", ms=fmt(e.get("itl_p50_c1_ms"), ".2f")),
                           sub))

@@ -15,6 +15,7 @@ def stalls(b: Builder) -> list[PageBlock]:
     if table is not None:
         out.append(table)
     out.append(Para(b.t("stalls.wait_lead")))
+    out += b.step_note()
     out += b.figure("wait")
     columns = [("stalls.col_wait", "wait_ratio", ".1pct")]
     if "wait_ratio_implied" in b.d.a.tiers.columns:

@@ -31,6 +31,18 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class NotRecomputable:
+    """Statistics of the client's own that are not what reportgen recomputes from the run's
+    per-request arrays (numpy's linear percentiles of unweighted per-request values), so the
+    self-check ``summary.arrays`` does not compare them: a sketch's estimates, another
+    percentile method, a weighted distribution, another definition of the metric."""
+
+    metric: str        # "ttft", "tpot", "itl", "e2el" …; "*" for every metric
+    percentiles: bool  # True: only its percentiles (mean and std are comparable); False: all
+    why: str           # one line, from the client's source
+
+
+@dataclass(frozen=True)
 class ClientRun:
     """One run of a client, in the common record's keys."""
 
@@ -56,6 +68,9 @@ class ClientRun:
     # how the client defines a metric where clients differ (ITL, TPOT: per chunk or per token,
     # pooled or per request; percentile method): metric → definition, see docs/CLIENTS.md
     definitions: dict[str, str] = field(default_factory=dict)
+    # the client's statistics that its own arrays do not reproduce, and why (the self-check
+    # summary.arrays reads this; docs/CONTRIBUTING.md "Add a reader")
+    not_recomputable: tuple[NotRecomputable, ...] = ()
 
 
 Sniff = Callable[[str, bytes], "str | None"]

@@ -35,7 +35,7 @@ from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.bench_json import decode_records
-from reportgen.load.formats import ClientRun
+from reportgen.load.formats import ClientRun, NotRecomputable
 from reportgen.load.formats.metric_blocks import (
     COUNTS,
     TIME_UNITS,
@@ -190,17 +190,18 @@ def _summary(blocks: dict[str, Block], data: dict[str, Any], shown: str, *, csv:
             record["date"] = dt.datetime.fromisoformat(start).strftime("%Y%m%d-%H%M%S")
     version = data.get("aiperf_version")
     definitions = dict(DEFINITIONS)
+    own: tuple[NotRecomputable, ...] = ()
     if isinstance(version, str):
         settings["client_version"] = (version, f"{shown}: aiperf_version")
         if _tdigest(version) and "inter_chunk_latency" in blocks:
-            units["itl_percentiles"] = (
+            own = (NotRecomputable("itl", True, (
                 f"estimates: AIPerf {version} keeps inter_chunk_latency in a t-digest sketch "
-                "(metrics/list_metric_aggregation.py); its mean, count and sum are exact")
+                "(metrics/list_metric_aggregation.py); its mean, count and sum are exact")),)
             definitions["itl"] += "; its percentiles are t-digest estimates (AIPerf 0.8 - 0.11)"
     if csv:
         units["source"] = "profile_export_aiperf.csv (no settings: axis from the folder name)"
     return ClientRun(record, client=CLIENT, units=units, settings=settings, key=KEY,
-                     definitions=definitions)
+                     definitions=definitions, not_recomputable=own)
 
 
 # AIPerf 0.8 - 0.11 aggregate a list-valued metric (inter_chunk_latency: each request's chunk
@@ -231,6 +232,12 @@ def _lengths(config: dict[str, Any], record: dict[str, Any],
                 settings[key] = (str(int(mean)), f"{shown}: input_config.{where}.{block}")
 
 
+def _seconds(value: Any, ms_per_unit: float) -> float:
+    """A per-request time in seconds; NaN (unknown) when missing, negative or not finite."""
+    v = number(value)
+    return v * ms_per_unit / 1000.0 if math.isfinite(v) and v >= 0 else math.nan
+
+
 def _requests(raw: bytes, shown: str) -> ClientRun:
     ttfts, lats, ins, outs, itls, errors = [], [], [], [], [], []
     for data, line in decode_records(raw, shown):
@@ -249,7 +256,11 @@ def _requests(raw: bytes, shown: str) -> ClientRun:
             if not isinstance(m, dict):
                 return None, math.nan
             unit = str(m.get("unit", "")).strip().lower()
-            factor = TIME_UNITS.get(unit, math.nan) / 1000.0 if unit in TIME_UNITS else 1.0
+            # ms per unit: a time is converted as value × ms ÷ 1000, so a value in ms is
+            # divided by 1000 exactly as an SLO threshold is (value * 0.001 can differ from
+            # value / 1000 in the last bit, and the inclusive rule then fails at the file's
+            # own value)
+            factor = TIME_UNITS.get(unit, math.nan) if unit in TIME_UNITS else 1.0
             if unit not in TIME_UNITS and tag not in ("input_sequence_length",
                                                       "output_sequence_length"):
                 raise InputError(shown, f"{tag}: unit {m.get('unit')!r} is not a time unit",
@@ -258,17 +269,22 @@ def _requests(raw: bytes, shown: str) -> ClientRun:
 
         errors.append("" if not failed else str(member(err).get("message")
                                                  or member(err).get("type") or "error"))
+        # a successful request's missing, negative or non-finite time is unknown (NaN),
+        # never 0; a failed request's is never used (0, as vLLM writes it)
         ttft, f = value("time_to_first_token")
-        ttfts.append(0.0 if failed or not number(ttft) >= 0 else number(ttft) * f)
+        ttfts.append(0.0 if failed else _seconds(ttft, f))
         lat, f = value("request_latency")
-        lats.append(0.0 if failed or not number(lat) >= 0 else number(lat) * f)
+        lats.append(0.0 if failed else _seconds(lat, f))
         n_in, _ = value("input_sequence_length")
         n_out, _ = value("output_sequence_length")
-        ins.append(int(number(n_in)) if number(n_in) >= 0 else 0)
-        outs.append(int(number(n_out)) if not failed and number(n_out) >= 0 else 0)
+        ins.append(int(number(n_in)) if math.isfinite(number(n_in)) and number(n_in) >= 0
+                   else 0)
+        outs.append(int(number(n_out)) if not failed and math.isfinite(number(n_out))
+                    and number(n_out) >= 0 else 0)
         gaps, f = value("inter_chunk_latency")
         if isinstance(gaps, list) and not failed:
-            itls.append([number(g) * f for g in gaps if number(g) >= 0])
+            itls.append([number(g) * f / 1000.0 for g in gaps
+                         if math.isfinite(number(g)) and number(g) >= 0])
         else:
             itls.append([])
     if not errors:

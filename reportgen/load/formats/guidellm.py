@@ -17,10 +17,13 @@ successful requests' output tokens over that time, as vLLM defines it.
 
 GuideLLM's ITL is per request (last token − first token) / (output tokens − 1): vLLM's TPOT, so
 it goes to ``*_tpot_ms``; its distribution is weighted by output tokens − 1, so its mean is also
-the mean gap between consecutive tokens over all requests, vLLM's mean ITL (``mean_itl_ms``; the
-percentiles of the two differ, so only the mean is given). GuideLLM's TPOT is (last token −
-request start) / output tokens from 0.4 on, which includes the first token's wait (``ntpot``,
-as llmperf's); 0.3's (last − first) / output tokens matches no other client's and is left out.
+the mean gap between consecutive tokens over all requests, vLLM's mean ITL. Its statistics are
+also the ITL columns (``*_itl_ms``), as GuideLLM prints them as its ITL, under GuideLLM's own
+definition (every gap given its request's mean gap: the percentiles leave out the variation
+within a request, so it is never taken for a decode step: reportgen/clients.toml).
+GuideLLM's TPOT is (last token − request start) / output tokens from 0.4 on, which includes
+the first token's wait (``ntpot``, as llmperf's); 0.3's (last − first) / output tokens matches
+no other client's and is left out.
 Percentiles are nearest-rank on the weighted distribution. See docs/CLIENTS.md.
 """
 
@@ -33,7 +36,7 @@ import re
 from typing import Any
 
 from reportgen.errors import InputError
-from reportgen.load.formats import ClientRun
+from reportgen.load.formats import ClientRun, NotRecomputable
 from reportgen.load.formats.json_fields import Fields, decode_fields
 from reportgen.load.formats.metric_keys import count, decode_one, member, number
 
@@ -58,11 +61,21 @@ DEFINITIONS = {
     "ttft": "first token - request start, per request",
     "tpot": "GuideLLM inter_token_latency: per request (last token - first token) / (output "
             "tokens - 1); distribution weighted by output tokens - 1; nearest-rank percentiles",
-    "itl": "mean only: the token-weighted mean of GuideLLM's inter_token_latency, i.e. the "
-           "mean gap between consecutive tokens over all requests",
+    "itl": "GuideLLM inter_token_latency: every gap between tokens given its request's mean "
+           "gap (weighted by output tokens - 1); its mean is the mean gap over all requests",
     "ntpot": "GuideLLM time_per_output_token (0.4+): per request (last token - request start) "
              "/ output tokens",
 }
+
+# not numpy's linear percentiles of unweighted values: never compared with them
+OWN_STATISTICS = (
+    NotRecomputable("*", True, "GuideLLM Percentiles.from_pdf: the first value whose "
+                               "cumulative probability reaches p (inverted CDF)"),
+    NotRecomputable("tpot", False, "GuideLLM inter_token_latency: weighted by output tokens "
+                                   "- 1"),
+    NotRecomputable("itl", False, "GuideLLM inter_token_latency: each gap its request's mean "
+                                  "gap, weighted by output tokens - 1"),
+)
 
 
 def sniff(name: str, head: bytes) -> str | None:
@@ -90,7 +103,7 @@ USED: Fields = {
         "metrics": {"request_totals": None,
                     **{key: {"successful": DIST_KEYS} for key in (
                         "prompt_token_count", "output_token_count", "requests_per_second",
-                        *METRICS)}},
+                        "output_tokens_per_second", *METRICS)}},
         "requests": {"successful": [{key: None for key in REQUEST_KEYS}]},
     }],
 }
@@ -256,10 +269,6 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     record: dict[str, Any] = {"completed": ok, "failed": errored + incomplete,
                               "num_prompts": ok + errored + incomplete}
     units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
-             # not numpy's linear percentiles of unweighted values: never compared with them
-             "percentiles": "GuideLLM Percentiles.from_pdf: the first value whose cumulative "
-                            "probability reaches p (inverted CDF)",
-             "tpot_statistics": "GuideLLM inter_token_latency: weighted by output tokens - 1",
              "duration": "end_time - start_time of the benchmark (s)",
              "output_throughput": "output_token_count.successful.total_sum / duration"}
     if _profile(bench) == "sweep":  # one sweep, one view: every benchmark on the rate axis
@@ -278,19 +287,32 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         part = _successful(metrics, name)
         if part is not None:
             record[key] = round(number(part.get("total_sum")))
-    if "total_output_tokens" in record:
+    # GuideLLM's own figures, as its console prints them (the mean of its per-second rate
+    # distributions): the page computes its own from tokens ÷ duration and shows these beside
+    # it where they differ (a file without them: the computed value, nothing to reconcile)
+    own_out = _successful(metrics, "output_tokens_per_second")
+    own_rps = _successful(metrics, "requests_per_second")
+    if own_out is not None and number(own_out.get("mean")) >= 0:
+        record["output_throughput"] = number(own_out.get("mean"))
+        units["output_throughput"] = "output_tokens_per_second.successful.mean (GuideLLM's own)"
+    elif "total_output_tokens" in record:
         record["output_throughput"] = record["total_output_tokens"] / duration
     if "total_input_tokens" in record and "total_output_tokens" in record:
         record["total_token_throughput"] = (
             record["total_input_tokens"] + record["total_output_tokens"]) / duration
-    record["request_throughput"] = ok / duration
+    record["request_throughput"] = number(own_rps.get("mean")) \
+        if own_rps is not None and number(own_rps.get("mean")) >= 0 else ok / duration
     old = "args" in bench and "config" not in bench  # 0.3
     for name, (metric, to_ms) in METRICS.items():
         part = _successful(metrics, name)
         if part is not None and not (old and metric == "ntpot"):
             _stats(part, to_ms, metric, record)
-    if "mean_tpot_ms" in record:
-        record["mean_itl_ms"] = record["mean_tpot_ms"]
+    # GuideLLM's inter_token_latency is a distribution over every gap between tokens, each
+    # gap given its request's mean gap (weighted by output tokens - 1): its mean is the
+    # pooled mean gap; its percentiles are the client's ITL as GuideLLM prints it, shown in
+    # the ITL columns under its own definition (clients.toml), never as a decode step
+    for key in [k for k in record if k.endswith("_tpot_ms")]:
+        record[key.removesuffix("_tpot_ms") + "_itl_ms"] = record[key]
     if start > 0:
         record["date"] = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y%m%d-%H%M%S")
     model = _model(bench)
@@ -304,6 +326,7 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         settings["client_version"] = (version, f"{shown}: metadata.guidellm_version")
     definitions = {k: v for k, v in DEFINITIONS.items() if not (old and k == "ntpot")}
     return ClientRun(record, line, CLIENT, units=units, settings=settings,
+                     not_recomputable=OWN_STATISTICS,
                      definitions=definitions)
 
 
@@ -338,8 +361,10 @@ def _lengths(bench: dict[str, Any]) -> dict[str, int]:
 
 
 def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
-    """Per-request arrays of the successful requests, when the file keeps all of them
-    (GuideLLM samples requests when asked: a sample is not the run's distribution)."""
+    """Per-request arrays when the file keeps every successful request (GuideLLM samples
+    requests when asked: a sample is not the run's distribution), followed by one failed entry
+    per errored or incomplete request (sent, never good: goodput counts them). A successful
+    request's missing, negative or non-finite time is unknown (NaN), never 0."""
     reqs = bench.get("requests")
     good = reqs.get("successful") if isinstance(reqs, dict) else None
     if isinstance(good, list) and good and len(good) != ok:
@@ -353,11 +378,21 @@ def _requests(bench: dict[str, Any], ok: int, record: dict[str, Any]) -> None:
         if not isinstance(r, dict):
             return
         ttft, lat, n_in, n_out = (number(r.get(key)) for key in REQUEST_KEYS)
-        if not all(math.isfinite(v) and v >= 0 for v in (ttft, lat, n_in, n_out)):
+        if not all(math.isfinite(v) and v >= 0 for v in (n_in, n_out)):
             return
-        ttfts.append(ttft / 1000.0)
-        lats.append(lat)
+        ttfts.append(ttft / 1000.0 if math.isfinite(ttft) and ttft >= 0 else math.nan)
+        lats.append(lat if math.isfinite(lat) and lat >= 0 else math.nan)
         ins.append(int(n_in))
         outs.append(int(n_out))
-    record.update(ttfts=ttfts, latencies=lats, input_lens=ins, output_lens=outs,
-                  errors=[""] * len(good))
+    errors = [""] * len(good)
+    failed = int(record.get("failed", 0) or 0)
+    for status in ("errored", "incomplete"):  # what each failed request was, where it is kept
+        kept = reqs.get(status) if isinstance(reqs, dict) else None
+        errors += [status] * (len(kept) if isinstance(kept, list) else 0)
+    # the counted failures the file does not list (a sampled list): sent, status unknown
+    errors += ["errored or incomplete"] * max(failed - (len(errors) - len(good)), 0)
+    errors = errors[:len(good) + failed]
+    extra = len(errors) - len(good)
+    record.update(ttfts=[*ttfts, *[0.0] * extra], latencies=[*lats, *[0.0] * extra],
+                  input_lens=[*ins, *[0] * extra], output_lens=[*outs, *[0] * extra],
+                  errors=errors)

@@ -39,7 +39,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from reportgen.errors import InputError
-from reportgen.load.formats import ClientRun
+from reportgen.load.formats import ClientRun, NotRecomputable
 from reportgen.load.formats.metric_keys import add_stats, count, decode_one, number
 
 CLIENT = "inference-perf"
@@ -174,11 +174,12 @@ def _stage(data: dict[str, Any], load: dict[str, Any], ok: dict[str, Any], shown
             add_stats(record, metric, stats, 1000.0)
     return ClientRun(record, client=CLIENT, key=run_key, units={
         "latency": UNITS, "duration_s": f"seconds ({how})",
-        "itl": "pooled gaps between output tokens of all requests (0 inside a chunk)",
+        "itl": "pooled gaps between output tokens of all requests (0 inside a chunk)"},
         # reportgen/base.py compute_request_latency_metrics: ends at the last token, not at the
         # response's end as (latency - TTFT) does: not compared with that recomputation
-        "tpot_statistics": "inference-perf time_per_output_token: per request (last token "
-                           "time - first token time) / (output tokens - 1)"})
+        not_recomputable=(NotRecomputable("tpot", False, (
+            "inference-perf time_per_output_token: per request (last token time - first "
+            "token time) / (output tokens - 1)")),))
 
 
 def _response(info: dict[str, Any]) -> dict[str, Any]:
@@ -233,8 +234,9 @@ def _requests(data: list[Any], shown: str) -> ClientRun:
         else:
             errors.append("")
         # failed requests: 0 as vLLM writes them (their statistics are never taken)
-        ttfts.append(0.0 if failed else times[0] - start if len(times) > 1 else math.nan)
-        lats.append(0.0 if failed else end - start)
+        ttft = times[0] - start if len(times) > 1 else math.nan
+        ttfts.append(0.0 if failed else ttft if ttft >= 0 else math.nan)
+        lats.append(0.0 if failed else end - start if end >= start else math.nan)
         n_in = number(info.get("input_tokens"))  # 0.6+: a mirror of request_metrics.text
         ins.append(int(n_in) if n_in >= 0 else 0)
         n_out = number(resp.get("output_tokens"))

@@ -152,8 +152,11 @@ def _requests(items: list[Any], shown: str) -> ClientRun:
         failed = code is not None
         errors.append(f"{code} {r.get('error_msg') or ''}".strip() if failed else "")
         ttft, lat = number(r.get("ttft_s")), number(r.get("end_to_end_latency_s"))
-        ttfts.append(0.0 if failed or math.isnan(ttft) else ttft)
-        latencies.append(0.0 if failed or math.isnan(lat) else lat)
+        # a successful request's missing (null), negative or non-finite time is unknown, never
+        # 0; a failed request's is never used (0, as vLLM writes it)
+        ttfts.append(0.0 if failed else ttft if math.isfinite(ttft) and ttft >= 0 else math.nan)
+        latencies.append(0.0 if failed else lat if math.isfinite(lat) and lat >= 0
+                         else math.nan)
         n_in, n_out = number(r.get("number_input_tokens")), number(r.get("number_output_tokens"))
         ins.append(int(n_in) if n_in >= 0 else 0)
         outs.append(0 if failed or not n_out >= 0 else int(n_out))
