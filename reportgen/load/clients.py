@@ -60,6 +60,10 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
         runs = _read(f)
         read.append(ClientFile(f, [_own(r, f.client) for r in runs]))
     out = ClientRows()
+    for cf in read:
+        if not cf.runs:  # named in the no-results error with what it held, never "empty folder"
+            out.skipped.append((cf.file.rel, f"{cf.file.reason or cf.file.client}, holding no "
+                                             "run (its list of runs is empty)"))
     _copies(read)
     _join(read, out)
     _split_in_order(read, out)
