@@ -316,7 +316,8 @@ def neutral_text(value: Any) -> Any:
 
 
 def _neutral(frame: pd.DataFrame) -> pd.DataFrame:
-    text = [c for c in frame.columns if frame[c].dtype == object]
+    text = [c for c in frame.columns
+            if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
     if not text:
         return frame
     out = frame.copy()
