@@ -98,7 +98,8 @@ def _escaped(text: str) -> str:
 
 # a run of this many characters without a space cannot sit in a table cell kept on one line
 # (a 500-character label made the page 4× as wide as the screen): it wraps anywhere instead
-LONG_WORD = re.compile(r"\S{48}")
+# (CJK text breaks between any two characters: only other scripts' runs count)
+LONG_WORD = re.compile("[^\\s\u2e80-\ud7ff\uf900-\uffef]{48}")
 
 
 def _text(text: str) -> str:
