@@ -23,7 +23,7 @@ from pathlib import Path
 
 from reportgen.errors import InputError
 from reportgen.index_cache import CACHE_DIR, TABLES_DIR
-from reportgen.safe_read import printable, read_input
+from reportgen.safe_read import printable, read_bytes, read_input
 from reportgen.write import output_target, write_atomic
 
 # a round's entry is <name>.json beside it, and no round name starts with "." (index.py):
@@ -76,8 +76,8 @@ class Site:
         if not self.index_key or self.index_key != index_key:
             return False
         try:
-            data = (self.out / index).read_bytes()
-        except OSError:
+            data = read_bytes(self.out / index, printable(str(self.out / index)), "report")
+        except (OSError, InputError):
             return False
         return hashlib.sha256(data).hexdigest() == self.index_sha256
 
