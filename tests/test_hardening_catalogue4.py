@@ -494,3 +494,22 @@ def test_print_is_a4_unless_letter_is_asked(tmp_path: Path) -> None:
     result = run("build", str(SAMPLE), "-q", "-o", str(tmp_path / "r.html"), "--pdf",
                  str(tmp_path / "r.pdf"), "--paper", "legal")
     assert result.exit_code == 2 and "legal" in result.stderr
+
+
+def test_a_lone_surrogate_in_any_json_text_is_replaced(tmp_path: Path) -> None:
+    """A result's model id and a metadata file's GPU name with a lone UTF-16 surrogate escape:
+    the page is written (U+FFFD in its place), not a UnicodeEncodeError."""
+    root = tmp_path / "round"
+    shutil.copytree(SAMPLE, root)
+    bench = next((root / "vllm" / "bench").glob("*-concurrency1-*.json"))
+    text = bench.read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["model_id"] = "Qwen\ud800x"
+    bench.write_bytes(json.dumps(data).encode("utf-8", "surrogatepass"))
+    (root / "vllm" / "meta.json").write_text('{"gpu_name": "RTX\\udc80 4090"}', encoding="utf-8")
+    out = tmp_path / "report.html"
+    result = run("build", str(root), "-q", "-o", str(out))
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    out.read_text(encoding="utf-8")   # valid UTF-8 throughout
+    checked = run("check", str(root))
+    assert "Traceback" not in checked.stdout + checked.stderr and checked.exit_code in (0, 1)
