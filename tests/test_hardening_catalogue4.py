@@ -367,6 +367,12 @@ def test_tidy_counts_are_whole_numbers(tmp_path: Path) -> None:
     assert "completed" in line and "whole" in line
 
 
+def test_an_unclosed_quote_loses_no_rows_silently(tmp_path: Path) -> None:
+    text = HEAD + 'a,1,10,100,"open\n' + "a,2,20,100,\n" * 3
+    line = one_line_error(_tidy(tmp_path, text)[0], "runs.csv:2:")
+    assert "end of data" in line
+
+
 def test_a_huge_tidy_cell_is_one_line(tmp_path: Path) -> None:
     text = HEAD + 'a,1,10,100,"' + "x" * 2_000_000 + '"\n'
     one_line_error(_tidy(tmp_path, text)[0], "runs.csv:2:")

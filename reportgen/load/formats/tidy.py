@@ -95,7 +95,9 @@ def _csv_rows(raw: bytes, shown: str) -> tuple[list[tuple[dict[str, Any], int]],
         raise InputError(shown, f"not UTF-8 (byte {exc.start})",
                          raw.count(b"\n", 0, exc.start) + 1) from None
     at = _Lines(text)
-    reader = csv.reader(at)
+    # strict: a quote left open swallows every row after it, and text after a closing quote
+    # is a typo; both are one line naming where the row starts, never rows silently lost
+    reader = csv.reader(at, strict=True)
     records: list[tuple[list[str], int]] = []
     while True:
         at.row_start = True
