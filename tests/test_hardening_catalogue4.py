@@ -89,8 +89,8 @@ READER_FIELDS: dict[str, tuple[Path, list[tuple[Any, ...]]]] = {
                    []),
     "inferencex": (DATA / "inferencex/minimax_m25_vllm_tep8_isl1024_osl128_conc16.json", []),
 }
-HOSTILE: list[Any] = [math.nan, math.inf, -math.inf, 1e300, -1e300, -1, 1e20, 2 ** 70, "x",
-                      None, [], {}, "\ud800", ...]  # ... = the key removed
+HOSTILE: list[Any] = [math.nan, math.inf, -math.inf, 1e300, -1e300, -1, 1e20, 2 ** 70,
+                      10 ** 400, "x", None, [], {}, "\ud800", ...]  # ... = the key removed
 
 
 def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -106,7 +106,10 @@ def number(value: object) -> float:
         return value if math.isfinite(value) else math.nan
     if isinstance(value, bool) or not isinstance(value, int | float):
         return math.nan
-    return float(value) if math.isfinite(value) else math.nan
+    try:
+        return float(value) if math.isfinite(value) else math.nan
+    except OverflowError:  # an integer beyond float range (YAML reads any length)
+        return math.nan
 
 
 def add_stats(record: dict[str, Any], metric: str, stats: dict[str, object], to_ms: float
