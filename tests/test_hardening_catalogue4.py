@@ -362,6 +362,17 @@ def test_tidy_errors_give_the_physical_line(tmp_path: Path) -> None:
     one_line_error(_tidy(tmp_path, comments + header + "a,1,10,5\n")[0], "runs.csv:11:")
 
 
+def test_tidy_json_errors_give_the_object_line(tmp_path: Path) -> None:
+    root = tmp_path / "round"
+    root.mkdir()
+    (root / "runs.json").write_text(
+        '{"runs": [\n {"configuration": "a", "concurrency": 1, "output_tok_s": 10},\n'
+        ' {"configuration": "a", "concurrency": 2,\n  "output_tok_s": -5}\n]}\n',
+        encoding="utf-8")
+    line = one_line_error(run("check", str(root)), "runs.json:3:")
+    assert "output_tok_s" in line
+
+
 def test_tidy_counts_are_whole_numbers(tmp_path: Path) -> None:
     line = one_line_error(_tidy(tmp_path, HEAD + "a,1,10,100.7,\n")[0], "runs.csv:2:")
     assert "completed" in line and "whole" in line

@@ -75,7 +75,9 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise InputError(shown, "expected a list of run objects (or {\"runs\": [...]}) "
                                     "for a tidy import")
-        items = [({str(k).strip().lower(): v for k, v in r.items()}, 1) for r in rows]
+        lines = _object_lines(raw, isinstance(data, dict))
+        items = [({str(k).strip().lower(): v for k, v in r.items()},
+                  lines[i] if i < len(lines) else 1) for i, r in enumerate(rows)]
         header_line = 1
     else:
         items, header_line = _csv_rows(raw, shown)
@@ -83,6 +85,35 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         raise InputError(shown, "a tidy import needs columns configuration, output_tok_s and "
                                 "concurrency or request_rate", header_line)
     return [_run(row, line, shown, header_line) for row, line in items]
+
+
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
+
+
+def _object_lines(raw: bytes, wrapped: bool) -> list[int]:
+    """The line each run object starts on in a tidy JSON list (``[{…}, …]``, JSON Lines, or
+    the list under ``"runs"`` when ``wrapped``), so its errors name the object's own line."""
+    out: list[int] = []
+    line, depth, key = 1, 0, b""
+    # the depth of the run objects (None: not inside the runs list)
+    at: int | None = None if wrapped else 1 if raw.lstrip()[:1] == b"[" else 0
+    for m in _JSON_TOKEN.finditer(raw):
+        token = m.group()
+        if token == b"\n":
+            line += 1
+        elif token[:1] == b'"':
+            key = token
+        elif token in (b"[", b"{"):
+            if token == b"{" and depth == at:
+                out.append(line)
+            depth += 1
+            if token == b"[" and wrapped and depth == 2 and key == b'"runs"':
+                at = 2
+        else:
+            depth -= 1
+            if wrapped and depth == 1 and token == b"]":
+                at = None
+    return out
 
 
 def _csv_rows(raw: bytes, shown: str) -> tuple[list[tuple[dict[str, Any], int]], int]:
