@@ -80,6 +80,15 @@ READER_FIELDS: dict[str, tuple[Path, list[tuple[Any, ...]]]] = {
         ("results_number_output_tokens_mean",), ("num_concurrent_requests",),
         ("results_ttft_s_quantiles_p50",), ("mean_input_tokens",), ("model",),
     ]),
+    "guidellm_yaml": (DATA / "guidellm-real/benchmarks_stripped.yaml", [
+        ("benchmarks", 0, "start_time"), ("benchmarks", 0, "end_time"),
+        ("benchmarks", 0, "duration"), ("benchmarks", 0, "request_totals", "successful"),
+        ("benchmarks", 0, "request_totals", "incomplete"),
+        ("benchmarks", 0, "metrics", "output_token_count", "successful", "total_sum"),
+        ("benchmarks", 0, "metrics", "request_latency", "successful", "median"),
+        ("benchmarks", 0, "args", "strategy", "type_"),
+        ("benchmarks", 0, "worker", "backend_model"),
+    ]),
     "inference_perf": (DATA / "clients/inference-perf-0.7.0/results/"
                               "stage_0_lifecycle_metrics.json", []),
     "aiperf": (DATA / "clients/aiperf-0.8.0/stub-model-openai-chat-concurrency1/"
@@ -102,11 +111,19 @@ def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return [path]
 
 
+def _load(path: Path) -> Any:
+    if path.suffix == ".yaml":
+        import yaml
+
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _fields(client: str) -> list[tuple[Any, ...]]:
     path, named = READER_FIELDS[client]
     if named:
         return named
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = _load(path)
     return [p for p in _leaves(data) if len(p) <= 4][:24]   # flat schemas: every field
 
 
@@ -144,7 +161,8 @@ def test_every_reader_is_total_over_hostile_values(client: str, tmp_path: Path) 
     a reader reads: the file is read with sane numbers (finite or NaN, never beyond any
     measurement) or refused with one line naming it — never another exception."""
     source, _ = READER_FIELDS[client]
-    data = json.loads(source.read_text(encoding="utf-8"))
+    yaml_file = source.suffix == ".yaml"
+    data = _load(source)
     target = tmp_path / source.name
     cases = 0
     for field in _fields(client):
@@ -152,7 +170,12 @@ def test_every_reader_is_total_over_hostile_values(client: str, tmp_path: Path) 
             broken = copy.deepcopy(data)
             if not _set(broken, field, value):
                 continue
-            raw = json.dumps(broken).encode("utf-8", "surrogatepass")
+            if yaml_file:
+                import yaml
+
+                raw = yaml.safe_dump(broken, allow_unicode=False).encode()
+            else:
+                raw = json.dumps(broken).encode("utf-8", "surrogatepass")
             cases += 1
             error, rows = _read(target, raw)
             if error is not None:
