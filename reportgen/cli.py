@@ -158,10 +158,9 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
     with _input_errors():
         browser = None
         if pdf is not None:   # before building: no browser, no work done
-            from reportgen.pdf import find_browser, require_isolation
+            from reportgen.pdf import find_browser
 
             browser = find_browser()
-            require_isolation(pdf_unisolated)
         report = _progress(quiet)
         kwargs: dict[str, Any] = {"progress": report}
         if slo is not None or slo_target is not None:
@@ -176,6 +175,9 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
             from reportgen.write import output_target
 
             output_target(pdf, round_dir, kind="pdf", avoid=[output, previous, baseline])
+            from reportgen.pdf import require_isolation
+
+            require_isolation(pdf_unisolated)   # refused before anything is built
         out = build_report(round_dir, output, lang, **kwargs)
         if pdf is not None and out is not None:
             from reportgen.pdf import print_pdf

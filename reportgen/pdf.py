@@ -98,15 +98,18 @@ def network_isolation() -> tuple[str, ...]:
     return ()
 
 
+UNISOLATED_ENV = "REPORTGEN_PDF_WITHOUT_NAMESPACE"   # =1: the opt-in, for scripts and CI
+
+
 def require_isolation(unisolated: bool) -> None:
     """InputError when the browser cannot get a network namespace and the user did not opt
-    in to printing without one (checked before anything is built)."""
-    if unisolated or network_isolation():
+    in to printing without one (``--pdf-without-namespace`` or ``UNISOLATED_ENV=1``)."""
+    if unisolated or os.environ.get(UNISOLATED_ENV, "").strip() == "1" or network_isolation():
         return
     raise InputError("--pdf", "refused: this system gives the browser no network namespace of "
                               "its own (unshare -n and unshare -rn both failed), and Chromium "
-                              "probes the network on start; pass --pdf-without-namespace to "
-                              "print with its offline flags alone")
+                              "probes the network on start; pass --pdf-without-namespace (or "
+                              f"set {UNISOLATED_ENV}=1) to print with its offline flags alone")
 
 
 def timeout_s() -> float:

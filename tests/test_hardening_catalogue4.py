@@ -515,6 +515,7 @@ def test_pdf_is_refused_without_a_network_namespace(tmp_path: Path,
     from reportgen import pdf
 
     monkeypatch.setattr(pdf, "network_isolation", lambda: ())
+    monkeypatch.delenv(pdf.UNISOLATED_ENV, raising=False)
     monkeypatch.setenv("REPORTGEN_CHROMIUM", str(_fake_browser(tmp_path, "exit 1")))
     result = run("build", str(SAMPLE), "-q", "-o", str(tmp_path / "r.html"),
                  "--pdf", str(tmp_path / "r.pdf"))
