@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -195,7 +196,14 @@ def _run_jobs(jobs: list[Job], workers: int, say: Progress) -> None:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     job = pending.pop(fut)
-                    report(job, fut.result())
+                    try:
+                        seconds = fut.result()
+                    except BrokenProcessPool:   # killed (out of memory?): no traceback
+                        raise InputError(printable(str(job.folder)), "the process building "
+                                         "this round stopped without an answer (killed, or out "
+                                         "of memory?); `index -j 1` builds it in this "
+                                         "process") from None
+                    report(job, seconds)
                     nxt = next(queue, None)
                     if nxt is not None:
                         pending[pool.submit(build_round, nxt)] = nxt
