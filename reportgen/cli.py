@@ -132,6 +132,12 @@ def main() -> None:
                    "[baseline] round.")
 @click.option("--pdf", "pdf", type=click.Path(dir_okay=False), default=None,
               help="Also print the page to this PDF with headless Chromium (exit 2 if none).")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
+              help="Paper size of the --pdf print.")
+@click.option("--pdf-without-namespace", "pdf_unisolated", is_flag=True,
+              help="Print even where the browser cannot be given a network namespace of its "
+                   "own (refused by default: Chromium probes the network on start); its offline "
+                   "flags alone then keep it from fetching.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
               help="The page's default SLO thresholds (ms, inclusive); the reader can change "
@@ -141,8 +147,8 @@ def main() -> None:
               help="Default share of requests that must meet the SLO (default 0.99). "
                    "E.g. --slo-target 0.95")
 def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
-          baseline: str | None, pdf: str | None, quiet: bool, slo_text: str | None,
-          slo_target: float | None) -> None:
+          baseline: str | None, pdf: str | None, paper: str, pdf_unisolated: bool, quiet: bool,
+          slo_text: str | None, slo_target: float | None) -> None:
     """Build the report for ROUND (default: the bundled Round 2 sample).
 
     \b
@@ -171,12 +177,16 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
             from reportgen.write import output_target
 
             output_target(pdf, round_dir, kind="pdf", avoid=[output, previous, baseline])
+            from reportgen.pdf import require_isolation
+
+            require_isolation(pdf_unisolated)   # refused before anything is built
         out = build_report(round_dir, output, lang, **kwargs)
         if pdf is not None and out is not None:
             from reportgen.pdf import print_pdf
 
             report(f"print {pdf}")
-            printed = print_pdf(out, Path(pdf), lang, browser, round_dir, [previous, baseline])
+            printed = print_pdf(out, Path(pdf), lang, browser, round_dir, [previous, baseline],
+                                paper=paper, unisolated=pdf_unisolated)
     if out is not None:
         click.echo(f"wrote {terminal_safe(str(out))} ({out.stat().st_size / 1e6:.2f} MB)")
     if pdf is not None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
+from reportgen.safe_read import SURROGATE_ESCAPE, whole_text
 
 MAX_DEPTH = 32
 INT_STRING_LIMIT = 4300   # Python's default int-from-string limit
@@ -75,8 +76,10 @@ def _float(text: str) -> float:
 def parse_json(path: Path | str, data: bytes, what: str) -> Any:
     """``data`` parsed under the rules above (not yet type-checked); InputError otherwise."""
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_int,
-                          parse_float=_float)
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_int,
+                           parse_float=_float)
+        # a lone surrogate escape: U+FFFD, so no page or message fails to encode it
+        return whole_text(value) if SURROGATE_ESCAPE.search(data) else value
     except UnicodeDecodeError as exc:
         raise InputError(path, f"{what} is not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:

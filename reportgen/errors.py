@@ -22,6 +22,11 @@ class InputError(Exception):
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None]]:
+        # pickled whole: an error raised in an `index -j N` worker reaches the parent as it
+        # was raised (the default pickles str(self) alone, which __init__ cannot take back)
+        return (type(self), (self.path, self.message, self.line))
+
 
 @dataclass(frozen=True)
 class Finding:

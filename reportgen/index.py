@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +42,7 @@ from reportgen.index_cache import (
 )
 from reportgen.index_page import METRICS, Entry, Metric, render_index
 from reportgen.index_site import Site, staged
-from reportgen.safe_read import printable
+from reportgen.safe_read import printable, read_bytes, read_input
 from reportgen.text import Bi
 
 if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
@@ -195,7 +196,14 @@ def _run_jobs(jobs: list[Job], workers: int, say: Progress) -> None:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     job = pending.pop(fut)
-                    report(job, fut.result())
+                    try:
+                        seconds = fut.result()
+                    except BrokenProcessPool:   # killed (out of memory?): no traceback
+                        raise InputError(printable(str(job.folder)), "the process building "
+                                         "this round stopped without an answer (killed, or out "
+                                         "of memory?); `index -j 1` builds it in this "
+                                         "process") from None
+                    report(job, seconds)
                     nxt = next(queue, None)
                     if nxt is not None:
                         pending[pool.submit(build_round, nxt)] = nxt
@@ -288,7 +296,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     for name, folder in rounds:
         if _is_published(folder):
             plan.append((name, folder, None, False))
-            whole.update(f"{name}\0{page_sha256((folder / BASELINE_TOML).read_bytes())}\0"
+            toml = folder / BASELINE_TOML
+            toml_bytes = read_input(toml, printable(str(toml)), BASELINE_TOML)
+            whole.update(f"{name}\0{page_sha256(toml_bytes)}\0"
                          .encode("utf-8", "surrogateescape"))
             continue
         old = read_entry(entry_path(site.cache, name))
@@ -368,9 +378,12 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
             from reportgen.page.model import Series
             from reportgen.render import series_nav
 
-            body = splice_nav(source.read_bytes(), str(series_nav(
+            # the site's own page, through the checked reader (a FIFO or a link to a device in
+            # its place is refused, never read)
+            old_page = read_bytes(source, printable(str(source)), "report")
+            body = splice_nav(old_page, str(series_nav(
                 Series(INDEX, series_label, links), index_label)))
-            if not was_changed and page_sha256(source.read_bytes()) != data.get("page_sha256"):
+            if not was_changed and page_sha256(old_page) != data.get("page_sha256"):
                 raise InputError(printable(str(page)), "was changed since `reportgen index` "
                                                        "wrote it; refused, not replaced")
             write_atomic(staged(page), body)
@@ -403,6 +416,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
 
 def _same_bytes(path: Path, data: bytes) -> bool:
     try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
-    except OSError:
+        return path.stat().st_size == len(data) and \
+            read_bytes(path, printable(str(path)), "report") == data
+    except (OSError, InputError):
         return False

@@ -47,6 +47,7 @@ from reportgen.safe_read import printable, read_input
 
 SCHEMA = "reportgen.index-cache/3"
 CACHE_DIR = ".reportgen-index"
+ENTRY = "json"  # an entry head is read with the cap of a metadata JSON file (safe_read.CAPS)
 TABLES_DIR = "tables"
 FileStamp = list[object]            # [size, mtime_ns, ctime_ns, inode, sha256 hex]
 DirStamp = list[int]                # [mtime_ns, ctime_ns, inode]
@@ -283,15 +284,36 @@ def card_tables(tables: Mapping[str, Any], value_names: list[str]) -> dict[str, 
 
 
 def read_entry(path: Path) -> dict[str, Any] | None:
-    """A cache entry, or None when it is missing, unreadable or of another schema (the round
-    is then simply built again)."""
+    """A cache entry, or None when it is missing, unreadable (through the checked reader: a
+    FIFO, a device, a link to /dev/zero or a file over the cap is never opened or read whole),
+    of another schema or of the wrong shape: the round is then simply built again."""
     try:
-        data = _loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = _loads(read_input(path, printable(str(path)), ENTRY))
+    except (InputError, ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not _entry_shape(data):
         return None
     return data
+
+
+def _entry_shape(data: dict[str, Any]) -> bool:
+    """Whether an entry head has the types every reader of it relies on (a hand edit or a
+    half-written disk gives a list where an object belongs)."""
+    card = data.get("card")
+    if not (isinstance(data.get("key"), str) and isinstance(data.get("page_sha256"), str)
+            and isinstance(data.get("files"), dict) and isinstance(data.get("dirs"), dict)
+            and isinstance(data.get("nav"), list | None) and isinstance(card, dict)):
+        return False
+    info, values = card.get("round"), card.get("values")
+    if not isinstance(info, dict) or not isinstance(values, dict):
+        return False
+    engines, workloads = info.get("engines"), info.get("workloads") or []
+    texts = (info.get("title"), info.get("date"), info.get("gpu"),
+             *(e.get("label") for e in engines or [] if isinstance(e, dict)))
+    return (isinstance(engines, list) and all(isinstance(e, dict) for e in engines)
+            and isinstance(workloads, list) and all(isinstance(w, dict) for w in workloads)
+            and all(isinstance(t, str | dict | None) for t in texts)
+            and isinstance(info.get("gpu_count"), int | None))
 
 
 def dump_entry(entry: Mapping[str, Any]) -> bytes:

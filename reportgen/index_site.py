@@ -1,6 +1,6 @@
 """What `reportgen index` may write in its output folder, and in which order.
 
-- The files the index wrote are listed in ``.reportgen-index/manifest.json``; only those (or a
+- The files the index wrote are listed in ``.reportgen-index/.manifest.json``; only those (or a
   page whose head says reportgen generated it, e.g. from an older version) are ever replaced or
   removed. A hand-written ``index.html`` or ``<round>.html`` is refused, never replaced.
 - Every target is checked (``write.output_target``: no FIFO, device or folder) before the
@@ -23,10 +23,13 @@ from pathlib import Path
 
 from reportgen.errors import InputError
 from reportgen.index_cache import CACHE_DIR, TABLES_DIR
-from reportgen.safe_read import printable
+from reportgen.safe_read import printable, read_bytes, read_input
 from reportgen.write import output_target, write_atomic
 
-MANIFEST = "manifest.json"
+# a round's entry is <name>.json beside it, and no round name starts with "." (index.py):
+# the manifest's name can be no round's
+MANIFEST = ".manifest.json"
+LEGACY_MANIFEST = "manifest.json"
 MANIFEST_SCHEMA = "reportgen.index-manifest/1"
 GENERATOR = b'<meta name="generator" content="reportgen '
 HEAD_BYTES = 4096
@@ -45,12 +48,23 @@ class Site:
         self.owned: set[str] = self._read_manifest()
 
     def _read_manifest(self) -> set[str]:
-        try:
-            data = json.loads((self.cache / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return set()
+        """The files the index owns, from its manifest (read through the checked reader: a
+        FIFO or a link to a device is never opened); nothing when it is missing, unreadable
+        or not of its shape (``check_targets`` then refuses what is in its way). A manifest
+        of an older version (``manifest.json``, where a round named ``manifest`` would now
+        keep its entry) is read only when it has the manifest's schema."""
+        data: object = None
+        for name in (MANIFEST, LEGACY_MANIFEST):
+            path = self.cache / name
+            try:
+                data = json.loads(read_input(path, printable(str(path)), "json"))
+            except (InputError, ValueError, RecursionError):
+                continue
+            if isinstance(data, dict) and data.get("schema") == MANIFEST_SCHEMA:
+                break
         files = data.get("files") if isinstance(data, dict) else None
-        if data.get("schema") != MANIFEST_SCHEMA or not isinstance(files, list):
+        if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA \
+                or not isinstance(files, list):
             return set()
         self.index_key = str(data.get("index_key") or "")
         self.index_sha256 = str(data.get("index_sha256") or "")
@@ -62,8 +76,8 @@ class Site:
         if not self.index_key or self.index_key != index_key:
             return False
         try:
-            data = (self.out / index).read_bytes()
-        except OSError:
+            data = read_bytes(self.out / index, printable(str(self.out / index)), "report")
+        except (OSError, InputError):
             return False
         return hashlib.sha256(data).hexdigest() == self.index_sha256
 

@@ -42,6 +42,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
+from reportgen.bidi import isolate
 from reportgen.errors import InputError
 from reportgen.formatting import format_value
 from reportgen.i18n import load_ui, markdown
@@ -83,8 +84,9 @@ def _parse_ref(body: str) -> _Ref | None:
 def _lookup(values: Mapping[str, Any], name: str, lang: str) -> Any:
     value = values[name]
     if isinstance(value, Bi):  # bilingual text value
-        return value.get(lang)
-    return value
+        value = value.get(lang)
+    # text from input (a label) must not reorder the sentence it is put in
+    return isolate(value) if isinstance(value, str) else value
 
 
 def _check_placeholders(source: str, values: Mapping[str, Any], path: Path | str,

@@ -5,10 +5,17 @@ image of each one for print (templates/static/app.js); ``--virtual-time-budget``
 finish before Chromium prints.
 
 - **No network.** The browser runs in its own empty network namespace (``unshare -n``, or
-  ``unshare -rn`` for a user allowed user namespaces) when the system allows one; in any case
-  its flags turn off background services (component and model updates, network time, spell
-  dictionaries, DNS prefetch) and send anything left to a proxy on a closed local port with
-  every host name mapped to "not found", so nothing reaches the network either way.
+  ``unshare -rn`` for a user allowed user namespaces). Where the system allows neither, the
+  print is refused unless the user opts in (``--pdf-without-namespace``): whatever its flags,
+  Chromium's host resolver probes IPv6 reachability on start with a UDP ``connect`` to a public
+  resolver (2001:4860:4860::8888, port 443; seen with strace), which no flag turns off. In any
+  case its flags turn off background services (component and model updates, network time,
+  spell dictionaries, DNS prefetch, its own DNS client and DNS over HTTPS) and send anything
+  left to a proxy on a closed local port with every host name mapped to "not found".
+- **A wall-clock bound** (``TIMEOUT_S``, ``REPORTGEN_PDF_TIMEOUT`` seconds): a browser that
+  has not exited by then is killed with its whole process group.
+- **Paper**: A4 unless ``--paper letter`` (``?paper=letter``: app.js sets the ``@page`` size;
+  the print CSS says A4).
 - **The output policy of every write** (``write.py``, kind ``pdf``): refused over an input, the
   HTML of the same run, a FIFO or device; a symlink is written through; the PDF's first bytes
   must be ``%PDF-`` before it replaces anything; mode from the umask; atomic.
@@ -34,7 +41,8 @@ from reportgen.safe_read import printable
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 BUDGET_MS = 60_000   # virtual time for unpacking plotly.js, drawing and the print images
-TIMEOUT_S = 300
+TIMEOUT_S = 120      # wall clock: the sample prints in ~6 s, a 19-configuration round in ~30 s
+PAPERS = ("a4", "letter")
 CLOSED_PORT = 9      # discard: nothing listens there, so a proxied request fails at once
 # Chromium features that fetch on their own: network time, component and on-device model
 # manifests, spelling dictionaries, translation, optimisation hints, media routing.
@@ -43,7 +51,8 @@ QUIET_FEATURES = ("NetworkTimeServiceQuerying", "SpellcheckService", "Translate"
                   "OptimizationGuideModelDownloading", "OptimizationTargetPrediction",
                   "OptimizationGuideOnDeviceModel", "OnDeviceModelService", "MediaRouter",
                   "DialMediaRouteProvider", "AutofillServerCommunication",
-                  "CertificateTransparencyComponentUpdater")
+                  "CertificateTransparencyComponentUpdater", "AsyncDns", "DnsOverHttps",
+                  "UseDnsHttpsSvcb")
 OFFLINE_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-domain-reliability", "--disable-client-side-phishing-detection",
@@ -89,6 +98,33 @@ def network_isolation() -> tuple[str, ...]:
     return ()
 
 
+UNISOLATED_ENV = "REPORTGEN_PDF_WITHOUT_NAMESPACE"   # =1: the opt-in, for scripts and CI
+
+
+def require_isolation(unisolated: bool) -> None:
+    """InputError when the browser cannot get a network namespace and the user did not opt
+    in to printing without one (``--pdf-without-namespace`` or ``UNISOLATED_ENV=1``)."""
+    if unisolated or os.environ.get(UNISOLATED_ENV, "").strip() == "1" or network_isolation():
+        return
+    raise InputError("--pdf", "refused: this system gives the browser no network namespace of "
+                              "its own (unshare -n and unshare -rn both failed), and Chromium "
+                              "probes the network on start; pass --pdf-without-namespace (or "
+                              f"set {UNISOLATED_ENV}=1) to print with its offline flags alone")
+
+
+def timeout_s() -> float:
+    """The browser's wall-clock bound: ``REPORTGEN_PDF_TIMEOUT`` (seconds), else TIMEOUT_S."""
+    given = os.environ.get("REPORTGEN_PDF_TIMEOUT", "").strip()
+    try:
+        value = float(given) if given else TIMEOUT_S
+    except ValueError:
+        raise InputError("--pdf", f"REPORTGEN_PDF_TIMEOUT={given!r}: expected seconds > 0") \
+            from None
+    if not 0 < value < 86_400:
+        raise InputError("--pdf", f"REPORTGEN_PDF_TIMEOUT={given!r}: expected seconds > 0")
+    return value
+
+
 def browser_command(browser: Path, url: str, pdf: Path, profile: Path) -> list[str]:
     """The whole command line: isolation prefix, offline flags, then the print."""
     return [*network_isolation(), str(browser), "--headless", "--no-sandbox", "--disable-gpu",
@@ -110,17 +146,25 @@ def _end_group(proc: subprocess.Popen[bytes]) -> None:
 
 def print_pdf(html: Path, out: Path, lang: str | None = None, browser: Path | None = None,
               round_dir: Path | None = None,
-              avoid: Iterable[Path | str | None] = ()) -> Path:
-    """Print ``html`` to ``out`` (A4 from the page's print CSS) and return the file written
-    (``out``, or the file a symlink ``out`` points to)."""
+              avoid: Iterable[Path | str | None] = (), paper: str = "a4",
+              unisolated: bool = False) -> Path:
+    """Print ``html`` to ``out`` on ``paper`` (a4 or letter) and return the file written
+    (``out``, or the file a symlink ``out`` points to). Refused without a network namespace
+    unless ``unisolated`` (``require_isolation``)."""
     from reportgen.write import cleanup_on_signals, output_target, write_output
 
     avoid = [html, *avoid]
     output_target(out, round_dir, kind="pdf", avoid=avoid)  # refused before the browser runs
+    if paper not in PAPERS:
+        raise InputError("--paper", f"{paper!r}: expected one of {', '.join(PAPERS)}")
     browser = browser or find_browser()
+    require_isolation(unisolated)
+    limit = timeout_s()
     # print=1: the page draws every figure and its print image at once (figures are
     # otherwise drawn as they near the viewport, print images on beforeprint)
-    url = Path(html).resolve().as_uri() + (f"?lang={lang}&print=1" if lang else "?print=1")
+    query = [f"lang={lang}"] if lang else []
+    query += ["print=1"] + ([f"paper={paper}"] if paper != "a4" else [])
+    url = Path(html).resolve().as_uri() + "?" + "&".join(query)
     with cleanup_on_signals(), tempfile.TemporaryDirectory(prefix="reportgen-pdf-") as work:
         printed = Path(work) / "print.pdf"
         cmd = browser_command(browser, url, printed, Path(work) / "profile")
@@ -130,10 +174,11 @@ def print_pdf(html: Path, out: Path, lang: str | None = None, browser: Path | No
         except OSError as exc:
             raise InputError("--pdf", f"{printable(str(browser))} failed: {exc}") from None
         try:
-            _, err = proc.communicate(timeout=TIMEOUT_S)
+            _, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
             raise InputError("--pdf", f"{printable(str(browser))} did not finish within "
-                                      f"{TIMEOUT_S} s") from None
+                                      f"{limit:g} s; it was stopped (set "
+                                      "REPORTGEN_PDF_TIMEOUT for a longer bound)") from None
         finally:
             _end_group(proc)  # also any helper it left behind
         data = printed.read_bytes() if printed.is_file() else b""

@@ -101,8 +101,11 @@ def page_date(info: RoundInfo) -> str:
     if info.date:
         return info.date
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date().isoformat()
+    if epoch.isdigit() and len(epoch) <= 12:   # beyond year 9999 is no date
+        try:
+            return dt.datetime.fromtimestamp(int(epoch), tz=dt.UTC).date().isoformat()
+        except (OverflowError, ValueError, OSError):
+            return ""
     return ""
 
 

@@ -17,6 +17,7 @@ import contextlib
 import gzip
 import hashlib
 import json
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
@@ -27,7 +28,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen import datablock
-from reportgen.bidi import has_bidi
+from reportgen.bidi import has_bidi, isolate
 from reportgen.formatting import input_percent, input_value
 from reportgen.page.model import Page, Row, Series
 from reportgen.text import Bi
@@ -75,6 +76,8 @@ def environment(templates: Path) -> jinja2.Environment:
     env.filters["script_json"] = script_json
     env.filters["exact_number"] = input_value
     env.filters["exact_percent"] = input_percent
+    # text-only contexts (<title>, attributes) cannot hold <bdi>: FSI … PDI instead
+    env.filters["isolated"] = isolate
     env.globals["bi"] = bi   # both templates print every Bi through the one function
     env.globals["series_nav"] = series_nav
     return env
@@ -96,10 +99,20 @@ def _escaped(text: str) -> str:
     return text
 
 
+# a run of this many characters without a space cannot sit in a table cell kept on one line
+# (a 500-character label made the page 4× as wide as the screen): it wraps anywhere instead
+# (CJK text breaks between any two characters: only other scripts' runs count)
+LONG_WORD = re.compile("[^\\s\u2e80-\ud7ff\uf900-\uffef]{48}")
+
+
 def _text(text: str) -> str:
-    """Escaped element text; a text with bidi controls is an isolated ``<bdi>`` run."""
+    """Escaped element text; a text with bidi controls is an isolated ``<bdi>`` run, and one
+    with a very long word a run that wraps anywhere (class ``long``)."""
     escaped = _escaped(text)
-    return f"<bdi>{escaped}</bdi>" if has_bidi(escaped) else escaped
+    long = ' class="long"' if LONG_WORD.search(text) else ""
+    if has_bidi(escaped):
+        return f"<bdi{long}>{escaped}</bdi>"
+    return f"<span{long}>{escaped}</span>" if long else escaped
 
 
 def bi_html(text: Bi) -> str:

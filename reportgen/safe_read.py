@@ -23,12 +23,13 @@ Every failure is an ``InputError`` naming the file as the caller shows it.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from reportgen.errors import InputError
 
@@ -81,6 +82,27 @@ def printable(text: str) -> str:
         return os.fsencode(text).decode("utf-8", "backslashreplace") if _fs_roundtrips(text) \
             else text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+# a JSON or YAML escape of a UTF-16 surrogate (``\\ud800``); a pair decodes to one character,
+# a lone one to a string no UTF-8 output can hold
+SURROGATE_ESCAPE = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def whole_text(value: Any) -> Any:
+    """``value`` (decoded JSON/YAML: dicts, lists, scalars) with every lone surrogate in its
+    strings and keys replaced by U+FFFD, so no page, table or message fails to encode it."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, dict):
+        return {whole_text(k): whole_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [whole_text(v) for v in value]
+    return value
 
 
 def _fs_roundtrips(text: str) -> bool:

@@ -44,7 +44,8 @@ class SloError(ValueError):
 
 
 def parse_slo(text: str, target: float = DEFAULT_TARGET, source: str = "") -> Slo:
-    """``ttft_ms=500,tpot_ms=50[,e2el_ms=…]`` (also ``ttft:500 tpot:50``) → Slo."""
+    """``ttft_ms=500,tpot_ms=50[,e2el_ms=…]`` (also ``ttft:500 tpot:50``) → Slo; a metric
+    named twice is an error."""
     found: dict[str, float] = {}
     rest = text
     for m in _PAIR.finditer(text):
@@ -54,6 +55,9 @@ def parse_slo(text: str, target: float = DEFAULT_TARGET, source: str = "") -> Sl
             raise SloError(f"'{m[0]}': not a number of milliseconds") from None
         if not math.isfinite(value) or value <= 0:
             raise SloError(f"'{m[0]}': a threshold must be a number of ms > 0")
+        if m[1] in found:  # which one was meant cannot be told: never the last silently
+            raise SloError(f"'{m[1]}_ms' given twice ({found[m[1]]:g} and {value:g}); give "
+                           "each threshold once")
         found[m[1]] = value
         rest = rest.replace(m[0], "", 1)
     if rest.strip(" ,;") or not found:

@@ -364,6 +364,31 @@ def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# what a spreadsheet takes for the start of a formula (OWASP, "CSV injection"): a text cell
+# starting with one of these gets a leading apostrophe, so it is shown as the text it is
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutral_text(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs: text starting like a formula gets a leading
+    ``'`` (a configuration named ``=cmd|' /C calc'!A0`` stays text); numbers unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _neutral(frame: pd.DataFrame) -> pd.DataFrame:
+    text = [c for c in frame.columns
+            if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    if not text:
+        return frame
+    out = frame.copy()
+    for column in text:
+        out[column] = out[column].map(neutral_text)
+    out.columns = [neutral_text(str(c)) for c in out.columns]
+    return out
+
+
 def csv_tables(ra: RoundAnalysis | Analysis) -> dict[str, str]:
     """Every table as its own CSV text, in CSV order (``tables --format csv -o DIR`` writes
     each as ``DIR/<name>.csv``)."""
@@ -372,7 +397,7 @@ def csv_tables(ra: RoundAnalysis | Analysis) -> dict[str, str]:
     out = {}
     for name, frame in ({n: tables[n] for n in CSV_ORDER} | _extra_frames(ra)).items():
         text = io.StringIO()
-        _whole_counts(frame).to_csv(text, index=False, lineterminator="\n")
+        _neutral(_whole_counts(frame)).to_csv(text, index=False, lineterminator="\n")
         out[name] = text.getvalue()
     return out
 

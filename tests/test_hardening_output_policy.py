@@ -53,6 +53,8 @@ def fake_browser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.write_text(FAKE_BROWSER)
     path.chmod(0o755)
     monkeypatch.setenv("REPORTGEN_CHROMIUM", str(path))
+    # a stand-in that opens no socket: printed where no network namespace can be made too
+    monkeypatch.setenv("REPORTGEN_PDF_WITHOUT_NAMESPACE", "1")
     return path
 
 

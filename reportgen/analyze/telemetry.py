@@ -59,8 +59,12 @@ def run_windows(summary: pd.DataFrame) -> pd.DataFrame:
             continue
         if not (isinstance(duration, float | int) and math.isfinite(duration) and duration > 0):
             continue
+        try:
+            start = end - dt.timedelta(seconds=float(duration))
+        except OverflowError:   # a duration reaching before year 1: no window to place
+            continue
         rows.append({"engine": e, "concurrency": float(c),
-                     "start": end - dt.timedelta(seconds=float(duration)), "end": end,
+                     "start": start, "end": end,
                      "duration_s": float(duration), "output_tokens": float(tokens)})
     return pd.DataFrame(rows, columns=["engine", "concurrency", "start", "end", "duration_s",
                                        "output_tokens"])

@@ -46,7 +46,13 @@ from reportgen.manifest import (
     Text,
     default_title,
 )
-from reportgen.safe_read import check_encoding, read_head, read_input
+from reportgen.safe_read import (
+    SURROGATE_ESCAPE,
+    check_encoding,
+    read_head,
+    read_input,
+    whole_text,
+)
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -235,7 +241,9 @@ def harvest_json(f: ScannedFile) -> list[tuple[str, str, str]]:
     import json
 
     try:
-        data = json.loads(check_encoding(read_head(f.path, f.shown, HEAD), f.shown))
+        raw = check_encoding(read_head(f.path, f.shown, HEAD), f.shown)
+        data = json.loads(raw)
+        data = whole_text(data) if SURROGATE_ESCAPE.search(raw) else data
     except (ValueError, InputError, RecursionError):
         return []
     if not isinstance(data, dict):

@@ -22,7 +22,7 @@ import pandas as pd
 
 from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
-from reportgen.safe_read import read_input
+from reportgen.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 
 orjson: ModuleType | None  # None: the stdlib decodes (a test sets it so)
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
@@ -152,8 +152,10 @@ def _loads(data: bytes | memoryview) -> Any:
         except orjson.JSONDecodeError:
             pass
     try:
-        return json.loads(bytes(data) if isinstance(data, memoryview) else data,
-                          parse_int=_parse_int)
+        value = json.loads(bytes(data) if isinstance(data, memoryview) else data,
+                           parse_int=_parse_int)
+        # orjson refuses a lone surrogate escape; the stdlib keeps it in the string
+        return whole_text(value) if SURROGATE_ESCAPE.search(data) else value
     except RecursionError:
         raise _Unreadable("nested too deeply (a result file is a flat object with lists of "
                           "numbers)") from None

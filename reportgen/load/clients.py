@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import BenchRows, bench_rows
 from reportgen.load.formats import ClientRun, reader
+from reportgen.load.formats.metric_keys import LARGEST_WHOLE
 from reportgen.paths import natural_key
 from reportgen.safe_read import read_input
 
@@ -54,9 +57,13 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
             continue
         # the bytes are dropped once read (a round's files are not all held at once); a
         # record found wrong below reads them again, for the line of the key
-        runs = reader(f.client).read(read_input(f.path, f.shown, "bench"), f.shown)
+        runs = _read(f)
         read.append(ClientFile(f, [_own(r, f.client) for r in runs]))
     out = ClientRows()
+    for cf in read:
+        if not cf.runs:  # named in the no-results error with what it held, never "empty folder"
+            out.skipped.append((cf.file.rel, f"{cf.file.reason or cf.file.client}, holding no "
+                                             "run (its list of runs is empty)"))
     _copies(read)
     _join(read, out)
     _split_in_order(read, out)
@@ -85,6 +92,47 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
         out.rows[cf.file.rel] = got
         out.count[cf.file.rel] = len(used)
     return out
+
+
+# a reader's arithmetic on a value no client writes (a huge or odd number where a count or a
+# time belongs): the file is refused with one line, never a traceback
+_READER_FAULTS = (ValueError, TypeError, ArithmeticError, LookupError, AttributeError,
+                  RecursionError)
+# no measurement of a run reaches this (1e15 ms is 31,000 years; 1e15 tokens/s): a value
+# beyond it is refused, so no sum or ratio of it turns into infinity further on
+LARGEST_VALUE = 1e15
+
+
+def _read(f: ScannedFile) -> list[ClientRun]:
+    """The runs of one claimed file, every one with possible values only."""
+    raw = read_input(f.path, f.shown, "bench")
+    try:
+        runs = reader(f.client).read(raw, f.shown)
+    except _READER_FAULTS as exc:
+        raise InputError(f.shown, f"a value the {f.client} reader cannot use "
+                                  f"({type(exc).__name__}: {exc}); expected the client's own "
+                                  "output") from None
+    for run in runs:
+        _possible(run, f.shown)
+    return runs
+
+
+def _possible(run: ClientRun, shown: str) -> None:
+    """InputError for a count beyond any possible count or a number beyond any measurement
+    (``LARGEST_VALUE``), in a run's record or its per-request arrays."""
+    for key, value in run.record.items():
+        if isinstance(value, list) and value:
+            try:
+                arr = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                continue  # strings (errors) or mixed: the record check words it
+            big = np.abs(arr) > LARGEST_VALUE
+            if big.any():
+                raise InputError(shown, f"{key}: {arr[big][0]:g} is no possible value "
+                                        f"(request {int(np.argmax(big))})", run.line)
+        elif isinstance(value, int | float) and not isinstance(value, bool) \
+                and abs(value) > (LARGEST_WHOLE if isinstance(value, int) else LARGEST_VALUE):
+            raise InputError(shown, f"{key}: {value:g} is no possible value", run.line)
 
 
 def _checkable(record: dict[str, Any]) -> dict[str, Any]:

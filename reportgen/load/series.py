@@ -28,7 +28,7 @@ import pandas as pd
 
 from reportgen.errors import InputError
 from reportgen.load.prometheus import canonical_labels, parse_prometheus
-from reportgen.safe_read import read_input
+from reportgen.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 
 KIND = "series"  # its size cap in reportgen.safe_read.CAPS
 COLUMNS = ("name", "labels", "time_s", "value")
@@ -79,8 +79,12 @@ def load_series(path: Path, *, name: str | None = None) -> SeriesFile:
 def _from_json(data: bytes, shown: str) -> pd.DataFrame:
     try:
         doc = json.loads(data)
+        if SURROGATE_ESCAPE.search(data):   # a lone surrogate in a label: U+FFFD
+            doc = whole_text(doc)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(shown, f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(shown, "JSON nested too deeply to be a Prometheus answer") from None
     answers = doc if isinstance(doc, list) else [doc]
     names: list[str] = []
     labels: list[str] = []

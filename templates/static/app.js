@@ -334,6 +334,12 @@
   window.reportShowView = showView;
 
 
+  // `build --pdf --paper letter`: the print CSS says A4; a rule added through the CSSOM (no
+  // inline style, so the page's CSP holds) sets the other size
+  if (/[?&]paper=letter(&|$)/.test(location.search) && document.styleSheets.length) {
+    var sheet = document.styleSheets[document.styleSheets.length - 1];
+    sheet.insertRule('@page { size: letter; }', sheet.cssRules.length);
+  }
   if (/[?&]print=1(&|$)/.test(location.search)) forPrint().catch(fail);
 
   // From the first frame on: plotly.js is unpacked once the text has painted, then run in

@@ -29,7 +29,6 @@ Percentiles are nearest-rank on the weighted distribution. See docs/CLIENTS.md.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import math
 import re
@@ -38,7 +37,15 @@ from typing import Any
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun, NotRecomputable
 from reportgen.load.formats.json_fields import Fields, decode_fields
-from reportgen.load.formats.metric_keys import count, decode_one, member, number
+from reportgen.load.formats.metric_keys import (
+    count,
+    decode_one,
+    load_yaml,
+    member,
+    number,
+    utc_stamp,
+    whole,
+)
 
 CLIENT = "guidellm"
 # GuideLLM's percentile field names: p001 is the 0.1th, p01 the 1st, p999 the 99.9th
@@ -113,15 +120,7 @@ def _decode(raw: bytes, shown: str) -> Any:
     if raw.lstrip()[:1] == b"{":
         used = decode_fields(raw, USED)
         return used if used is not None else decode_one(raw, shown)
-    import yaml  # only YAML files need it
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        return yaml.load(raw, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(shown, f"not valid YAML ({getattr(exc, 'problem', None) or exc})",
-                         mark.line + 1 if mark is not None else None) from None
+    return load_yaml(raw, shown)
 
 
 def read(raw: bytes, shown: str) -> list[ClientRun]:
@@ -285,8 +284,9 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     for name, key in (("prompt_token_count", "total_input_tokens"),
                       ("output_token_count", "total_output_tokens")):
         part = _successful(metrics, name)
-        if part is not None:
-            record[key] = round(number(part.get("total_sum")))
+        total = whole(part.get("total_sum")) if part is not None else None
+        if total is not None:  # a missing or impossible sum is unknown, not an error
+            record[key] = total
     # GuideLLM's own figures, as its console prints them (the mean of its per-second rate
     # distributions): the page computes its own from tokens ÷ duration and shows these beside
     # it where they differ (a file without them: the computed value, nothing to reconcile)
@@ -313,8 +313,9 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     # the ITL columns under its own definition (clients.toml), never as a decode step
     for key in [k for k in record if k.endswith("_tpot_ms")]:
         record[key.removesuffix("_tpot_ms") + "_itl_ms"] = record[key]
-    if start > 0:
-        record["date"] = dt.datetime.fromtimestamp(start, dt.UTC).strftime("%Y%m%d-%H%M%S")
+    date = utc_stamp(start)
+    if date is not None:
+        record["date"] = date
     model = _model(bench)
     if model:
         record["model_id"] = model

@@ -15,7 +15,6 @@ llmperf always runs a fixed number of concurrent requests (closed loop): no requ
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 import re
 from pathlib import PurePosixPath
@@ -23,7 +22,7 @@ from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
-from reportgen.load.formats.metric_keys import add_stats, count, decode_one, number
+from reportgen.load.formats.metric_keys import add_stats, count, decode_one, number, utc_stamp
 
 CLIENT = "llmperf"
 METRICS = {"ttft_s": "ttft", "end_to_end_latency_s": "e2el", "inter_token_latency_s": "ntpot"}
@@ -112,9 +111,9 @@ def _summary(d: dict[str, Any], shown: str) -> ClientRun:
     provider, where = _provider(d, shown)
     if provider:  # a string key: placement reads it as a `--metadata` pair of the run
         record["provider"] = provider
-    stamp = number(d.get("timestamp"))
-    if stamp > 0:
-        record["date"] = dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y%m%d-%H%M%S")
+    date = utc_stamp(d.get("timestamp"))
+    if date is not None:
+        record["date"] = date
     return ClientRun(record, client=CLIENT, key=run_key(shown), settings={
         "provider": (provider, where)} if provider else {}, units={
         "latency": UNITS, "duration_s": "results_num_completed_requests / "

@@ -1,7 +1,8 @@
 """The documented import for results of your own harness: a tidy CSV (or JSON list of objects)
 with one row per run. See the README, "Your own harness: a tidy CSV".
 
-Columns (names are case-insensitive; ``#`` lines are comments):
+Columns (names are case-insensitive; a line starting with ``#`` outside a quoted cell is a
+comment; counts are whole numbers; errors give the file's physical line):
 
 - ``configuration`` (required): what was measured (engine, GPU, settings); runs of one
   configuration form one curve;
@@ -27,7 +28,7 @@ from typing import Any
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun
-from reportgen.load.formats.metric_keys import decode_one, stat_name
+from reportgen.load.formats.metric_keys import LARGEST_WHOLE, decode_one, stat_name
 
 CLIENT = "tidy"
 LATENCY = re.compile(r"^(ttft|tpot|itl|e2el)_(mean|median|std|p\d+(?:\.\d+)?)_(ms|s)$")
@@ -74,34 +75,109 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise InputError(shown, "expected a list of run objects (or {\"runs\": [...]}) "
                                     "for a tidy import")
-        items = [({str(k).strip().lower(): v for k, v in r.items()}, 1) for r in rows]
+        lines = _object_lines(raw, isinstance(data, dict))
+        items = [({str(k).strip().lower(): v for k, v in r.items()},
+                  lines[i] if i < len(lines) else 1) for i, r in enumerate(rows)]
+        header_line = 1
     else:
-        items = _csv_rows(raw, shown)
+        items, header_line = _csv_rows(raw, shown)
     if items and not _is_tidy(list(items[0][0])):
         raise InputError(shown, "a tidy import needs columns configuration, output_tok_s and "
-                                "concurrency or request_rate")
-    return [_run(row, line, shown) for row, line in items]
+                                "concurrency or request_rate", header_line)
+    return [_run(row, line, shown, header_line) for row, line in items]
 
 
-def _csv_rows(raw: bytes, shown: str) -> list[tuple[dict[str, Any], int]]:
+_JSON_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[\[\]{}\n]')
+
+
+def _object_lines(raw: bytes, wrapped: bool) -> list[int]:
+    """The line each run object starts on in a tidy JSON list (``[{…}, …]``, JSON Lines, or
+    the list under ``"runs"`` when ``wrapped``), so its errors name the object's own line."""
+    out: list[int] = []
+    line, depth, key = 1, 0, b""
+    # the depth of the run objects (None: not inside the runs list)
+    at: int | None = None if wrapped else 1 if raw.lstrip()[:1] == b"[" else 0
+    for m in _JSON_TOKEN.finditer(raw):
+        token = m.group()
+        if token == b"\n":
+            line += 1
+        elif token[:1] == b'"':
+            key = token
+        elif token in (b"[", b"{"):
+            if token == b"{" and depth == at:
+                out.append(line)
+            depth += 1
+            if token == b"[" and wrapped and depth == 2 and key == b'"runs"':
+                at = 2
+        else:
+            depth -= 1
+            if wrapped and depth == 1 and token == b"]":
+                at = None
+    return out
+
+
+def _csv_rows(raw: bytes, shown: str) -> tuple[list[tuple[dict[str, Any], int]], int]:
+    """(cells by column, physical line where the row starts) of every row, and the header's
+    line. A ``#`` line is a comment only where a row would start: inside a quoted cell it is
+    the cell's text. Lines are the file's own (a quoted cell may span several)."""
     try:
         text = raw.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError as exc:
-        raise InputError(shown, f"not UTF-8 (byte {exc.start})") from None
-    lines = [(i, line) for i, line in enumerate(text.splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
+        raise InputError(shown, f"not UTF-8 (byte {exc.start})",
+                         raw.count(b"\n", 0, exc.start) + 1) from None
+    at = _Lines(text)
+    # strict: a quote left open swallows every row after it, and text after a closing quote
+    # is a typo; both are one line naming where the row starts, never rows silently lost
+    reader = csv.reader(at, strict=True)
+    records: list[tuple[list[str], int]] = []
+    while True:
+        at.row_start = True
+        try:
+            cells = next(reader, None)
+        except csv.Error as exc:  # a cell over the csv module's limit, an unclosed quote …
+            raise InputError(shown, f"not a readable CSV row ({exc})", at.first) from None
+        if cells is None:
+            break
+        if any(c.strip() for c in cells):
+            records.append((cells, at.first))
+    if not records:
         raise InputError(shown, "no header line")
-    reader = csv.reader(io.StringIO("\n".join(line for _, line in lines)))
-    header = [h.strip().lower() for h in next(reader)]
+    (names, header_line), rows = records[0], records[1:]
+    header = [h.strip().lower() for h in names]
     if len(set(header)) != len(header):
-        raise InputError(shown, "a column name appears twice", lines[0][0])
+        raise InputError(shown, "a column name appears twice", header_line)
     out = []
-    for (number, _), cells in zip(lines[1:], reader, strict=False):
+    for cells, number in rows:
         if len(cells) != len(header):
             raise InputError(shown, f"{len(cells)} cells, the header has {len(header)}", number)
         out.append((dict(zip(header, (c.strip() for c in cells), strict=True)), number))
-    return out
+    return out, header_line
+
+
+class _Lines:
+    """The physical lines of a CSV text for ``csv.reader``, which asks for one more line
+    only to finish a row or to start the next: ``row_start`` (set before each row) tells a
+    comment line, skipped, from a line inside a quoted cell; ``first`` is the physical line
+    the current row starts on."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = iter(io.StringIO(text, newline=""))
+        self.number = 0   # the last line handed out
+        self.first = 1
+        self.row_start = True
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        while True:
+            line = next(self._lines)
+            self.number += 1
+            if self.row_start and line.lstrip().startswith("#"):
+                continue
+            if self.row_start:
+                self.first, self.row_start = self.number, False
+            return line
 
 
 def _number(row: dict[str, Any], key: str, shown: str, line: int) -> float:
@@ -124,7 +200,7 @@ def _number(row: dict[str, Any], key: str, shown: str, line: int) -> float:
     return float(value)
 
 
-def _run(row: dict[str, Any], line: int, shown: str) -> ClientRun:
+def _run(row: dict[str, Any], line: int, shown: str, header_line: int = 1) -> ClientRun:
     def num(key: str) -> float:
         return _number(row, key, shown, line)
 
@@ -150,6 +226,9 @@ def _run(row: dict[str, Any], line: int, shown: str) -> ClientRun:
     for key, field in (("duration", "duration_s"), ("completed", "completed"),
                        ("failed", "failed"), ("total_output_tokens", "total_output_tokens")):
         v = num(field)
+        if math.isfinite(v) and key != "duration" and (v != int(v) or v > LARGEST_WHOLE):
+            raise InputError(shown, f"column '{field}': expected a whole number, got "
+                                    f"{row.get(field)!r}", line)
         if math.isfinite(v):
             record[key] = int(v) if key != "duration" else v
     for key, field in (("input_len", "input_tokens"), ("output_len", "output_tokens")):
@@ -168,7 +247,7 @@ def _run(row: dict[str, Any], line: int, shown: str) -> ClientRun:
         if m is None:
             if LATENCY_NO_UNIT.match(key):
                 raise InputError(shown, f"column '{key}': the unit must be in the name "
-                                        f"({key}_ms or {key}_s)", 1)
+                                        f"({key}_ms or {key}_s)", header_line)
             continue
         v = num(key)
         if math.isnan(v):
