@@ -36,7 +36,7 @@ def hrefs(text: str) -> list[str]:
 
 
 def test_index_lists_every_round_and_builds_the_reports(site: Path) -> None:
-    assert sorted(p.name for p in site.iterdir()) == [".reportgen-index", "_static",
+    assert sorted(p.name for p in site.iterdir()) == [".reportgen-index", "_static", "dataset",
                                                       "index.html", "round2-rtx4090.html"]
     page = (site / "index.html").read_text(encoding="utf-8")
     assert page.count('<article class="round-card') == len(ROUNDS) == 2
