@@ -8,7 +8,11 @@ every process), the peak of the tree's summed RSS and the largest single process
 - ``first``: ``count`` rounds into an empty site;
 - ``unchanged``: the same again, nothing changed;
 - ``one_changed``: one result file of one round edited;
-- ``alone``: ``reportgen build`` of that round by itself (the reference for ``one_changed``).
+- ``alone``: ``reportgen build`` of that round by itself (the reference for ``one_changed``);
+- ``small_single``: the ``small`` rounds again with ``--self-contained`` (today's single-file
+  reports), against ``small``'s shared scripts: the site's bytes (reports, index.html,
+  ``_static/``; the cache and the dataset counted apart);
+- ``trend``: the dataset's trend values read with DuckDB (``dataset.trend_values``), in process.
 """
 
 from __future__ import annotations
@@ -36,14 +40,16 @@ def measure(root: Path, count: int, small: int, jobs: int, env: dict[str, str],
     index = [sys.executable, "-m", "reportgen", "index", "-q", "-j", str(jobs)]
     out: dict[str, dict[str, float]] = {}
 
-    def run(name: str, folders: list[Path], site: Path) -> None:
+    def run(name: str, folders: list[Path], site: Path, *extra: str) -> None:
         say(f"index: {name} ({len(folders)} rounds) …")
-        got = timed([*index, *map(str, folders), "-o", str(site)], env)
-        out[name] = {**got, "rounds": len(folders)}
+        got = timed([*index, *extra, *map(str, folders), "-o", str(site)], env)
+        out[name] = {**got, "rounds": len(folders), **site_bytes(site),
+                     "index_mb": (site / "index.html").stat().st_size / 1e6}
 
-    for site in ("site-small", "site"):
+    for site in ("site-small", "site-small-single", "site"):
         shutil.rmtree(root / site, ignore_errors=True)
     run("small", rounds[:small], root / "site-small")
+    run("small_single", rounds[:small], root / "site-small-single", "--self-contained")
     run("first", rounds[:count], root / "site")
     run("unchanged", rounds[:count], root / "site")
     target = rounds[count // 2] / "vllm" / "bench" / "c4.json"
@@ -55,7 +61,27 @@ def measure(root: Path, count: int, small: int, jobs: int, env: dict[str, str],
     got = timed([sys.executable, "-m", "reportgen", "build", str(target.parents[2]),
                  "-o", str(root / "alone.html")], env)
     out["alone"] = {**got, "rounds": 1}
-    site_bytes = sum(p.stat().st_size for p in (root / "site").glob("*.html"))
-    out["site"] = {"pages_mb": site_bytes / 1e6,
+    out["site"] = {**site_bytes(root / "site"),
                    "index_mb": (root / "site" / "index.html").stat().st_size / 1e6}
+    names = [r.name for r in rounds[:count]]
+    if (root / "site" / "dataset" / "values").is_dir():
+        import time
+
+        from reportgen.dataset import trend_values
+        from reportgen.index_page import METRICS
+
+        began = time.perf_counter()
+        trend_values(root / "site" / "dataset", names, [m for m, _, _ in METRICS])
+        out["trend"] = {"duckdb_s": time.perf_counter() - began, "rounds": len(names)}
     return out
+
+
+def site_bytes(site: Path) -> dict[str, float]:
+    """MB of what a reader opens (reports, index.html, _static/) and, apart, of the index's
+    cache and the Parquet dataset."""
+    def size(paths: Any) -> float:
+        return sum(p.stat().st_size for p in paths if p.is_file()) / 1e6
+
+    return {"pages_mb": size(site.glob("*.html")) + size((site / "_static").glob("*")),
+            "cache_mb": size((site / ".reportgen-index").rglob("*")),
+            "dataset_mb": size((site / "dataset").rglob("*"))}

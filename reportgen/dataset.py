@@ -32,20 +32,22 @@ SKIPPED = ("dataset: skipped (the Parquet tables under dataset/ need pyarrow: "
 
 
 def available() -> bool:
-    """Whether pyarrow is importable (the Parquet writer)."""
-    try:
-        import pyarrow.parquet  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether pyarrow is installed (the Parquet writer); found, not imported (an index run
+    with nothing to build must stay cheap)."""
+    return _installed("pyarrow")
 
 
 def duckdb_available() -> bool:
+    return _installed("duckdb")
+
+
+def _installed(module: str) -> bool:
+    from importlib.util import find_spec
+
     try:
-        import duckdb  # noqa: F401
-    except ImportError:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 def _kind(value: object) -> str:

@@ -141,14 +141,23 @@ class Job:
     dataset_to: Path | None = None  # the site's dataset/: the round's Parquet tables go there
 
 
+# what the shared scripts are made from (render.PAGE_SCRIPTS and the vendored plotly.js):
+# read here without importing render, which an index run with nothing to build never needs
+SHARED_SOURCES = ("loader.js", "app.js", "slo.js", "vendor/plotly-custom.min.js.gz")
+
+
 def shared_key() -> str:
-    """The names of the shared scripts a report of the vendored bundle references (content
-    hashes): part of every round's key, so a changed script rebuilds the pages."""
-    from reportgen.render import bundled_traces, shared_scripts
+    """A hash of the shared scripts' sources: part of every round's key, so a changed script
+    rebuilds the pages that reference it."""
     from reportgen.resources import templates_dir
 
-    templates = templates_dir()
-    return ",".join(shared_scripts(bundled_traces(templates), templates))
+    h = hashlib.sha256()
+    for name in SHARED_SOURCES:
+        path = templates_dir() / "static" / name
+        h.update(f"{name}\0".encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def write_shared(site: Path, files: Mapping[str, bytes]) -> None:

@@ -80,3 +80,10 @@ def test_self_contained_is_one_file_and_switching_rebuilds(tmp_path: Path) -> No
     assert run_index(out, "--self-contained") == ["none"]        # nothing changed
     assert run_index(out) == [PAGE]                              # the mode changed: rebuilt
     assert f'data-src="{STATIC}/' in (out / PAGE).read_text(encoding="utf-8")
+
+
+def test_the_key_covers_every_shared_script() -> None:
+    from reportgen import index, render
+
+    assert index.SHARED_SOURCES[:-1] == render.PAGE_SCRIPTS
+    assert index.SHARED_SOURCES[-1] == f"vendor/{render.VENDOR}.min.js.gz"
