@@ -50,6 +50,7 @@ if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page
 BASELINE_TOML = "baseline.toml"   # = reportgen.baseline.BASELINE_TOML
 Progress = Callable[[str], None]
 INDEX = "index.html"
+STATIC_DIR = "_static"  # = render.STATIC: the reports' shared scripts
 DATASET = "dataset"     # the site's Parquet tables (reportgen/dataset.py, docs/DATASET.md)
 
 def _metrics(values: Mapping[str, object], engines: list[str]) -> list[Metric]:
@@ -367,7 +368,10 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     ds = site.out / DATASET if dataset.available() else None
     unbuilt = [] if ds is None else [name for name, _, fp, _ in plan
                                      if fp is not None and not dataset.has_round(ds, name)]
-    if not changed and not gone and not unbuilt and site.unchanged(index_key, INDEX):
+    # a site whose reports share scripts needs its _static/ (deleted: made again below)
+    static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
+    if not changed and not gone and not unbuilt and not static_gone \
+            and site.unchanged(index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
         return [site.out / INDEX]
     from reportgen.i18n import load_ui
@@ -385,6 +389,11 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                     fp, index_label, series_label, None if self_contained else site.out, ds)
                 for name, folder, fp, ch in plan if fp is not None and ch]
         _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
+        if not self_contained and len(changed) < len(names):   # kept pages: their scripts
+            from reportgen.render import bundled_traces, shared_scripts
+
+            write_shared(site.out, shared_scripts(bundled_traces(templates_dir()),
+                                                  templates_dir()))
         if ds is not None:     # rounds built before the dataset was: from their cached tables
             for name in sorted(set(unbuilt) - set(changed)):
                 tables = _cached_tables(tables_path(site.cache, name))

@@ -87,3 +87,15 @@ def test_the_key_covers_every_shared_script() -> None:
 
     assert index.SHARED_SOURCES[:-1] == render.PAGE_SCRIPTS
     assert index.SHARED_SOURCES[-1] == f"vendor/{render.VENDOR}.min.js.gz"
+    assert index.STATIC_DIR == render.STATIC
+
+
+def test_a_deleted_static_folder_is_made_again(tmp_path: Path) -> None:
+    import shutil
+
+    out = tmp_path / "site"
+    run_index(out)
+    before = sorted(p.name for p in (out / STATIC).iterdir())
+    shutil.rmtree(out / STATIC)
+    assert run_index(out) == ["none"]                  # no page rebuilt …
+    assert sorted(p.name for p in (out / STATIC).iterdir()) == before   # … the scripts back
