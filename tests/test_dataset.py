@@ -180,3 +180,21 @@ def test_without_pyarrow_index_says_what_it_skipped(rounds: list[Path], tmp_path
     assert not (tmp_path / "site" / "dataset").exists()
     result = cli("tables", str(SAMPLE), "--format", "parquet", "-o", str(tmp_path / "t"))
     assert result.exit_code == 2 and "reportgen[dataset]" in result.output
+
+
+def test_tables_format_parquet_with_an_slo_writes_goodput(tmp_path: Path) -> None:
+    slo = ["--slo", "ttft_ms=500,tpot_ms=50"]
+    want = json.loads(cli("tables", str(SAMPLE), *slo).output)["goodput"]
+    assert want
+    result = cli("tables", str(SAMPLE), *slo, "--format", "parquet", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    got = pq.read_table(tmp_path / "goodput" / f"{SAMPLE.name}.parquet").to_pylist()
+    assert len(got) == len(want)
+    for row, expected in zip(got, want, strict=True):
+        for key, value in expected.items():
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                assert row.get(key) is None, key
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                assert row[key] == float(value), key
+            elif isinstance(value, str):
+                assert row[key] == value, key
