@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+GLOB_CHARS = frozenset("*?[]{}")
 TABLES = ("round", "runs", "tiers", "goodput", "values")
 SKIPPED = ("dataset: skipped (the Parquet tables under dataset/ need pyarrow: "
            "pip install 'reportgen[dataset]')")
@@ -186,14 +187,15 @@ def has_round(out: Path, round_name: str) -> bool:
 
 def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]
                  ) -> dict[str, dict[str, float]]:
-    """Round → {value name: value} of the first workload, for the names given (``*`` matches
+    """Round → {value name: value} of the first workload, for the names given (``{e}`` matches
     an engine id), read from the dataset's ``values`` files with DuckDB: what the index's
-    trend figure draws."""
+    trend figure draws. A round left out (no file, a name DuckDB would glob, or any file
+    DuckDB cannot read) keeps the points of the index's cache."""
     import duckdb
 
-    wanted = list(rounds)
-    files = [str(out / "values" / f"{r}.parquet") for r in wanted
-             if (out / "values" / f"{r}.parquet").is_file()]
+    # DuckDB expands glob characters in a path: such a round keeps its cached points
+    files = [str(out / "values" / f"{r}.parquet") for r in rounds
+             if not GLOB_CHARS & set(r) and (out / "values" / f"{r}.parquet").is_file()]
     if not files:
         return {}
     patterns = [n.replace("{e}", "%") for n in names]
@@ -204,6 +206,8 @@ def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]
             "SELECT round, name, value FROM read_parquet(?, union_by_name = true) "
             f"WHERE coalesce(workload_index, 0) = 0 AND value IS NOT NULL AND ({where})",
             [files, *patterns]).fetchall()
+    except duckdb.Error:      # an unreadable file: the trend keeps the cached points
+        return {}
     finally:
         con.close()
     got: dict[str, dict[str, float]] = {}

@@ -198,3 +198,13 @@ def test_tables_format_parquet_with_an_slo_writes_goodput(tmp_path: Path) -> Non
                 assert row[key] == float(value), key
             elif isinstance(value, str):
                 assert row[key] == value, key
+
+
+def test_trend_values_leave_out_what_duckdb_cannot_read(tmp_path: Path) -> None:
+    ds = tmp_path / "ds"
+    dataset.write_round(ds, "r1", {"values": {"setup.tier_count": 3}})
+    dataset.write_round(ds, "r[2]", {"values": {"setup.tier_count": 4}})
+    assert dataset.trend_values(ds, ["r1", "r[2]", "gone"], ["setup.tier_count"]) == \
+        {"r1": {"setup.tier_count": 3.0}}
+    (ds / "values" / "r1.parquet").write_bytes(b"not parquet")
+    assert dataset.trend_values(ds, ["r1"], ["setup.tier_count"]) == {}
