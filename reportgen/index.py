@@ -389,11 +389,12 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                     fp, index_label, series_label, None if self_contained else site.out, ds)
                 for name, folder, fp, ch in plan if fp is not None and ch]
         _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
-        if not self_contained and len(changed) < len(names):   # kept pages: their scripts
+        if not self_contained:     # the scripts of kept pages and of index.html
+            from reportgen.index_page import INDEX_TRACES
             from reportgen.render import bundled_traces, shared_scripts
 
-            write_shared(site.out, shared_scripts(bundled_traces(templates_dir()),
-                                                  templates_dir()))
+            for traces in (bundled_traces(templates_dir()), INDEX_TRACES):
+                write_shared(site.out, shared_scripts(traces, templates_dir()))
         if ds is not None:     # rounds built before the dataset was: from their cached tables
             for name in sorted(set(unbuilt) - set(changed)):
                 tables = _cached_tables(tables_path(site.cache, name))
@@ -452,7 +453,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         say("write the site")
         default = lang or first_lang or "zh"
 
-        index_html = render_index(order, ui, default).encode("utf-8")
+        index_html = render_index(order, ui, default, shared=not self_contained).encode("utf-8")
         existing = {n for n in updates if (site.out / f"{n}.html").exists()}
         for name in sorted(updates, key=lambda n: (n in existing, n)):
             page = site.out / f"{name}.html"

@@ -52,6 +52,11 @@ def test_reports_reference_the_sites_one_copy(site: Path) -> None:
         body = (site / src).read_text(encoding="utf-8")
         assert body[:200] not in html
     assert "'self'" in csp(html) and "connect-src 'none'" in csp(html)
+    index = (site / "index.html").read_text(encoding="utf-8")   # the index shares them too
+    assert f'data-src="{STATIC}/{plotly}"></script>' in index and "H4sI" not in index
+    assert [s.split("/")[1].split("-")[0]
+            for s in re.findall(r'<script defer src="([^"]+)"></script>', index)] == \
+        ["loader", "app"]
     for name in static:      # the name is the content's hash
         digest = hashlib.sha256((site / STATIC / name).read_bytes()).hexdigest()[:16]
         assert name.endswith(f"-{digest}.js"), name
@@ -75,6 +80,7 @@ def test_self_contained_is_one_file_and_switching_rebuilds(tmp_path: Path) -> No
     assert run_index(out, "--self-contained") == [PAGE]
     html = (out / PAGE).read_text(encoding="utf-8")
     assert not (out / STATIC).exists()
+    assert "H4sI" in (out / "index.html").read_text(encoding="utf-8")
     assert not re.search(r'\bsrc="', html) and "'self'" not in csp(html)
     assert re.search(r'id="plotly-gz"[^>]*data-integrity="sha256-[^"]+">H4sI', html)
     assert run_index(out, "--self-contained") == ["none"]        # nothing changed
