@@ -201,15 +201,20 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
                   "(default: the first round's default_language, else the browser's).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Rounds built in parallel processes (default: the number of cores).")
+@click.option("--self-contained", is_flag=True,
+              help="Each report carries plotly.js and its scripts itself (one file to copy "
+                   "out), instead of sharing the site's _static/ copy.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress messages.")
 def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | None,
-          quiet: bool) -> None:
+          self_contained: bool, quiet: bool) -> None:
     """Build every round's report plus one index.html linking them (relative links).
 
     Incremental: a round whose files are unchanged since the last run is not built again
     (cache in OUT/.reportgen-index/). Rounds keep the order given (by date when every round
     has one); the index lists the newest first. A folder with only baseline.toml (figures as
     published, no raw files) gets a card and a place in the trend figure, but no report.
+    The reports share one copy of plotly.js and of the page's scripts, OUT/_static/*.js
+    (content-hashed names, relative links); --self-contained makes each report one file.
 
     \b
     Example: reportgen index runs/round1 runs/round2 runs/round3 -o site/
@@ -218,13 +223,17 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | N
 
     with _input_errors():
         written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet),
-                              jobs)
+                              jobs, self_contained=self_contained)
     if written.up_to_date:
         click.echo(f"nothing to rebuild: {written[0]} and its {len(rounds)} round(s) are "
                    "up to date")
         return
     reports = ", ".join(p.name for p in written[1:]) or "none"
     click.echo(f"wrote {written[0]} ({len(rounds)} round(s); reports: {reports})")
+    from reportgen.dataset import SKIPPED, available
+
+    if not available():
+        click.echo(SKIPPED)
 
 
 @main.command()
@@ -284,12 +293,14 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
 
 @main.command()
 @round_argument()
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown"]), default="json",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "markdown", "parquet"]),
+              default="json", show_default=True,
+              help="parquet: -o DIR gets DIR/<table>/<round>.parquet (runs, tiers, goodput, "
+                   "values, round; docs/DATASET.md), needs reportgen[dataset].")
 @click.option("-o", "--output", type=click.Path(allow_dash=True), default=None,
               help="Write to a file (atomically) instead of stdout (same policy as build -o). "
                    "With --format csv, a folder (existing, or named with a trailing /) gets "
-                   "one file per table, <name>.csv.")
+                   "one file per table, <name>.csv; a folder for --format parquet.")
 @click.option("--slo", "slo_text", default=None, metavar="ttft_ms=500,tpot_ms=50[,e2el_ms=…]",
               help="Latency objective per request (ms, inclusive): adds the goodput, "
                    "capacity_at_slo (with 95 % intervals and a verdict) and no_per_request "
@@ -320,6 +331,9 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
     from reportgen.write import output_target, write_output
 
     slo = _slo_option(slo_text, slo_target)
+    if fmt == "parquet":
+        _tables_parquet(round_dir, output, slo, slo_target)
+        return
     folder = None
     if fmt == "csv" and output is not None and output != "-" and (
             output.endswith(("/", os.sep)) or Path(output).is_dir()):
@@ -368,6 +382,35 @@ def _load_option(text: str | None) -> tuple[float, str] | None:
         return parse_load(text)
     except SloError as exc:
         raise BadInput(InputError("--load", str(exc))) from None
+
+
+def _tables_parquet(round_dir: Path, output: str | None, slo: Any,
+                    slo_target: float | None) -> None:
+    """``tables --format parquet -o DIR``: the round's dataset files (reportgen/dataset.py)."""
+    import os
+
+    from reportgen import dataset
+    from reportgen import tables as tbl
+    from reportgen.pipeline import analyze_dir
+
+    with _input_errors():
+        if output is None or output == "-":
+            raise InputError("--format parquet", "needs -o DIR (the dataset's folder)")
+        if not dataset.available():
+            raise InputError("--format parquet", "needs pyarrow: pip install "
+                                                 "'reportgen[dataset]'")
+        out = Path(output)
+        root = round_dir.parent if round_dir.is_file() else round_dir
+        real, inside = os.path.realpath(out), os.path.realpath(root)
+        if real == inside or real.startswith(inside + os.sep):
+            raise InputError(str(out), "is inside the round folder; refused (the files would "
+                                       "become inputs of the round: choose another -o)")
+        if out.exists() and not out.is_dir():
+            raise InputError(str(out), "is not a folder; --format parquet writes a folder")
+        analysis = analyze_dir(round_dir, slo=slo, slo_target=slo_target).analysis
+        name = Path(inside).name
+        written = dataset.write_round(out, name, tbl.to_json_dict(analysis))
+    click.echo(f"wrote {len(written)} file(s) under {terminal_safe(str(out))} (round {name})")
 
 
 def _slo_option(text: str | None, target: float | None) -> Any:

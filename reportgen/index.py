@@ -51,6 +51,8 @@ if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page
 BASELINE_TOML = "baseline.toml"   # = reportgen.baseline.BASELINE_TOML
 Progress = Callable[[str], None]
 INDEX = "index.html"
+STATIC_DIR = "_static"  # = render.STATIC: the reports' shared scripts
+DATASET = "dataset"     # the site's Parquet tables (reportgen/dataset.py, docs/DATASET.md)
 
 def _metrics(values: Mapping[str, object], engines: list[str]) -> list[Metric]:
     out = []
@@ -137,15 +139,59 @@ class Job:
     fingerprint: Fingerprint
     index_label: Bi
     series_label: Bi
+    shared_to: Path | None = None   # the site: the report shares its scripts there
+    dataset_to: Path | None = None  # the site's dataset/: the round's Parquet tables go there
+
+
+# what the shared scripts are made from (render.PAGE_SCRIPTS and the vendored plotly.js):
+# read here without importing render, which an index run with nothing to build never needs
+SHARED_SOURCES = ("loader.js", "app.js", "slo.js", "vendor/plotly-custom.min.js.gz")
+
+
+def shared_key() -> str:
+    """A hash of the shared scripts' sources: part of every round's key, so a changed script
+    rebuilds the pages that reference it."""
+    from reportgen.resources import templates_dir
+
+    h = hashlib.sha256()
+    for name in SHARED_SOURCES:
+        path = templates_dir() / "static" / name
+        h.update(f"{name}\0".encode())
+        if path.is_file():
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def write_shared(site: Path, files: Mapping[str, bytes]) -> None:
+    """The site's shared scripts (``render.shared_scripts``): content-hashed names, so a file
+    already there is the same file; written before the commit, harmless until a committed
+    page references them."""
+    from reportgen.write import write_atomic
+
+    for rel, data in files.items():
+        path = site / rel
+        try:
+            if path.stat().st_size == len(data):
+                continue
+        except FileNotFoundError:
+            pass
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(printable(str(path.parent)),
+                             f"cannot create: {exc.strerror or exc}") from None
+        write_atomic(path, data)
 
 
 def build_round(job: Job) -> float:
     """Load, analyse and render one round into its staged page and cache entry (the nav holds
     the index link only; the caller splices the neighbours in). Returns the seconds taken.
     Runs in a worker process: nothing of the analysis outlives the call."""
-    from reportgen.build import render_analysis, resolve_baseline
+    from reportgen.build import resolve_baseline
     from reportgen.page.model import Series
-    from reportgen.pipeline import analyze_dir
+    from reportgen.pipeline import analyze_dir, assemble_page
+    from reportgen.render import shared_scripts
+    from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
     from reportgen.write import write_atomic
 
@@ -154,11 +200,20 @@ def build_round(job: Job) -> float:
     loaded, ra = done.loaded, done.analysis
     base = resolve_baseline(loaded.manifest, None, lambda _: None)
     series = Series(INDEX, job.series_label, [])
-    html = render_analysis(ra, job.folder, job.lang, lambda _: None, None, base, series)
+    assembled = assemble_page(ra, job.folder, job.lang, lambda _: None, None, baseline=base,
+                              series=series)
+    html = assembled.html(shared=job.shared_to is not None)
+    if job.shared_to is not None:
+        write_shared(job.shared_to, shared_scripts(assembled.figures.trace_types,
+                                                   templates_dir()))
     data = html.encode("utf-8")
     write_atomic(job.page, data)
     tables = to_json_dict(ra)
     write_atomic(job.tables, dump_entry(tables))
+    if job.dataset_to is not None:    # derived files beside the site, not staged
+        from reportgen.dataset import write_round
+
+        write_round(job.dataset_to, job.name, tables)
     entry = {"schema": SCHEMA, **job.fingerprint.head(), "page": f"{job.name}.html",
              "page_sha256": page_sha256(data), "nav": None,
              "card": card_tables(tables, [name for name, _, _ in METRICS])}
@@ -271,10 +326,12 @@ class Written(list[Path]):
 
 
 def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
-                progress: Progress | None = None, jobs: int | None = None) -> Written:
+                progress: Progress | None = None, jobs: int | None = None, *,
+                self_contained: bool = False) -> Written:
     """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
     reports (re)written. Bad input raises InputError; nothing is visible in the site until
-    every changed round is built (see ``index_site``)."""
+    every changed round is built (see ``index_site``). The reports share the site's scripts
+    (``_static/``) unless ``self_contained``."""
     from reportgen import __version__
     from reportgen.resources import templates_dir
     from reportgen.write import write_atomic
@@ -292,7 +349,9 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     fp: Fingerprint | None   # one name for a round's fingerprint here and in the plan's loops
     restamp: list[tuple[str, dict[str, Any]]] = []   # unchanged rounds: fresh stamps
     kept: dict[str, tuple[dict[str, Any], object]] = {}   # unchanged rounds: card, nav
-    whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{lang or ''}\0".encode())
+    # a round's key covers how its page holds its scripts: switching rebuilds every page
+    key_lang = lang if self_contained else f"{lang or ''}\0{shared_key()}"
+    whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{key_lang or ''}\0".encode())
     for name, folder in rounds:
         if _is_published(folder):
             plan.append((name, folder, None, False))
@@ -302,7 +361,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                          .encode("utf-8", "surrogateescape"))
             continue
         old = read_entry(entry_path(site.cache, name))
-        fp = fingerprint(folder, lang, old)
+        fp = fingerprint(folder, key_lang, old)
         page = site.out / f"{name}.html"
         fresh = old is not None and old.get("key") == fp.key and page.is_file()
         plan.append((name, folder, fp, not fresh))
@@ -321,7 +380,15 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         write_atomic(entry_path(site.cache, name), dump_entry(head))
     del restamp
     index_key = whole.hexdigest()
-    if not changed and not gone and site.unchanged(index_key, INDEX):
+    from reportgen import dataset
+
+    ds = site.out / DATASET if dataset.available() else None
+    unbuilt = [] if ds is None else [name for name, _, fp, _ in plan
+                                     if fp is not None and not dataset.has_round(ds, name)]
+    # a site whose reports share scripts needs its _static/ (deleted: made again below)
+    static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
+    if not changed and not gone and not unbuilt and not static_gone \
+            and site.unchanged(index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
         fresh = Written([site.out / INDEX])
         fresh.up_to_date = True
@@ -338,9 +405,20 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         # 2. build what changed into staged files (nothing visible yet)
         todo = [Job(name, folder, lang, staged(site.out / f"{name}.html"),
                     staged(tables_path(site.cache, name)), staged(entry_path(site.cache, name)),
-                    fp, index_label, series_label)
+                    fp, index_label, series_label, None if self_contained else site.out, ds)
                 for name, folder, fp, ch in plan if fp is not None and ch]
         _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
+        if not self_contained:     # the scripts of kept pages and of index.html
+            from reportgen.index_page import INDEX_TRACES
+            from reportgen.render import bundled_traces, shared_scripts
+
+            for traces in (bundled_traces(templates_dir()), INDEX_TRACES):
+                write_shared(site.out, shared_scripts(traces, templates_dir()))
+        if ds is not None:     # rounds built before the dataset was: from their cached tables
+            for name in sorted(set(unbuilt) - set(changed)):
+                tables = _cached_tables(tables_path(site.cache, name))
+                if tables is not None:
+                    dataset.write_round(ds, name, tables)
 
         # 3. entries from the cached tables alone; the series order; every page's nav
         entries: list[Entry] = []
@@ -361,6 +439,8 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
             stated = (card.get("round") or {}).get("default_language")
             if first_lang is None and stated in ("zh", "en"):
                 first_lang = str(stated)
+        if ds is not None and dataset.duckdb_available():
+            entries = _trend_from_dataset(entries, ds)
         order = _series_order(entries)
         updates: list[str] = []      # names whose staged page and entry are ready
         changed_set = set(changed)
@@ -395,7 +475,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         say("write the site")
         default = lang or first_lang or "zh"
 
-        index_html = render_index(order, ui, default).encode("utf-8")
+        index_html = render_index(order, ui, default, shared=not self_contained).encode("utf-8")
         existing = {n for n in updates if (site.out / f"{n}.html").exists()}
         for name in sorted(updates, key=lambda n: (n in existing, n)):
             page = site.out / f"{name}.html"
@@ -409,9 +489,35 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         site.discard_staged()
     for name in gone:
         site.remove(name)
+        dataset.remove_round(site.out / DATASET, name[:-len(".html")])
     site.write_manifest([INDEX, *names], index_key, page_sha256(index_html))
     say(f"done: {len(updates)} page(s) written, {len(gone)} removed")
     return Written([site.out / INDEX, *(site.out / f"{n}.html" for n in sorted(updates))])
+
+
+def _cached_tables(path: Path) -> dict[str, Any] | None:
+    """A round's cached tables (the tables JSON, not an entry head), or None when unreadable
+    (the round's dataset is then written when it is next built)."""
+    import json
+
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _trend_from_dataset(entries: list[Entry], ds: Path) -> list[Entry]:
+    """The trend points of every built round read back from the dataset's ``values`` files
+    with DuckDB (the embedded default; without it, the cached cards give the same points)."""
+    from dataclasses import replace
+
+    from reportgen.dataset import trend_values
+
+    built = [e.name for e in entries if e.href is not None]
+    got = trend_values(ds, built, [name for name, _, _ in METRICS])
+    return [replace(e, metrics=_metrics(got[e.name], list(e.labels)))
+            if e.href is not None and e.name in got else e for e in entries]
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

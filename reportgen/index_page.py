@@ -42,6 +42,7 @@ class Choice:
 
 
 # Card and trend figures: (value name with {e} per engine, UI key under [index.metric], format)
+INDEX_TRACES = frozenset({"scatter"})   # the trend figure's trace types
 METRICS: tuple[tuple[str, str, str], ...] = (
     ("crossover.concurrency", "crossover", ".1f"),
     ("setup.failed_total", "failed", "d"),
@@ -191,8 +192,9 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
     return fig.to_dict()
 
 
-def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
-    """index.html for ``entries`` in series order (oldest first)."""
+def render_index(entries: list[Entry], ui: UI, default_lang: str, shared: bool = False) -> str:
+    """index.html for ``entries`` in series order (oldest first); ``shared``: plotly.js,
+    loader.js and app.js referenced as the site's shared scripts (``index_scripts``)."""
     from reportgen import __version__
     from reportgen.figures import template
     from reportgen.i18n import figure_patches
@@ -203,6 +205,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
         load_assets,
         plotly_version,
         script_json,
+        shared_scripts,
         static_script,
     )
     from reportgen.resources import templates_dir
@@ -212,7 +215,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
     figs = {"defaultLang": default_lang, "template": template(), "figs": [
         {"id": "trend-plot", "fig": dicts[default_lang], "i18n": figure_patches(dicts)}]}
     height = int(cast("dict[str, Any]", dicts[default_lang]["layout"]).get("height", 460))
-    bundle = bundle_for({"scatter"}, templates)
+    bundle = bundle_for(INDEX_TRACES, templates)
     assets = load_assets(templates)
     js_index = static_script(templates, "index.js")
     shown = cards(newest_first(entries), ui)
@@ -233,14 +236,19 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str) -> str:
         "next": ui.t("index.pager.next"), "none": ui.t("index.filter.none"),
         "footer": ui.t("index.footer", version=__version__, plotly=plotly_version(templates)),
     }
+    csp = content_security_policy(assets, bundle, (js_index,), shared=shared)
+    srcs = [s for s in shared_scripts(INDEX_TRACES, templates) if "/slo-" not in s] \
+        if shared else []
     return environment(templates).get_template("index.html.j2").render(
         lang=default_lang, chrome=chrome, cards=shown, fig_height=height,
         gpus=choices([c.gpu for c in shown]),
         configs=choices([k for c in shown for k in c.configs]),
         dated=any(c.date for c in shown), page_size=PAGE_SIZE,
-        version=__version__, csp=content_security_policy(assets, bundle, (js_index,)),
+        version=__version__, csp=csp,
+        plotly_src=srcs[0] if srcs else "", script_srcs=srcs[1:],
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader,
         js_app=assets.js_app, js_index=js_index,
-        figs_json=script_json(figs), plotly_b64=bundle.b64, plotly_kind=bundle.kind,
+        figs_json=script_json(figs), plotly_b64="" if shared else bundle.b64,
+        plotly_kind=bundle.kind,
         plotly_version=bundle.version, plotly_notice=bundle.notice,
         plotly_integrity=bundle.sha256)

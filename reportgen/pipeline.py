@@ -145,13 +145,15 @@ class Assembled:
     report_data: dict[str, Any]
     figures: FigureSet
 
-    def html(self) -> str:
+    def html(self, shared: bool = False) -> str:
+        """``shared``: plotly.js and the page's scripts as a site's files
+        (``render.shared_scripts``), not inlined."""
         from reportgen.render import render_page
         from reportgen.resources import templates_dir
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
                            figs=self.figures.payload(), trace_types=self.figures.trace_types,
-                           version=__version__)
+                           version=__version__, shared=shared)
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,

@@ -8,6 +8,13 @@ Security: ``Environment(autoescape=True, undefined=StrictUndefined)`` (not selec
 which skips ``*.html.j2``); JSON inside ``<script>`` escapes ``< > & U+2028 U+2029``; a CSP
 meta allows only the page's own inline scripts by their sha256 (including the unpacked
 plotly.js), no network at all.
+
+Shared scripts (``reportgen index``): a report can instead reference plotly.js and the page's
+own scripts (loader, app, slo) as files of its site, ``_static/<name>-<sha256 prefix>.js``
+(``shared_scripts``), by relative URLs: the site holds them once, not once per report. Their
+CSP source is ``'self'`` (Chromium allows a page opened from file:// to load the file: scripts
+beside it that way; an ``integrity`` attribute would block them there, since file: requests
+are not CORS requests); nothing is fetched from the network either way.
 """
 
 from __future__ import annotations
@@ -302,30 +309,61 @@ def load_assets(templates: Path) -> Assets:
                   read("slo.js"))
 
 
-def content_security_policy(assets: Assets, bundle: Bundle, extra: tuple[str, ...] = ()) -> str:
+def content_security_policy(assets: Assets, bundle: Bundle, extra: tuple[str, ...] = (),
+                            shared: bool = False) -> str:
     """The CSP meta: the page's inline scripts (``extra``: others than the shared three) and
-    the unpacked plotly.js, each by its sha256; nothing from the network."""
+    the unpacked plotly.js, each by its sha256; nothing from the network. ``shared``: the
+    site's own script files too (``'self'``: the report's own origin, or file: beside it)."""
     hashes = [_csp_hash(str(s).encode("utf-8"))
               for s in (assets.js_lang, assets.js_loader, assets.js_app, assets.js_slo,
                         *extra)]
     hashes.append(bundle.sha256)
-    sources = " ".join(f"'{h}'" for h in hashes)
+    sources = " ".join(f"'{h}'" for h in hashes) + (" 'self'" if shared else "")
     return f"default-src 'none'; script-src {sources}; {CSP_REST}"
 
 
+STATIC = "_static"   # the folder of a site's shared scripts, beside its reports
+PAGE_SCRIPTS = ("loader.js", "app.js", "slo.js")   # in page order, after the data blocks
+
+
+def _hashed(stem: str, data: bytes) -> str:
+    return f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}.js"
+
+
+def shared_scripts(trace_types: Collection[str], templates: Path) -> dict[str, bytes]:
+    """The files a report with shared scripts references, path relative to the report (under
+    ``STATIC``) → bytes: plotly.js (the bundle its figures need, unpacked) and the page's own
+    scripts. Content-hashed names: a changed script is a new file, never a stale one."""
+    bundle = bundle_for(trace_types, templates)
+    js = gzip.decompress(base64.b64decode(bundle.b64))
+    out = {f"{STATIC}/{_hashed(f'plotly-{bundle.kind}', js)}": js}
+    for name in PAGE_SCRIPTS:
+        data = str(static_script(templates, name)).encode("utf-8")
+        out[f"{STATIC}/{_hashed(name[:-len('.js')], data)}"] = data
+    return out
+
+
 def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
-                figs: dict[str, Any], trace_types: Collection[str], version: str) -> str:
-    """The complete HTML document as text."""
+                figs: dict[str, Any], trace_types: Collection[str], version: str,
+                shared: bool = False) -> str:
+    """The complete HTML document as text; ``shared``: plotly.js and the page's scripts
+    referenced as the site's ``shared_scripts`` instead of inlined."""
     bundle = bundle_for(trace_types, templates)
     report_type, report_json = datablock.pack(str(script_json(report_data)))
     assets = load_assets(templates)
     env = environment(templates)
+    csp = content_security_policy(assets, bundle)
+    srcs: list[str] = []
+    if shared:
+        srcs = list(shared_scripts(trace_types, templates))
+        csp = content_security_policy(assets, bundle, shared=True)
     html = env.get_template("report.html.j2").render(
-        page=page, chrome=page.chrome, version=version, csp=content_security_policy(assets, bundle),
+        page=page, chrome=page.chrome, version=version, csp=csp,
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
-        js_slo=assets.js_slo,
+        js_slo=assets.js_slo, plotly_src=srcs[0] if srcs else "", script_srcs=srcs[1:],
         report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
-        plotly_b64=bundle.b64, plotly_kind=bundle.kind, plotly_version=bundle.version,
-        plotly_notice=bundle.notice, plotly_integrity=bundle.sha256,
+        plotly_b64="" if shared else bundle.b64, plotly_kind=bundle.kind,
+        plotly_version=bundle.version, plotly_notice=bundle.notice,
+        plotly_integrity=bundle.sha256,
     )
     return html

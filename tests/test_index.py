@@ -36,8 +36,8 @@ def hrefs(text: str) -> list[str]:
 
 
 def test_index_lists_every_round_and_builds_the_reports(site: Path) -> None:
-    assert sorted(p.name for p in site.iterdir()) == [".reportgen-index", "index.html",
-                                                      "round2-rtx4090.html"]
+    assert sorted(p.name for p in site.iterdir()) == [".reportgen-index", "_static", "dataset",
+                                                      "index.html", "round2-rtx4090.html"]
     page = (site / "index.html").read_text(encoding="utf-8")
     assert page.count('<article class="round-card') == len(ROUNDS) == 2
     assert page.count("round-card round-card-published") == 1   # Round 1: as published
@@ -55,7 +55,8 @@ def test_links_are_relative_and_resolve(site: Path) -> None:
         for link in links:
             assert "://" not in link and not link.startswith("/"), link
             assert (site / unquote(link)).is_file(), (name, link)
-        assert not re.search(r'\bsrc="(?!data:)', page)      # nothing loaded from elsewhere
+        for src in re.findall(r'\bsrc="(?!data:)([^"]*)"', page):   # the site's own scripts
+            assert src.startswith("_static/") and (site / src).is_file(), (name, src)
     report = (site / "round2-rtx4090.html").read_text(encoding="utf-8")
     assert 'class="series-index" href="index.html"' in report
     assert 'aria-current="page"' in report                   # itself, not a link

@@ -12,7 +12,9 @@
    The bundle is unpacked and handed to the browser as soon as the text and tables have
    painted (the first contentful paint: paintDone()), never before, so reading never waits on
    plotly.js; compiling then happens off the main thread, and its modules run when app.js
-   calls loadPlotly(). */
+   calls loadPlotly(). A report with shared scripts (reportgen index) names the site's
+   plotly.js file in data-src instead: it is loaded, after the same paint, by a script element
+   (compiled off the main thread too). */
 (function () {
   var SLICE_MS = 8;    // a slice overruns by its last module (≤ ~30 ms on a slow machine)
   var ready = null;
@@ -123,8 +125,27 @@
   // in a few ms, then the script is handed to the browser at once: it is compiled off the main
   // thread, and running it only defines the modules (the stepped bundle).
   var bundle = null;
+  // A report of an index site references the site's one copy of plotly.js instead
+  // (data-src, a relative file URL): added after the first contentful paint all the same.
+  function external(src) {
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement('script');
+      s.onload = function () { resolve(); };
+      s.onerror = function () { reject(new Error('plotly.js not found at ' + src)); };
+      s.src = src;
+      document.head.appendChild(s);
+    });
+  }
   function loadBundle(el) {
     if (bundle) return bundle;
+    var src = el && el.getAttribute('data-src');
+    if (src) {
+      bundle = paintDone().then(function () {
+        mark('plotly:start');
+        return external(src);
+      });
+      return bundle;
+    }
     bundle = paintDone()
       .then(function () {
         mark('plotly:start');

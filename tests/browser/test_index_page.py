@@ -69,3 +69,25 @@ def test_trend_figure_has_dates_and_titles(open_page: Any, site: Path) -> None:
     text = page.evaluate("document.getElementById('trend-plot').data[0].text")
     assert text == ["Nightly 0000 · H100", "Nightly 0001 · A100", "Nightly 0002 · L40S"]
     watch.assert_clean()
+
+
+def test_a_report_draws_from_the_sites_shared_plotly(browser: Any, open_page: Any,
+                                                      site: Path) -> None:
+    """A report of the site carries no plotly.js of its own: the one copy in _static/ is
+    loaded by a relative file URL (after the first paint) and draws every figure, with the
+    page's CSP in force and no request beyond file:."""
+    report = site / "nightly-0001.html"
+    html = report.read_text(encoding="utf-8")
+    shared = sorted(p.name for p in (site / "_static").glob("plotly-*.js"))
+    assert len(shared) == 1 and f'data-src="_static/{shared[0]}"' in html
+    assert "H4sI" not in html                     # no gzip+base64 bundle inlined
+    page, watch = open_page(report, "?lang=en")   # waits for every figure drawn
+    # the script element the loader added, resolved against the report's own file URL
+    srcs = page.evaluate("[...document.scripts].map(s => s.src).filter(Boolean)")
+    assert (site / "_static" / shared[0]).resolve().as_uri() in srcs
+    assert page.evaluate("typeof window.Plotly.newPlot") == "function"
+    assert page.evaluate("performance.getEntriesByName('plotly:start').length") == 1
+    assert page.evaluate(
+        "performance.getEntriesByName('first-contentful-paint')[0].startTime"
+        " <= performance.getEntriesByName('plotly:start')[0].startTime")
+    watch.assert_clean()
