@@ -500,9 +500,9 @@ def _cached_tables(path: Path) -> dict[str, Any] | None:
     (the round's dataset is then written when it is next built)."""
     import json
 
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    try:   # the checked reader: a FIFO, a device or a file over the cap is never read whole
+        data = json.loads(read_input(path, printable(str(path)), "json"))
+    except (InputError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
