@@ -133,3 +133,17 @@ def test_round_facts_are_written_in_field_order() -> None:
     with_workload = round_json(dataclasses.replace(info, workload=short))
     assert list(with_workload)[-1] == "workload"
     assert with_workload["workload"]["label"] == {"zh": "短", "en": "short"}
+
+
+def test_the_runs_table_states_an_unbounded_rate_as_inf() -> None:
+    """A closed-loop run's request_rate is what its file states ("inf"), never null."""
+    from pathlib import Path
+
+    from reportgen.pipeline import tables_of
+
+    folder = Path(__file__).parent / "data" / "inferencex"
+    stated = {p.name: json.loads(p.read_text())["request_rate"]
+              for p in sorted(folder.glob("*.json"))}
+    assert set(stated.values()) == {"inf"}
+    runs = tables_of(folder)["runs"]
+    assert {r["source"]: r["request_rate"] for r in runs} == stated
