@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -482,3 +483,32 @@ def test_a_crossing_within_the_noise_is_no_crossing_card(tmp_path: Path) -> None
         dataclasses.replace(s, blocks=edited) if s is headline else s for s in page.sections])
     problems = audit(page, parts)
     assert len(problems) == 2 and all("written as a ranking change" in p for p in problems)
+
+
+def test_a_cell_marked_both_ways_reads_the_same_in_both_tables(tmp_path: Path) -> None:
+    """† (synthetic input) and * (a percentile on too few values) on one cell: one order on
+    every table (`108.95† *`), both marks explained under it, in both languages."""
+    from reportgen.page.model import Table
+
+    folder = tmp_path / "r"
+    shutil.copytree(DATA / "clients" / "guidellm-0.8.1", folder)   # 8 requests a tier
+    (folder / "round.toml").write_text('[provenance]\nstatus = "synthetic"\n', encoding="utf-8")
+    page = assemble_report(folder).page
+    sections = page.views[0].sections if page.views else page.sections
+    seen = 0
+    for section in sections:
+        for table in (b for b in section.blocks if isinstance(b, Table)):
+            texts = [c.text for row in table.rows for c in row.cells]
+            both = [t for t in texts if "*" in t.en and "†" in t.en]
+            if not both:
+                continue
+            seen += 1
+            for t in both:
+                for lang in ("zh", "en"):
+                    assert re.fullmatch(r"[\d,.]+† \*", t.get(lang)), t.get(lang)
+            for lang in ("zh", "en"):
+                note = str(table.note.get(lang)) if table.note else ""
+                caption = str(table.caption.get(lang)) if table.caption else ""
+                assert "†" in note + caption and "*" in note + caption, (lang, note, caption)
+                assert "。 " not in note + caption    # zh notes join without a space
+    assert seen == 2    # the tiers table's TTFT p99 and the percentile table
