@@ -1,8 +1,9 @@
 """The shared real folders written by other clients (real_rounds under REPORTGEN_SHARED, else
-../shared: inference-perf and llmperf, no round.toml): every run the raw files hold appears once in `reportgen tables`' runs
-table with the numbers parsed here from the raw files, in the right configuration and tier;
-the files that are not runs are listed with their reason. Marked `shared` (tests/data_paths.py
-finds the folder; conftest skips without it, and fails in CI)."""
+../shared: inference-perf and llmperf, no round.toml): every run the raw files hold appears
+once in `reportgen tables`' runs table with the numbers parsed here from the raw files, in the
+right configuration and tier; the files that are not runs are listed with their reason.
+Marked `shared` (tests/data_paths.py finds the folder; conftest skips without it, and fails in
+CI)."""
 
 from __future__ import annotations
 
