@@ -257,7 +257,7 @@ class Builder:
             return block
         if block.note is not None:
             notes.insert(0, block.note)
-        # zh sentences end in 。 and join without a space
+        # zh sentences end in a full stop of their own: joined without a space
         note = notes[0] if len(notes) == 1 else Bi(*(
             Markup("" if lang == "zh" else " ").join(n.get(lang) for n in notes)
             for lang in LANGS))
