@@ -11,7 +11,7 @@ from reportgen.resources import data_tables
 from reportgen.text import Bi
 
 METRICS = ("ttft", "itl", "tpot")
-KEYS = frozenset({"id", "name", "source", "throughput", *METRICS,
+KEYS = frozenset({"id", "name", "source", "throughput", "throughput_as_page", *METRICS,
                   *(f"{m}_basis" for m in METRICS)})
 
 
@@ -27,6 +27,13 @@ class Client:
     source: str = ""
     # the time the client's own throughput divides by (None: the table does not say)
     throughput: Bi | None = None
+    # that time is the page's own: a difference is an edited key, not a definition
+    throughput_as_page: bool = False
+
+    @property
+    def own_throughput_time(self) -> bool:
+        """Whether the client's own throughput divides by a time of its own definition."""
+        return self.throughput is not None and not self.throughput_as_page
 
 
 @cache
@@ -37,7 +44,8 @@ def _table() -> dict[str, Client]:
         definitions={m: Bi.read(r[m]) for m in METRICS if m in r},
         basis={m: str(r[f"{m}_basis"]) for m in METRICS if f"{m}_basis" in r},
         source=str(r.get("source", "")),
-        throughput=Bi.read(r["throughput"]) if "throughput" in r else None) for r in rows}
+        throughput=Bi.read(r["throughput"]) if "throughput" in r else None,
+        throughput_as_page=bool(r.get("throughput_as_page", False))) for r in rows}
 
 
 def client(client_id: str) -> Client:

@@ -94,6 +94,12 @@ def lookup_gpu_spec(name: str) -> GpuSpec | None:
     return None
 
 
+def names_gpu(name: str) -> bool:
+    """Whether ``name`` names a GPU of the table (verified or not)."""
+    text = _normalise(name)
+    return bool(text) and any(pattern.search(text) for pattern, _ in _compiled())
+
+
 def lookup_gpu(name: str) -> tuple[float, float] | None:
     """Return (bandwidth_gb_s, memory_gib) for a known GPU name, else None."""
     spec = lookup_gpu_spec(name)

@@ -78,6 +78,18 @@ def _is_toml(data: bytes) -> bool:
     return True
 
 
+# Where each kind may go, as a refusal of anything else says it (the tables' CSV alone goes
+# into a folder, one file per table).
+ONLY_TO: dict[str, str] = {
+    "report": "the report is only written to a regular file",
+    "tables": "the tables are only written to a regular file (as CSV, also into a folder: "
+              "-o DIR/ --format csv)",
+    "pdf": "the PDF is only written to a regular file",
+    "index": "the index is only written to a regular file",
+    "round.toml": "round.toml is only written to a regular file",
+}
+
+
 # The content each kind must have before it may replace a file.
 CONTENT: dict[str, tuple[str, Callable[[bytes], bool]]] = {
     "report": ("an HTML page", _is_page),
@@ -111,8 +123,9 @@ def output_target(path: Path | str, round_dir: Path | None = None, *, kind: str 
     except OSError as exc:
         raise InputError(shown, f"cannot write: {exc.strerror or exc}") from None
     if st is not None and (what := file_kind(st)) is not None:
-        raise InputError(shown, f"is {what}, not a regular file; refused (the report is only "
-                                "written to a regular file, or to stdout with -o -)")
+        only = ONLY_TO.get(kind, "the output is only written to a regular file")
+        raise InputError(shown, f"is {what}, not a regular file; refused ({only}, or to stdout "
+                                "with -o -)")
     if round_dir is not None and st is not None and _inside(target, round_dir) \
             and target.suffix.lower() not in OWN_SUFFIXES[kind]:
         what, option = REFUSED_IN_ROUND.get(kind, ("output of this command", "output"))

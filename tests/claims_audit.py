@@ -8,6 +8,9 @@ both languages, and returns one line per problem:
   figures, as printed, differ by no more than their noise (``analyze.claims``: the repeats'
   spread where the tiers show one, else the stated threshold), or an "on par (within x %)"
   whose figures differ by more than x;
+- a crossing written as a ranking change ("curves cross at", "ranking changes at", 交叉点,
+  易位) where no tier below it and one above it each show a lead beyond the noise (the
+  view's ``crossover.ratio.c*`` values against the tiers' noise);
 - a missing-value mark in the text: "—" or "–" not between two numbers, "nan", "?".
 The audit reads only the page model and the analysis frames, never the code that wrote the
 sentences, so an edited number or a tie written as a lead is caught whatever wrote it."""
@@ -39,6 +42,9 @@ FASTER = (re.compile(r"is faster: .*? ([\d,.]+) ms against ([\d,.]+) ms"),
           re.compile(r"更快：.*? ([\d,.]+) ms，对比 .*? 的 ([\d,.]+) ms"))
 ABOVE = (re.compile(r"([\d,.]+) tok/s, ([\d,.]+)% above the runner-up .*?\(([\d,.]+) tok/s\)"),
          re.compile(r"([\d,.]+) tok/s，比第二名 .*?（([\d,.]+) tok/s）高 ([\d,.]+)%"))
+# a crossing stated as a ranking change, with the tier it is at ("≈ 3.2")
+CROSS = (re.compile(r"(?:curves cross at · (?:C|rate) ≈ |ranking changes at (?:C )?≈ )([\d,.]+)"),
+         re.compile(r"(?:吞吐曲线交叉点 · (?:C|速率) ≈ |排名在 (?:C )?≈ )([\d,.]+)"))
 PAR = (re.compile(r"([\d,.]+) tok/s for .*? against ([\d,.]+) for .*? \(within ([\d.]+)%\)"),
        re.compile(r"输出吞吐不分高下：.*? ([\d,.]+) tok/s，.*? ([\d,.]+)（差距在 ([\d.]+)% 以内）"))
 
@@ -109,9 +115,28 @@ def _noise_of(part: Analysis, shown: Iterable[float]) -> float:
     return claims.noise(*spreads)
 
 
+def _changes(part: Analysis, at: float) -> bool:
+    """Whether the view's throughput ratios show a lead beyond the noise on each side of a
+    crossing at ``at`` (the ratio a/b of the primary pair at each common tier)."""
+    ratios = []
+    for name, value in part.values.items():
+        key = name.removeprefix("crossover.ratio.c")
+        if key != name and isinstance(value, int | float) and not isinstance(value, bool):
+            ratios.append((math.inf if key == "inf" else float(key.replace("_", ".")),
+                           float(value)))
+    frac = _noise_of(part, part.tiers["output_tok_s"].astype(float))
+    below = any(t < at and claims.compare(r, 1.0, noise_frac=frac).leads for t, r in ratios)
+    above = any(t > at and claims.compare(1.0, r, noise_frac=frac).leads for t, r in ratios)
+    return below and above
+
+
 def comparatives(line: str, part: Analysis) -> list[str]:
     """Problems with the comparative words of one line."""
     out = []
+    for pattern in CROSS:
+        for at in pattern.findall(line):
+            if not _changes(part, _num(at)):
+                out.append(f"a crossing within the noise written as a ranking change: {line}")
     for pattern in LEADS:
         for a, b in pattern.findall(line):
             x, y = _num(a), _num(b)

@@ -20,9 +20,9 @@ def _tiers(**cols: list) -> pd.DataFrame:
     return pd.DataFrame(base)
 
 
-def _r(rows: list[chk.Check]) -> list[dict]:
+def _r(rows: list[chk.Check], axis: str = "concurrency") -> list[dict]:
     """The checks as the table holds them, messages rendered from the string table."""
-    return chk.checks_frame(rows).to_dict("records")
+    return chk.checks_frame(rows, axis).to_dict("records")
 
 
 def _statuses(rows: list[dict]) -> list[tuple]:
@@ -71,12 +71,10 @@ def _identity(ttft: float, tpot: float, e2el: float, medians: bool, n: float = 2
 
 
 @pytest.mark.parametrize(("e2el", "medians", "status"), [
-    (1120.0, True, "pass"),     # TTFT 100 + 255 × TPOT 4 = 1120 exactly
-    (1100.0, True, "pass"),     # 1.8 % off: within the 5 % allowed on medians
-    (1000.0, True, "warn"),     # 12 % off
-    (500.0, True, "fail"),      # 124 % off: mixed units or a corrupt file
-    (1120.0, False, "pass"),    # no medians, n constant: the exact identity on means
-    (1100.0, False, "warn"),    # … where 1.8 % is beyond the 1 % allowed
+    (1120.0, False, "pass"),    # n constant: TTFT 100 + 255 × TPOT 4 = 1120, exact on means
+    (1120.0, True, "pass"),     # medians beside the means change nothing
+    (1100.0, False, "warn"),    # 1.8 % off: beyond the 1 % allowed
+    (500.0, False, "fail"),     # 124 % off: mixed units or a corrupt file
 ])
 def test_identity_tolerances(e2el: float, medians: bool, status: str) -> None:
     rows = _r(chk.identity_checks(_identity(100.0, 4.0, e2el, medians), ["a"], 256))
@@ -84,17 +82,30 @@ def test_identity_tolerances(e2el: float, medians: bool, status: str) -> None:
     assert rows[0]["id"] == "identity.e2el"
 
 
-def test_identity_prefers_medians_over_skewed_means() -> None:
-    # one early-stopped request with a huge TPOT lifts mean TPOT to 6 ms; E2EL does not move
+def test_identity_is_not_tested_on_medians_nor_on_means_of_varying_n() -> None:
+    # medians 5 % off (InferenceX's fixed-length runs): no identity ties medians
+    nan = np.nan
+    tiers = _identity(100.0, 4.0, 1180.0, True)
+    tiers[["ttft_mean_ms", "tpot_mean_ms", "e2el_mean_ms"]] = nan
+    [row] = _r(chk.identity_checks(tiers, ["a"], 256))
+    assert row["status"] == "pass"
+    assert row["message"].en.startswith("Not tested at C=4: the files give medians only")
+    # one early-stopped request lifts mean TPOT to 6 ms, E2EL does not move: n varies
     tiers = _identity(100.0, 4.0, 1100.0, True, n=250.0, mean_tpot=6.0)
-    assert _r(chk.identity_checks(tiers, ["a"], 256))[0]["status"] == "pass"
-    # without medians and with n varying, means prove nothing: no row
-    tiers = _identity(100.0, 4.0, 1100.0, False, n=250.0, mean_tpot=6.0)
-    assert _r(chk.identity_checks(tiers, ["a"], 256)) == []
+    [row] = _r(chk.identity_checks(tiers, ["a"], 256))
+    assert row["status"] == "pass" and "are not known to be equal" in row["message"].en
+    # a rate sweep names its rates
+    [row] = _r(chk.identity_checks(tiers, ["a"], 256), "request_rate")
+    assert row["message"].en.startswith("Not tested at 4 req/s:")
+
+
+def test_identity_fails_a_tpot_without_output_tokens() -> None:
+    [row] = _r(chk.identity_checks(_identity(100.0, 4.0, 1120.0, True, n=0.0), ["a"], 256))
+    assert (row["status"], row["value"]) == ("fail", 4.0)
 
 
 def test_identity_skips_tiers_without_numbers() -> None:
-    assert _r(chk.identity_checks(_identity(np.nan, 4.0, 1000.0, True), ["a"], 256)) == []
+    assert _r(chk.identity_checks(_identity(np.nan, 4.0, 1000.0, False), ["a"], 256)) == []
 
 
 def test_arrays_vs_summary() -> None:

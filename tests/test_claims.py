@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -329,6 +330,13 @@ def test_tables_put_rates_under_request_rate_and_state_the_unbounded_one(tmp_pat
     assert head[at - 1] == "concurrency"
     assert [r.split(",")[at] for r in rows[1:7]] == ["1.0", "2.0", "4.0", "8.0", "16.0", "inf"]
     assert all(r.split(",")[at - 1] == "" for r in rows[1:])
+    # the runs table states the unbounded rate too, in JSON and CSV
+    runs = json.loads(CliRunner().invoke(main, ["tables", str(folder)]).output)["runs"]
+    assert "inf" in [r["request_rate"] for r in runs] and None not in \
+        [r["request_rate"] for r in runs]
+    runs_csv = (out / "runs.csv").read_text().splitlines()
+    at = runs_csv[0].split(",").index("request_rate")
+    assert "inf" in [r.split(",")[at] for r in runs_csv[1:]]
     blocks = CliRunner().invoke(main, ["tables", str(folder), "--format", "csv"]).output
     assert blocks.startswith("# tiers\n")
     # diff reads the tables JSON back: the same round, no changes
@@ -447,3 +455,60 @@ def test_curves_that_meet_within_the_noise_are_no_ranking_change(tmp_path: Path)
     # the sample's crossing is a change: llama.cpp leads 2.61× at C=1, vLLM 1.24× at C=16
     sample = analyze_dir(sample_round_dir()).analysis.first.values
     assert sample["findings.crossover_claim"] == "change"
+
+
+def test_a_crossing_within_the_noise_is_no_crossing_card(tmp_path: Path) -> None:
+    # the same round as above: the headline card says the curves are on par near the crossing
+    for cfg, tok, n in (("alpha", (101.0, 199.0), 64), ("beta", (100.0, 200.0), 68)):
+        for c, t in zip((1, 4), tok, strict=True):
+            _write(tmp_path / cfg / f"result-c{c}.json", result_json(t, concurrency=c, n=n))
+    page = assemble_report(tmp_path).page
+    parts = analyze_dir(tmp_path).analysis.parts
+    [headline] = [s for s in page.sections if s.id == "headline"]
+    from reportgen.page.model import Cards
+
+    cards = [c for b in headline.blocks if isinstance(b, Cards) for c in b.cards]
+    values = [str(c.value.en) for c in cards]
+    assert not any("cross at" in str(c.label.en) for c in cards)
+    [par] = [c for c in cards if str(c.value.en).startswith("on par near C ≈")]
+    assert "leads beyond the noise (2.0%)" in str(par.sub.en), values
+    assert "不分高下" in str(par.value.zh)
+    assert audit(page, parts) == []
+    # the audit catches the card written as a crossing
+    crossing = dataclasses.replace(par, label=Bi("吞吐曲线交叉点", "Throughput curves cross at"),
+                                   value=Bi("C ≈ 2.0", "C ≈ 2.0"))
+    edited = [dataclasses.replace(b, cards=[crossing if c is par else c for c in b.cards])
+              if isinstance(b, Cards) else b for b in headline.blocks]
+    page = dataclasses.replace(page, sections=[
+        dataclasses.replace(s, blocks=edited) if s is headline else s for s in page.sections])
+    problems = audit(page, parts)
+    assert len(problems) == 2 and all("written as a ranking change" in p for p in problems)
+
+
+def test_a_cell_marked_both_ways_reads_the_same_in_both_tables(tmp_path: Path) -> None:
+    """† (synthetic input) and * (a percentile on too few values) on one cell: one order on
+    every table (`108.95† *`), both marks explained under it, in both languages."""
+    from reportgen.page.model import Table
+
+    folder = tmp_path / "r"
+    shutil.copytree(DATA / "clients" / "guidellm-0.8.1", folder)   # 8 requests a tier
+    (folder / "round.toml").write_text('[provenance]\nstatus = "synthetic"\n', encoding="utf-8")
+    page = assemble_report(folder).page
+    sections = page.views[0].sections if page.views else page.sections
+    seen = 0
+    for section in sections:
+        for table in (b for b in section.blocks if isinstance(b, Table)):
+            texts = [c.text for row in table.rows for c in row.cells]
+            both = [t for t in texts if "*" in t.en and "†" in t.en]
+            if not both:
+                continue
+            seen += 1
+            for t in both:
+                for lang in ("zh", "en"):
+                    assert re.fullmatch(r"[\d,.]+† \*", t.get(lang)), t.get(lang)
+            for lang in ("zh", "en"):
+                note = str(table.note.get(lang)) if table.note else ""
+                caption = str(table.caption.get(lang)) if table.caption else ""
+                assert "†" in note + caption and "*" in note + caption, (lang, note, caption)
+                assert "。 " not in note + caption    # zh notes join without a space
+    assert seen == 2    # the tiers table's TTFT p99 and the percentile table

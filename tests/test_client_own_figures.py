@@ -67,3 +67,15 @@ def test_the_runs_table_and_tables_carry_aiperf_own_figure_with_the_reason() -> 
     [note] = [t for t in texts if "own output tok/s differs" in t]
     assert f"{worst}/profile_export_aiperf.json: NVIDIA AIPerf {own[worst]:.1f} tok/s" in note
     assert "observation_duration" in note
+
+
+def test_one_run_of_a_client_with_its_own_time_is_its_definition_not_an_edit() -> None:
+    # AIPerf 0.13 divides by its profiling window: one run off by 10 % is that, not an edit
+    [row] = key_checks(pd.DataFrame([_row("a.json", 90.0)]), pd.DataFrame())
+    assert (row.message, row.engine) == ("counts_client_one", "e")
+    # vLLM divides by the page's duration: the same difference is an edited key
+    [row] = key_checks(pd.DataFrame([_row("a.json", 90.0, client="vllm")]), pd.DataFrame())
+    assert row.message == "counts"
+    # unknown client: the edited-key wording too
+    [row] = key_checks(pd.DataFrame([_row("a.json", 90.0, client="")]), pd.DataFrame())
+    assert row.message == "counts"

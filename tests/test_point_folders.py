@@ -82,3 +82,36 @@ def test_layout_folders_stay_configurations(tmp_path: Path) -> None:
                result_json(100.0 + i, concurrency=8, n=60 + i))
     assert sorted(set(_engines(tmp_path).values())) == ["tp1", "tp2"]
 
+
+
+def _sibling_round(root: Path, folders: dict[str, list[int]],
+                   models: dict[str, str] | None = None) -> dict[str, str]:
+    for k, (name, points) in enumerate(folders.items()):
+        for j, c in enumerate(points):   # distinct figures: no run is a copy of another
+            _write(root / name / f"result-{c}-{j}.json",
+                   result_json(50.0 * c + k + j / 10, concurrency=c,
+                               model=(models or {}).get(name, "org/M")))
+    return _engines(root)
+
+
+def test_arbitrary_sibling_folders_stating_one_configuration_are_its_points(
+        tmp_path: Path) -> None:
+    # low/ at C=4 and high/ at C=16: the files state one model, engine and workload
+    engines = _sibling_round(tmp_path / "a", {"low": [4], "high": [16]})
+    assert len(engines) == 2 and len(set(engines.values())) == 1
+    engines = _sibling_round(tmp_path / "b", {"x/run-a": [1, 1], "x/run-b": [2],
+                                              "x/run-c": [8]})
+    assert len(engines) == 4 and len(set(engines.values())) == 1   # run-a: two repeats
+
+
+@pytest.mark.parametrize(("folders", "models"), [
+    ({"maxq": [1, 2], "ws": [1, 2]}, None),          # each spans the axis: two configurations
+    ({"low": [4], "high": [16]}, {"low": "org/A", "high": "org/B"}),   # two models
+    ({"h100": [4], "a100": [16]}, None),              # named for a GPU: files rarely state it
+    ({"vllm": [4], "sglang": [16]}, None),            # named for an engine
+    ({"low": [4], "high": [4]}, None),                # one point twice: not a curve
+])
+def test_sibling_folders_that_may_be_configurations_stay_apart(
+        tmp_path: Path, folders: dict[str, list[int]], models: dict[str, str] | None) -> None:
+    engines = _sibling_round(tmp_path, folders, models)
+    assert len(set(engines.values())) == 2, engines

@@ -1,14 +1,15 @@
-"""The shared real folders written by other clients (../shared/real_rounds: inference-perf and
-llmperf, no round.toml): every run the raw files hold appears once in `reportgen tables`' runs
-table with the numbers parsed here from the raw files, in the right configuration and tier;
-the files that are not runs are listed with their reason. Skipped, as test_real_rounds.py is,
-where ../shared is not there."""
+"""The shared real folders written by other clients (real_rounds under REPORTGEN_SHARED, else
+../shared: inference-perf and llmperf, no round.toml): every run the raw files hold appears
+once in `reportgen tables`' runs table with the numbers parsed here from the raw files, in the
+right configuration and tier; the files that are not runs are listed with their reason.
+Marked `shared` (tests/data_paths.py finds the folder; conftest skips without it, and fails in
+CI)."""
 
 from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 import pytest
@@ -16,12 +17,13 @@ from click.testing import CliRunner
 
 from reportgen.cli import main
 from reportgen.load.round import load_round
+from tests.data_paths import SHARED_ROUNDS
 
-ROUNDS = Path(__file__).resolve().parents[2] / "shared" / "real_rounds"
+ROUNDS = SHARED_ROUNDS
 IPERF = "inference-perf-6-configs-rate-stages-h100"
 LLMPERF = "llmperf-leaderboard-hosted-apis"
 
-pytestmark = pytest.mark.skipif(not ROUNDS.is_dir(), reason=f"{ROUNDS} is not there")
+pytestmark = pytest.mark.shared
 
 
 @functools.cache

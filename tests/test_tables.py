@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.round_facts import RoundInfo
@@ -133,3 +135,30 @@ def test_round_facts_are_written_in_field_order() -> None:
     with_workload = round_json(dataclasses.replace(info, workload=short))
     assert list(with_workload)[-1] == "workload"
     assert with_workload["workload"]["label"] == {"zh": "短", "en": "short"}
+
+
+def test_the_runs_table_states_an_unbounded_rate_as_inf() -> None:
+    """A closed-loop run's request_rate is what its file states ("inf"), never null."""
+    from reportgen.pipeline import tables_of
+
+    folder = Path(__file__).parent / "data" / "inferencex"
+    stated = {p.name: json.loads(p.read_text())["request_rate"]
+              for p in sorted(folder.glob("*.json"))}
+    assert set(stated.values()) == {"inf"}
+    runs = tables_of(folder)["runs"]
+    assert {r["source"]: r["request_rate"] for r in runs} == stated
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_tables_into_a_folder_is_refused_naming_the_tables(tmp_path: Path, fmt: str) -> None:
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    folder = Path(__file__).parent / "data" / "inferencex"
+    out = tmp_path / "out"
+    out.mkdir()
+    result = CliRunner().invoke(main, ["tables", str(folder), "--format", fmt, "-o", str(out)])
+    assert result.exit_code == 2
+    assert "refused (the tables are only written to a regular file" in result.output
+    assert "the report" not in result.output and list(out.iterdir()) == []

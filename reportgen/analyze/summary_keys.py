@@ -116,8 +116,11 @@ def key_checks(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[Check]:
             params = {"where": where[i], "field": key, "file": a, "computed": b, "off": off,
                       "client": client(client_id).name if client_id else "",
                       "n": len(runs), "runs": int((clients == client_id).sum())}
-            rows.append(check("summary.keys", "warn", "counts" if len(runs) == 1
-                              else "counts_client", params,
+            # one run of a client that divides by a time of its own is still that definition,
+            # not an edit; a client whose time is the page's (vLLM) gets the edited-key wording
+            known = bool(client_id) and client(client_id).own_throughput_time
+            rows.append(check("summary.keys", "warn", "counts_client" if len(runs) > 1
+                              else "counts_client_one" if known else "counts", params,
                               engine.iloc[i] if len(runs) == 1 else None,
                               conc.iloc[i] if len(runs) == 1 else np.nan, off))
     return rows

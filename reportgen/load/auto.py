@@ -355,7 +355,9 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
         "axis": axis,
         "concurrency": col("concurrency"),
         "concurrency_note": _axis_notes(placed),
-        "request_rate": rate.where(~rate.isin([math.inf])),
+        # an unbounded rate (requests sent as fast as slots free) stays inf: a stated value,
+        # exported as "inf" (reportgen.tables), never a missing one
+        "request_rate": rate,
         "repeat": placed["repeat"].astype(int),
         "completed": completed,
         "failed": col("failed"),

@@ -431,6 +431,85 @@ def point_siblings(folders: Sequence[str], concurrency: Sequence[float],
     return out
 
 
+# what a run's file states about its configuration: sibling folders whose runs agree on all of
+# it may be points of one curve (stated_siblings); the workload is compared beside them
+STATED_COLUMNS = ("model_id", "backend", "client", "label", "dataset", "input_len_setting",
+                  "output_len_setting", "range_ratio_setting", "burstiness", "server")
+# words of a folder name that name an engine or a variant (a file that does not state its engine
+# may still sit in a folder named for it): such folders are never merged as points
+CONFIG_WORDS = frozenset({"vllm", "sglang", "trtllm", "tensorrt", "tgi", "llamacpp", "llama",
+                          "lmdeploy", "mlc", "ollama", "exllama", "aphrodite", "dynamo",
+                          "triton", "mistralrs", "deepspeed", "mii", "openai", "baseline",
+                          "tuned", "default"})
+
+
+def _fact(value: object) -> str:
+    if isinstance(value, dict):
+        return repr(sorted((str(k), str(v)) for k, v in value.items()))
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _names_config(leaf: str) -> bool:
+    """Whether a folder's name states something of a configuration: a layout, a GPU (count or
+    name), an engine, a config word (`tp`, `node`, `gpu`)."""
+    from reportgen.gpu_table import names_gpu
+
+    words = [w.lower() for w in _words(leaf)]
+    return bool(NAMES_CONFIG.search(leaf.lower()) or name_settings(f"{leaf}/x")
+                or layout(f"{leaf}/x") or names_gpu(leaf)
+                or any(w in CONFIG_WORDS or names_gpu(w) for w in words))
+
+
+def stated_siblings(folders: Sequence[str], summary: pd.DataFrame,
+                    workload: Sequence[object]) -> list[str]:
+    """Run folders less a last part that names a point, whatever it is called (`low/`,
+    `high/`, `run-a/`): sibling folders — every folder of one parent that holds runs, none
+    with a run in the parent itself — where each folder's runs sit at one value of the axis,
+    each folder at its own value, and every run states the same configuration (model, engine,
+    client, workload, settings, metadata: ``STATED_COLUMNS``) are points of one curve. Names
+    with a digit are left to point_siblings (a number it did not take names something else). Two
+    configurations that each span the axis (a folder per GPU, every concurrency in each) never
+    qualify; nor do folders whose names state a configuration (``_names_config``), as files
+    rarely state the hardware. A stated model is required."""
+    n = len(folders)
+    facts = [tuple(_fact(summary[c].iloc[i]) for c in STATED_COLUMNS if c in summary.columns)
+             + (_fact(workload[i]),)
+             + ((_fact(summary["metadata"].iloc[i]),) if "metadata" in summary.columns else ())
+             for i in range(n)]
+    models = [_fact(summary["model_id"].iloc[i]) if "model_id" in summary.columns else ""
+              for i in range(n)]
+    runs: dict[str, list[int]] = {}
+    for i, f in enumerate(folders):
+        runs.setdefault(f, []).append(i)
+    by_parent: dict[str, list[str]] = {}
+    for f in runs:
+        if f:
+            by_parent.setdefault(f.rpartition("/")[0], []).append(f)
+    out = list(folders)
+    axes = [summary[c].astype(float).tolist() for c in ("concurrency", "request_rate")]
+    for parent, members in by_parent.items():
+        if len(members) < 2 or parent in runs:
+            continue
+        # a number in a name that point_siblings did not take as the point names something
+        # else (`r4/` holding C=2: four replicas?): only names without digits are compared here
+        leaves = [f.rpartition("/")[2] for f in members]
+        if any(any(ch.isdigit() for ch in leaf) or _names_config(leaf) for leaf in leaves):
+            continue
+        every = [i for f in members for i in runs[f]]
+        if len({facts[i] for i in every}) != 1 or not models[every[0]]:
+            continue
+        for values in axes:
+            points = [{values[i] for i in runs[f]} for f in members]
+            if all(len(p) == 1 and all(math.isfinite(v) for v in p) for p in points) \
+                    and len({next(iter(p)) for p in points}) == len(members):
+                for i in every:
+                    out[i] = parent
+                break
+    return out
+
+
 def _partition(keys: Sequence[tuple[object, ...]]) -> list[int]:
     seen: dict[tuple[object, ...], int] = {}
     return [seen.setdefault(k, len(seen)) for k in keys]
@@ -469,6 +548,7 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     folder = point_siblings([_run_dir(r) for r in rels],
                             list(summary["concurrency"].astype(float)),
                             list(summary["request_rate"].astype(float)))
+    folder = stated_siblings(folder, summary, list(workload))
     many_file = [r.rsplit("/", 1)[-1].split(".")[0] if m else None  # rel: a POSIX path
                  for r, m in zip(rels, summary["many"], strict=True)]
     model = _fill_unstated([x if isinstance(x, str) and x else None

@@ -257,8 +257,10 @@ class Builder:
             return block
         if block.note is not None:
             notes.insert(0, block.note)
+        # zh sentences end in a full stop of their own: joined without a space
         note = notes[0] if len(notes) == 1 else Bi(*(
-            Markup(" ").join(n.get(lang) for n in notes) for lang in LANGS))
+            Markup("" if lang == "zh" else " ").join(n.get(lang) for n in notes)
+            for lang in LANGS))
         return dataclasses.replace(block, note=note)
 
     def with_hint(self, text: Bi) -> Bi:

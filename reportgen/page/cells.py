@@ -4,6 +4,7 @@ excluded from conclusions."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from markupsafe import Markup, escape
@@ -41,6 +42,12 @@ def marked(text: str, excluded: bool = False, synthetic: bool = False,
     cls = " ".join(c for c, on in (("excluded", excluded), ("synthetic", synthetic),
                                    ("bad", bad)) if on)
     return Cell(same(text), True, cls)
+
+
+def with_mark(cell: Cell, mark: str) -> Cell:
+    """``cell`` with ``mark`` after its other marks: `108.95† *`, one order on every table."""
+    return dataclasses.replace(cell, text=Bi(*(cell.text.get(lang) + mark
+                                               for lang in ("zh", "en"))))
 
 
 def tier_cell(c: object, excluded: bool = False) -> Cell:

@@ -16,7 +16,7 @@ from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
 from reportgen.page import slo_payload
 from reportgen.page.builder import Builder
-from reportgen.page.cells import tcell, tier_cell, tier_row
+from reportgen.page.cells import tcell, tier_cell, tier_row, with_mark
 from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text import Bi
@@ -86,7 +86,9 @@ def _percentile_table(b: Builder) -> Table:
                  b.named_cell(name, fmt_g(r["count"]))]
         # a percentile that rests on fewer values than it needs carries * (the n is beside it)
         few = set(str(r.get("few_samples") or "").split(", "))
-        cells += [b.named_cell(name, fmt(r[p], ".2f") + (FEW_MARK if head in few else ""))
+        # the * after the † (cells.with_mark): the same order as the tiers table
+        cells += [with_mark(b.named_cell(name, fmt(r[p], ".2f")),
+                            FEW_MARK if head in few else "")
                   for p, head in zip(PERCENTILES, PERCENTILE_HEADS, strict=True)]
         rows.append(tier_row(cells, excluded))
     caption = b.t("dist.table_caption")

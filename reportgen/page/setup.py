@@ -217,7 +217,20 @@ def headline(b: Builder) -> list[PageBlock]:
     cards: list[Card] = []
     if d.pair:
         ea, eb = d.pair
-        if num(d.v("crossover.count")) > 0:
+        # a crossing is a ranking change only when a lead beyond the noise shows on each side
+        # (analyze.findings, analyze.claims); else the curves meet within the noise
+        par = d.v("findings.crossover_claim") == "par"
+        if num(d.v("crossover.count")) > 0 and par:
+            cards.append(Card(
+                b.t("headline.cross_none_label"),
+                b.t("headline.cross_par_value", c=fmt(d.v("crossover.concurrency"), ".1f")),
+                b.t("headline.cross_par_sub", a=d.label(ea), b=d.label(eb),
+                    lo=fmt_g(d.v("crossover.lower_tier")),
+                    hi=fmt_g(d.v("crossover.upper_tier")),
+                    rlo=fmt(d.v("crossover.ratio_lower"), ".3f"),
+                    rhi=fmt(d.v("crossover.ratio_upper"), ".3f"),
+                    noise=fmt(d.v("findings.crossover_noise"), "pct")), "accent"))
+        elif num(d.v("crossover.count")) > 0:
             low, high = num(d.v("crossover.range_low")), num(d.v("crossover.range_high"))
             value = b.t("headline.cross_value", c=fmt(d.v("crossover.concurrency"), ".1f"))
             if math.isfinite(low) and math.isfinite(high):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from markupsafe import Markup
@@ -11,7 +10,7 @@ from reportgen.analyze import tier_metrics
 from reportgen.analyze.distributions import needed
 from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
-from reportgen.page.cells import same, tcell, tier_cell, tier_row
+from reportgen.page.cells import same, tcell, tier_cell, tier_row, with_mark
 from reportgen.page.data import num
 from reportgen.page.distributions import FEW_MARK
 from reportgen.page.inputs import inputs_tables
@@ -39,9 +38,7 @@ def data(b: Builder) -> list[PageBlock]:
                 if "ttft_p99_ms" in [column for _, column, _ in spec] else -1
             n = num(r.get("completed"))
             if at >= 0 and math.isfinite(num(r.get("ttft_p99_ms"))) and 0 < n < needed(99.0):
-                cell = cells[at]
-                cells[at] = dataclasses.replace(cell, text=Bi(*(
-                    cell.text.get(lang) + FEW_MARK for lang in ("zh", "en"))))
+                cells[at] = with_mark(cells[at], FEW_MARK)
                 few = True
             if repeats:
                 cells.append(Cell(same(
