@@ -16,7 +16,6 @@ from typing import Any
 
 from reportgen import datablock, embedded
 from reportgen.analyze.changes import (
-    ROW_KEYS,
     Change,
     Diff,
     Figure,
@@ -35,7 +34,7 @@ from reportgen.schema import READABLE, RENAMED, SCHEMA
 
 MAX_DEPTH = embedded.MAX_DEPTH   # the tables dict nests 4 deep; deeper is crafted
 _DATA_ID = b'id="report-data"'
-__all__ = ["ROW_KEYS", "Change", "Diff", "Figure", "Group", "Input", "Scalar", "as_json",
+__all__ = ["Change", "Diff", "Figure", "Group", "Input", "Scalar", "as_json",
            "change_kind", "checked", "diff_sources", "diff_tables", "find_data_block",
            "group_changes", "load_tables", "point_label", "tables_from_html", "tables_from_round"]
 
