@@ -358,7 +358,16 @@ def _renamed(tables: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
     if isinstance(out.get("inferred"), list):
         out["inferred"] = [{**r, "key": _renamed_key(str(r.get("key", "")), ids)}
                            if isinstance(r, dict) else r for r in out["inferred"]]
+    if isinstance(out.get("constants"), list):  # named ``<configuration>.<constant>``
+        out["constants"] = [{**r, "name": _renamed_constant(r["name"], ids)}
+                            if isinstance(r, dict) and isinstance(r.get("name"), str) else r
+                            for r in out["constants"]]
     return out
+
+
+def _renamed_constant(name: str, ids: dict[str, str]) -> str:
+    head, dot, rest = name.partition(".")
+    return f"{ids[head]}.{rest}" if dot and head in ids else name
 
 
 def _renamed_id(value: Any, ids: dict[str, str]) -> Any:
