@@ -415,14 +415,14 @@ def _tables_parquet(round_dir: Path, output: str | None, slo: Any,
 
 def _slo_option(text: str | None, target: float | None) -> Any:
     """``--slo`` / ``--slo-target`` → Slo (None without --slo); a bad value exits 2."""
-    from reportgen.slo import DEFAULT_TARGET, SloError, check_target, parse_slo
+    from reportgen.slo import CLI_SOURCE, DEFAULT_TARGET, SloError, check_target, parse_slo
 
     try:
         if target is not None:
             check_target(target)
         if text is None:
             return None
-        return parse_slo(text, DEFAULT_TARGET if target is None else target, "--slo")
+        return parse_slo(text, DEFAULT_TARGET if target is None else target, CLI_SOURCE)
     except SloError as exc:
         raise BadInput(InputError("--slo", str(exc))) from None
 

@@ -11,12 +11,12 @@ page, in reportgen.analyze.changes (re-exported here); this module reads the fil
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from reportgen import datablock, embedded
 from reportgen.analyze.changes import (
-    ROW_KEYS,
     Change,
     Diff,
     Figure,
@@ -29,13 +29,15 @@ from reportgen.analyze.changes import (
     group_changes,
     point_label,
 )
+from reportgen.analyze.goodput import LOAD_UNITS
 from reportgen.errors import InputError
 from reportgen.safe_read import CAPS, printable, read_bytes
 from reportgen.schema import READABLE, RENAMED, SCHEMA
+from reportgen.slo import CLI_SOURCE, METRICS, Slo
 
 MAX_DEPTH = embedded.MAX_DEPTH   # the tables dict nests 4 deep; deeper is crafted
 _DATA_ID = b'id="report-data"'
-__all__ = ["ROW_KEYS", "Change", "Diff", "Figure", "Group", "Input", "Scalar", "as_json",
+__all__ = ["Change", "Diff", "Figure", "Group", "Input", "Scalar", "as_json",
            "change_kind", "checked", "diff_sources", "diff_tables", "find_data_block",
            "group_changes", "load_tables", "point_label", "tables_from_html", "tables_from_round"]
 
@@ -103,18 +105,48 @@ def tables_from_html(path: Path) -> dict[str, Any]:
     return checked(path, _parse(path, block, "report-data JSON"), "report-data")
 
 
-def tables_from_round(path: Path) -> dict[str, Any]:
-    """The tables dict of a round folder (what its report would embed)."""
-    from reportgen.pipeline import tables_of
+def tables_from_round(path: Path, like: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The tables dict of a round folder (what its report would embed). ``like``: the other
+    side's tables; the command-line objective (``--slo``) and load (``--load``) it was built
+    with apply here too, so its goodput, capacity and load tables are compared, not listed as
+    removed (an objective read from round.toml stays the folder's own: a corrected one
+    shows)."""
+    from reportgen import pipeline
+    from reportgen.tables import to_json_dict
 
-    return tables_of(path)
+    slo, load = _given(like or {})
+    if slo is None and load is None:
+        return pipeline.tables_of(path)
+    return to_json_dict(pipeline.analyze_dir(path, slo=slo, load=load).analysis)
 
 
-def load_tables(path: Path) -> dict[str, Any]:
+def _given(tables: dict[str, Any]) -> tuple[Slo | None, tuple[float, str] | None]:
+    """The objective given on the command line and the load a tables dict was built with."""
+    info, slo = tables.get("slo"), None
+    if isinstance(info, dict) and info.get("source") == CLI_SOURCE:
+        ms = {m: info.get(f"{m}_ms") for m in METRICS}
+        target = info.get("target")
+        if all(v is None or isinstance(v, int | float) for v in ms.values()) and \
+                isinstance(target, int | float) and 0 < target <= 1:
+            ttft, tpot, e2el = (math.nan if v is None else float(v) for v in ms.values())
+            slo = Slo(ttft, tpot, e2el, float(target), CLI_SOURCE)
+            slo = slo if slo.given else None
+    load = None
+    for row in tables.get("load") or []:
+        value, unit = row.get("load"), row.get("unit")
+        if isinstance(value, int | float) and value > 0 and unit in LOAD_UNITS:
+            load = (float(value), str(unit))
+            break
+    return slo, load
+
+
+def load_tables(path: Path, like: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The tables dict of a report, a tables JSON or a round folder (``like``: see
+    ``tables_from_round``)."""
     if path.is_dir():
-        return tables_from_round(path)
+        return tables_from_round(path, like)
     if path.name == "round.toml":
-        return tables_from_round(path.parent)
+        return tables_from_round(path.parent, like)
     if not path.exists():
         raise InputError(path, "not found (expected a report .html or a round directory)")
     if path.suffix.lower() == ".json":
@@ -125,6 +157,15 @@ def load_tables(path: Path) -> dict[str, Any]:
     return tables_from_html(path)
 
 
+def _is_round(path: Path) -> bool:
+    return path.is_dir() or path.name == "round.toml"
+
+
 def diff_sources(old: Path, new: Path) -> Diff:
-    old_tables, new_tables = load_tables(old), load_tables(new)
+    if _is_round(old) and not _is_round(new):  # the file first: the folder is read like it
+        new_tables = load_tables(new)
+        old_tables = load_tables(old, new_tables)
+    else:
+        old_tables = load_tables(old)
+        new_tables = load_tables(new, old_tables)
     return group_changes(diff_tables(old_tables, new_tables), new_tables, old_tables)

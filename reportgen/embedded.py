@@ -26,25 +26,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from reportgen import schema
 from reportgen.errors import InputError
 from reportgen.safe_read import SURROGATE_ESCAPE, whole_text
 
 MAX_DEPTH = 32
 INT_STRING_LIMIT = 4300   # Python's default int-from-string limit
 FLOAT_MAX = 1.7976931348623157e308
-TABLES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks",
-          "constants", "runs", "skipped", "inferred")
-# Row identity per table (diff matches cells by these): text or number, as the schema says.
-ROW_KEYS: dict[str, tuple[str, ...]] = {
-    "engines": ("id",),
-    "tiers": ("engine", "concurrency"),
-    "crossovers": ("engine_a", "engine_b", "lower_tier"),
-    "graph_reuse": ("engine", "concurrency"),
-    "memory": ("engine",),
-    "prefill": ("engine", "concurrency"),
-    "checks": ("id", "engine", "concurrency"),
-}
-NUMERIC_KEYS = frozenset({"concurrency", "lower_tier"})
+# Which tables there are, their key columns (text or number) and which are refused rather
+# than dropped when malformed: reportgen/schema.py's ``TABLE_SPECS``, read per call.
+UNBOUNDED = "inf"  # an unbounded request rate as the ``tables`` command writes it
 TEXT_CELLS = frozenset({"label", "message", "provenance"})  # {zh, en} texts in rows
 TEXT_ROUND = ("title", "subtitle", "series", "date", "axis", "gpu", "model", "client", "driver",
               "cuda", "default_language", "bandwidth_source", "exclude_reason")
@@ -136,15 +127,19 @@ def _cell_problem(where: str, value: Any) -> str | None:
 def _row_problem(table: str, i: int, row: Any) -> str | None:
     if not isinstance(row, dict):
         return f"{table} row {i} is not an object"
+    numbers = schema.number_keys(table)
+    keys = schema.row_keys().get(table, ())
     for key, value in row.items():
         if not isinstance(key, str):
             return f"{table} row {i}: a column name is not text"
-        if key in NUMERIC_KEYS and table in ROW_KEYS:
+        if key in numbers:
             if value is not None and not _is_number(value):
                 return f"{table} row {i}: {key} is {_shown(value)}, expected a number"
             if not _in_range(value):
                 return f"{table} row {i}: {key} is too large"
-        elif key in ROW_KEYS.get(table, ()) or key in ("engine", "workload", "source", "name"):
+        elif key == "request_rate" and (value == UNBOUNDED or _is_number(value)):
+            continue  # a tier's rate, a key where the ``tables`` command splits the axis
+        elif key in keys or key in ("engine", "workload", "source", "name"):
             if value is not None and not isinstance(value, str):
                 return f"{table} row {i}: {key} is {_shown(value)}, expected text"
         elif key in TEXT_CELLS:
@@ -189,7 +184,7 @@ def schema_problem(tables: Mapping[str, Any]) -> str | None:
     if isinstance(tables.get("round"), dict) and \
             (problem := _round_problem(tables["round"])) is not None:
         return problem
-    for table in ROW_KEYS:  # the tables diff and baselines read, row by row
+    for table in schema.required():  # refused when malformed (the others: ``usable``)
         rows = tables.get(table, [])
         if not isinstance(rows, list):
             return f"{table} is not a list of rows"
@@ -216,7 +211,7 @@ def joined_axis(tables: dict[str, Any]) -> dict[str, Any]:
     tier key (exported under ``request_rate``, ``"inf"`` unbounded, beside an empty
     ``concurrency``) back in ``concurrency``, where ``diff`` and baselines match rows."""
     out = dict(tables)
-    for table in ROW_KEYS:
+    for table in (s.name for s in schema.specs() if s.source == schema.WORKLOAD):
         rows = out.get(table)
         if not isinstance(rows, list) or not any(
                 isinstance(r, dict) and "request_rate" in r for r in rows):
@@ -240,8 +235,9 @@ def usable(tables: dict[str, Any]) -> dict[str, Any]:
     out = dict(tables)
     if "round" in out and not isinstance(out["round"], dict):
         del out["round"]
-    for table in TABLES:
-        if table in ROW_KEYS or table not in out:
+    required = schema.required()
+    for table in schema.row_keys():
+        if table in required or table not in out:
             continue
         rows = out[table]
         if not isinstance(rows, list):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 METRICS = ("ttft", "tpot", "e2el")
 DEFAULT_TARGET = 0.99
+CLI_SOURCE = "--slo"  # the source of an objective given on the command line (diff reads it)
 # "ttft:500 tpot:50" (vLLM --goodput) or "ttft_ms=500,tpot_ms=50" (reportgen --slo)
 _PAIR = re.compile(r"(ttft|tpot|e2el)(?:_ms)?\s*[:=]\s*([0-9][0-9.eE+-]{0,30})")
 

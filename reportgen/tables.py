@@ -5,8 +5,9 @@ JSON (`reportgen.tables/2`, see schema.py): top-level `schema`, `round`, `engine
 side; version 1 called them `ratio_lower`/`ratio_upper`),
 `graph_reuse`, `memory`, `prefill`, `checks`, plus `values` (the dotted figures, sorted by name)
 and `constants` (name, value, unit, provenance {zh, en}). Rows keep their meaningful order
-(manifest engine order, ascending concurrency); a Bi column (TEXT_COLUMNS) becomes `x: {zh, en}`;
-NaN/±inf → null; counts are integers.
+(manifest engine order, ascending concurrency); a Bi column (a table spec's `texts`, schema.py)
+becomes `x: {zh, en}`; NaN/±inf → null; counts are integers. Which tables, in which order:
+schema.py's ``TABLE_SPECS`` (the JSON opens with `engines`, CSV and markdown with `tiers`).
 
 The ``tables`` command (``to_json``, ``to_csv``, ``csv_tables``, ``to_markdown``) puts a rate
 sweep's tier under ``request_rate`` (``"inf"`` when unbounded) beside an empty ``concurrency``;
@@ -35,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen import schema
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
 from reportgen.analyze.round_facts import RoundInfo
@@ -42,25 +44,12 @@ from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
 from reportgen.text import LANGS, Bi
 
-FRAMES = ("engines", "tiers", "crossovers", "graph_reuse", "memory", "prefill", "checks")
-CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill", "checks")
-# present only when some workload has them: per-request percentiles (a round with per-request
-# arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
-# telemetry (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed
-# per-user speeds, analyze/pareto.py)
-SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "load",
-              "telemetry", "same_speed")
-# Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
-# the tier metrics declared counts (the runs and other tables share some of these names).
-INT_COLUMNS = frozenset({
-    "concurrency", "requests", "completed", "failed", "total_input_tokens", "total_output_tokens",
-    "waves", "print_timing_lines", "expected_lines", "decode_steps", "graphs_reused_delta",
-    "generated_tokens", "kv_pool_tokens", "server_samples", "c1", "cmax", "lower_tier",
-    "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
-    "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
-    "requests_good", "runs", "gpus", "samples", "preemptions", "undecided_tier", "replicas",
-    "gpus_per_replica",
-})
+# Which tables, in which order, their count and bilingual columns: reportgen/schema.py's
+# ``TABLE_SPECS``, read when the export runs. Optional tables are present only when some
+# workload has them: per-request percentiles (a round with per-request arrays), goodput and
+# capacity (an SLO given: --slo, round.toml [slo], --goodput in results), telemetry
+# (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed per-user speeds,
+# analyze/pareto.py), load (--load).
 
 
 def _plain(value: Any, integer: bool = False) -> Any:
@@ -97,12 +86,11 @@ def _plain(value: Any, integer: bool = False) -> Any:
     return str(value)
 
 
-def int_columns() -> frozenset[str]:
-    return INT_COLUMNS | tier_metrics.counts()
-
-
-# the columns of bilingual text (``Bi`` cells) per table
-TEXT_COLUMNS = {"engines": ("label",), "checks": ("message",), "no_per_request": ("why",)}
+def int_columns(table: str) -> frozenset[str]:
+    """The table's count columns (the tier metrics' counts among the tiers')."""
+    found = schema.spec(table)
+    counts = found.counts if found is not None else frozenset()
+    return counts | tier_metrics.counts() if table == "tiers" else counts
 
 
 def flat_texts(frame: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
@@ -132,9 +120,9 @@ def _rate(value: Any) -> Any:
     return _plain(value)
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def _records(frame: pd.DataFrame, table: str) -> list[dict[str, Any]]:
     columns = list(frame.columns)
-    counts = int_columns()
+    counts = int_columns(table)
     paired = {c[:-3] for c in columns if c.endswith("_zh") and f"{c[:-3]}_en" in columns}
     out = []
     for row in frame.itertuples(index=False, name=None):
@@ -149,9 +137,6 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
                 record[column] = _plain(value, column in counts)
         out.append(record)
     return out
-
-
-ROUND_FRAMES = ("runs", "skipped", "inferred")
 
 
 def _many(ra: RoundAnalysis) -> bool:
@@ -173,44 +158,48 @@ def split_axis(frame: pd.DataFrame, axis: str) -> pd.DataFrame:
 
 
 def frames(ra: RoundAnalysis, axis_columns: bool = False) -> dict[str, pd.DataFrame]:
-    """Every table of the round: the per-workload tables stacked (a ``workload`` column first
-    when the round has several), then the runs used, the files skipped, the settings
-    inferred. ``axis_columns`` (the ``tables`` command): a rate sweep's tier key under
-    ``request_rate`` (``split_axis``); the page's data block keeps it in ``concurrency``,
-    where ``diff`` and baselines read it."""
+    """Every table of rows the schema declares (``schema.TABLE_SPECS``), in export order: the
+    per-workload tables stacked (a ``workload`` column first when the round has several; an
+    optional one only when some workload has rows), then the round's (the runs used, the files
+    skipped, the settings inferred). ``axis_columns`` (the ``tables`` command): a rate
+    sweep's tier key under ``request_rate`` (``split_axis``); the page's data block keeps it
+    in ``concurrency``, where ``diff`` and baselines read it. The named values and constants
+    are written in their own forms (``to_json_dict``, ``_named_frames``)."""
     out: dict[str, pd.DataFrame] = {}
 
     def own(part: Analysis, frame: pd.DataFrame) -> pd.DataFrame:
         return split_axis(frame, part.round.axis) if axis_columns else frame
 
-    for name in FRAMES:
-        parts = []
-        for part in ra.parts:
-            frame = own(part, getattr(part, name))
-            if _many(ra):
-                frame = frame.copy()
-                frame.insert(0, "workload", _workload_id(part))
-            parts.append(frame)
-        out[name] = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
-    for name in SLO_FRAMES:
-        # which configurations have no per-request values is said where an SLO is asked for
-        parts = [_with_workload(ra, p, own(p, getattr(p, name))) for p in ra.parts
-                 if len(getattr(p, name)) and (name != "no_per_request" or p.slo is not None)]
-        if parts:
-            out[name] = pd.concat(parts, ignore_index=True)
+    for spec in schema.specs():
+        if spec.source == schema.WORKLOAD:
+            # an optional table only where it is asked for (no_per_request: with an SLO)
+            parts = [_with_workload(ra, p, own(p, getattr(p, spec.name))) for p in ra.parts
+                     if not spec.optional or (len(getattr(p, spec.name))
+                                              and (not spec.slo or p.slo is not None))]
+            if parts:
+                out[spec.name] = parts[0] if len(parts) == 1 else \
+                    pd.concat(parts, ignore_index=True)
+        elif spec.source == schema.ROUND and (frame := _round_frame(ra, spec.name)) is not None:
+            out[spec.name] = frame
     for name, columns in RENAMED.items():
         out[name] = out[name].rename(columns=columns)
     if renamed := tier_metrics.exported_names():
         out["tiers"] = out["tiers"].rename(columns=renamed)
-    for name, texts in TEXT_COLUMNS.items():
+    for name, texts in schema.bilingual().items():
         if name in out:
             out[name] = flat_texts(out[name], texts)
-    if ra.runs is not None:
-        out["runs"] = ra.runs
-    out["skipped"] = pd.DataFrame(ra.skipped, columns=["file", "reason"])
-    out["inferred"] = pd.DataFrame([(i.key, i.value, i.source) for i in ra.inferred],
-                                   columns=["key", "value", "source"])
     return out
+
+
+def _round_frame(ra: RoundAnalysis, name: str) -> pd.DataFrame | None:
+    """A whole-round table (None: the round has none, as an analysis of one workload)."""
+    if name == "skipped":
+        return pd.DataFrame(ra.skipped, columns=["file", "reason"])
+    if name == "inferred":
+        return pd.DataFrame([(i.key, i.value, i.source) for i in ra.inferred],
+                            columns=["key", "value", "source"])
+    frame = getattr(ra, name)
+    return frame if isinstance(frame, pd.DataFrame) else None
 
 
 def _with_workload(ra: RoundAnalysis, part: Analysis, frame: pd.DataFrame) -> pd.DataFrame:
@@ -306,21 +295,18 @@ def to_json_dict(ra: RoundAnalysis | Analysis, axis_columns: bool = False) -> di
     ra = _as_round(ra)
     data: dict[str, Any] = {"schema": SCHEMA, "round": _plain(round_info(ra))}
     tables = frames(ra, axis_columns)
-    for name in FRAMES:
-        data[name] = _records(tables[name])
-    values = all_values(ra)
-    data["values"] = {k: _plain(values[k]) for k in sorted(values)}
-    data["constants"] = [
-        {"name": c.name, "value": _plain(c.value), "unit": c.unit,
-         "provenance": c.provenance.as_dict()}
-        for c in all_constants(ra)
-    ]
-    for name in ROUND_FRAMES:
-        if name in tables:
-            data[name] = _records(tables[name])
-    for name in SLO_FRAMES:
-        if name in tables:
-            data[name] = _records(tables[name])
+    for name in schema.json_order():
+        if name == "values":
+            values = all_values(ra)
+            data["values"] = {k: _plain(values[k]) for k in sorted(values)}
+        elif name == "constants":
+            data["constants"] = [
+                {"name": c.name, "value": _plain(c.value), "unit": c.unit,
+                 "provenance": c.provenance.as_dict()}
+                for c in all_constants(ra)
+            ]
+        elif name in tables:
+            data[name] = _records(tables[name], name)
     if (slo := slo_info(ra)) is not None:
         data["slo"] = _plain(slo)
     return data
@@ -333,7 +319,8 @@ def to_json(ra: RoundAnalysis | Analysis) -> str:
                       allow_nan=False) + "\n"
 
 
-def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+def _named_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+    """The named values (key, value) and the constants as tables of rows."""
     named = all_values(ra)
     values = pd.DataFrame(
         [(k, _cell(named[k])) for k in sorted(named)], columns=["key", "value"])
@@ -341,9 +328,13 @@ def _extra_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
         [(c.name, _cell(c.value), c.unit, c.provenance.zh, c.provenance.en)
          for c in all_constants(ra)],
         columns=["name", "value", "unit", "provenance_zh", "provenance_en"])
-    tables = frames(ra, axis_columns=True)
-    return {"values": values, "constants": constants} | {
-        n: tables[n] for n in (*ROUND_FRAMES, *SLO_FRAMES) if n in tables}
+    return {"values": values, "constants": constants}
+
+
+def _export_frames(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
+    """Every table as rows, in export order (the ``tables`` command's CSV and markdown)."""
+    tables = frames(ra, axis_columns=True) | _named_frames(ra)
+    return {n: tables[n] for n in schema.export_order() if n in tables}
 
 
 def _cell(value: Any) -> Any:
@@ -353,10 +344,10 @@ def _cell(value: Any) -> Any:
     return math.nan if value is None else value
 
 
-def _whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
+def _whole_counts(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     """Count columns as nullable integers when every value is whole (``40`` not ``40.0``)."""
     out = frame.copy()
-    for column in int_columns() & set(out.columns):
+    for column in int_columns(table) & set(out.columns):
         values = pd.to_numeric(out[column], errors="coerce")
         finite = values.dropna()
         if len(finite) and np.isfinite(finite).all() and (finite == finite.round()).all():
@@ -392,12 +383,10 @@ def _neutral(frame: pd.DataFrame) -> pd.DataFrame:
 def csv_tables(ra: RoundAnalysis | Analysis) -> dict[str, str]:
     """Every table as its own CSV text, in CSV order (``tables --format csv -o DIR`` writes
     each as ``DIR/<name>.csv``)."""
-    ra = _as_round(ra)
-    tables = frames(ra, axis_columns=True)
     out = {}
-    for name, frame in ({n: tables[n] for n in CSV_ORDER} | _extra_frames(ra)).items():
+    for name, frame in _export_frames(_as_round(ra)).items():
         text = io.StringIO()
-        _neutral(_whole_counts(frame)).to_csv(text, index=False, lineterminator="\n")
+        _neutral(_whole_counts(frame, name)).to_csv(text, index=False, lineterminator="\n")
         out[name] = text.getvalue()
     return out
 
@@ -432,16 +421,23 @@ def _markdown_table(frame: pd.DataFrame) -> str:
 
 def _markdown_sections(ra: RoundAnalysis) -> dict[str, pd.DataFrame]:
     """Every table under its heading; the values, one table per first name segment."""
-    tables = frames(ra, axis_columns=True)
-    extra = _extra_frames(ra)
-    values = extra.pop("values")
-    out = {n: tables[n] for n in CSV_ORDER}
+    out: dict[str, pd.DataFrame] = {}
+    for name, frame in _export_frames(ra).items():
+        if name != "values":
+            out[name] = frame
+            continue
+        out |= _value_sections(frame)
+    return out
+
+
+def _value_sections(values: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    out = {}
     stem = values["key"].str.split("/").str[-1].str.split(".").str[0]
     prefix = values["key"].str.rpartition("/")[0]
     groups = (prefix.where(prefix == "", prefix + "/") + stem) if len(values) else stem
     for group in dict.fromkeys(groups):
         out[f"values: {group}"] = values[groups == group].reset_index(drop=True)
-    return out | extra
+    return out
 
 
 def to_markdown(ra: RoundAnalysis | Analysis) -> str:

@@ -118,6 +118,8 @@ def _changed() -> dict:
 def _old() -> dict:
     old = tables()
     old["values"]["tiers"] = {"a": {"c2": {"output_tok_s": 118.7}}}
+    # the same run on both sides (the runs table is compared too): only its source is read
+    old["runs"] = [{"engine": "a", "concurrency": 2, "source": "a/bench/c2.json"}]
     return old
 
 

@@ -152,7 +152,8 @@ def test_a_declared_tier_metric_shows_on_the_page_and_in_check(with_new_metric) 
 
 def test_the_recipes_name_the_files_they_touch() -> None:
     text = DOC.read_text(encoding="utf-8")
-    for heading in ("## Add a reader", "## Add a figure", "## Add a tier metric"):
+    for heading in ("## Add a reader", "## Add a figure", "## Add a tier metric",
+                    "## Add a table"):
         assert heading in text
     for path in re.findall(r"`((?:reportgen|templates|tests)/[\w/.]+\.(?:py|toml|md))`", text):
         assert (ROOT / path).exists(), f"CONTRIBUTING.md names {path}, which does not exist"

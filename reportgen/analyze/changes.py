@@ -1,7 +1,7 @@
 """What changed between two tables dicts (schema ``reportgen.tables/2``): the records and the
 pure functions of ``reportgen diff`` and the page's revisions section.
 
-``diff_tables(old, new)`` matches cells by row identity (``ROW_KEYS``) and lists every
+``diff_tables(old, new)`` matches cells by row identity (``schema.row_keys``) and lists every
 ``Change``; ``group_changes`` makes one ``Figure`` per changed figure (a cell and the ``values``
 entry quoting it are one figure) in ``Group``s per ``Input``, a ``Diff``. Reading reports and
 round folders is reportgen.diff's job; this module reads no file.
@@ -17,13 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from reportgen import embedded
+from reportgen import schema
 from reportgen.analyze import claims
 
 # Row identity per table (cells are matched by these columns, not by position, so adding a
-# tier does not mark every later row as changed): one owner, the checked reader's schema.
-ROW_KEYS = embedded.ROW_KEYS
-_NUMERIC_KEYS = embedded.NUMERIC_KEYS
+# tier does not mark every later row as changed): each table's spec (reportgen/schema.py), read
+# per call, so every table declared there is compared.
 # The same figure under another name in ``values`` (leaf names compared when grouping).
 _ALIASES = {"server_ms": "server_prefill_ms"}
 
@@ -191,20 +190,42 @@ def _point(value: Any) -> float | None:
     return float(value) if _number(value) else None
 
 
-def _row_id(row: dict[str, Any], keys: tuple[str, ...]) -> str:
+def _row_id(row: dict[str, Any], keys: tuple[str, ...], moved: Moved) -> str:
     parts = [str(row["workload"])] if row.get("workload") else []
     for key in keys:
         value = row.get(key)
         if value is None:
             continue
-        parts.append(point_label(_point(value)) if key in _NUMERIC_KEYS else str(value))
+        if key in schema.POINT_KEYS:
+            parts.append(point_label(_point(value)))
+        elif _number(value):
+            parts.append(f"{key}={value:g}")
+        else:
+            parts.append(_moved(str(value), moved))
     return " ".join(parts) or "(all)"
 
 
-def _rows(table: Any, keys: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+# (old folder prefix, new one): a round compared with its corrected copy in another folder
+Moved = tuple[str, str] | None
+
+
+def _moved(text: str, moved: Moved) -> str:
+    return text.replace(*moved) if moved else text
+
+
+def _rows(table: Any, keys: tuple[str, ...], moved: Moved = None) -> dict[str, dict[str, Any]]:
+    """Rows by identity; a second row of the same identity (two constants of one name, two
+    runs of one tier and repeat) is ``<id> #2``, by order."""
     if not isinstance(table, list):
         return {}
-    return {_row_id(row, keys): row for row in table if isinstance(row, dict)}
+    out: dict[str, dict[str, Any]] = {}
+    seen: Counter[str] = Counter()
+    for row in table:
+        if isinstance(row, dict):
+            row_id = _row_id(row, keys, moved)
+            seen[row_id] += 1
+            out[row_id if seen[row_id] == 1 else f"{row_id} #{seen[row_id]}"] = row
+    return out
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -235,7 +256,8 @@ def _strings(value: Any) -> Iterator[str]:
 def _round_folder(tables: dict[str, Any]) -> str | None:
     """The round folder name file references start with (the most common first segment)."""
     counts: Counter[str] = Counter()
-    for table in ROW_KEYS:
+    # the tables whose file references start with the round folder (runs name files inside it)
+    for table in (*schema.required(), "inferred"):
         for text in _strings(tables.get(table)):
             counts.update(m.group(1) for m in _FILE_REF.finditer(text))
     return counts.most_common(1)[0][0] if counts else None
@@ -336,7 +358,16 @@ def _renamed(tables: dict[str, Any], ids: dict[str, str]) -> dict[str, Any]:
     if isinstance(out.get("inferred"), list):
         out["inferred"] = [{**r, "key": _renamed_key(str(r.get("key", "")), ids)}
                            if isinstance(r, dict) else r for r in out["inferred"]]
+    if isinstance(out.get("constants"), list):  # named ``<configuration>.<constant>``
+        out["constants"] = [{**r, "name": _renamed_constant(r["name"], ids)}
+                            if isinstance(r, dict) and isinstance(r.get("name"), str) else r
+                            for r in out["constants"]]
     return out
+
+
+def _renamed_constant(name: str, ids: dict[str, str]) -> str:
+    head, dot, rest = name.partition(".")
+    return f"{ids[head]}.{rest}" if dot and head in ids else name
 
 
 def _renamed_id(value: Any, ids: dict[str, str]) -> Any:
@@ -386,9 +417,12 @@ def diff_tables(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
         a, b = old_values.get(name), new_values.get(name)
         if not same(a, b):
             changes.append(Change("values", name, "", a, b, *_value_place(name, engines)))
-    for table, keys in ROW_KEYS.items():
-        old_rows, new_rows = _rows(old.get(table), keys), _rows(new.get(table), keys)
-        for row_id in sorted(set(old_rows) | set(new_rows)):
+    for table, keys in schema.row_keys().items():
+        old_rows, new_rows = _rows(old.get(table), keys, renamed), _rows(new.get(table), keys)
+        ids = set(old_rows) | set(new_rows)
+        if f"{table}_not_listed" in old or f"{table}_not_listed" in new:
+            ids = set(old_rows) & set(new_rows)  # a page lists a long table in part only
+        for row_id in sorted(ids):
             a_row, b_row = old_rows.get(row_id, {}), new_rows.get(row_id, {})
             row = b_row or a_row
             for column in sorted(set(a_row) | set(b_row)):
