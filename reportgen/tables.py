@@ -47,9 +47,9 @@ CSV_ORDER = ("tiers", "engines", "crossovers", "graph_reuse", "memory", "prefill
 # present only when some workload has them: per-request percentiles (a round with per-request
 # arrays), goodput and capacity (an SLO given: --slo, round.toml [slo], --goodput in results),
 # telemetry (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed
-# per-user speeds, analyze/pareto.py)
+# per-user speeds, analyze/pareto.py), cost ($ per 1M tokens: an SLO and a price given)
 SLO_FRAMES = ("distributions", "goodput", "capacity_at_slo", "no_per_request", "load",
-              "telemetry", "same_speed")
+              "cost", "telemetry", "same_speed")
 # Columns holding counts: written as JSON integers when the value is whole; int_columns() adds
 # the tier metrics declared counts (the runs and other tables share some of these names).
 INT_COLUMNS = frozenset({
@@ -59,7 +59,8 @@ INT_COLUMNS = frozenset({
     "upper_tier", "kv_bytes_per_token", "weight_bytes_per_step", "step_bytes_c1", "repeat",
     "repeats", "requests_per_run", "failed_min", "failed_max", "count", "requests_sent",
     "requests_good", "runs", "gpus", "samples", "preemptions", "undecided_tier", "replicas",
-    "gpus_per_replica",
+    "gpus_per_replica", "requests_completed", "output_tokens", "total_tokens",
+    "good_output_tokens", "good_total_tokens",
 })
 
 

@@ -73,6 +73,10 @@ class Analysis:
     # replicas and GPUs per configuration for a load given on the command line (`tables
     # --load`; goodput.load_table), empty otherwise
     load: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the reader's $/GPU-hour (round.toml [cost], `--price`; None: none given) and, with an SLO
+    # and per-request rows, $ per 1M tokens per tier (goodput.cost_table)
+    price_usd_per_gpu_h: float | None = None
+    cost: pd.DataFrame = field(default_factory=pd.DataFrame)
     # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the

@@ -29,6 +29,8 @@ from reportgen.analyze.distributions import distribution_table, tier_gaps, tier_
 from reportgen.analyze.findings import findings_values
 from reportgen.analyze.goodput import (
     capacity_table,
+    cheapest,
+    cost_table,
     goodput_table,
     missing_requests,
     slo_values,
@@ -835,6 +837,13 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
         if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
     samples = telemetry_samples(gpu_frames, windows)
+    price = manifest.gpu_hour_usd
+    cost = pd.DataFrame()
+    if slo is not None and len(per_request) and price is not None:
+        cost = cost_table(per_request, durations, slo, gpus, price, telemetry)
+        values = dict(sorted((values | cheapest(cost, [
+            (e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
+            for c in cs])).items()))
     if len(telemetry):
         values = dict(sorted((values | flatten_rows(
             telemetry, "telemetry", "engine",
@@ -852,6 +861,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                     distributions=distributions, slo=slo,
                     goodput=goodput, capacity_at_slo=capacity_at_slo,
                     no_per_request=no_per_request, telemetry=telemetry,
+                    price_usd_per_gpu_h=price, cost=cost,
                     telemetry_samples=samples,
                     telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))],
                     telemetry_notes=inputs.notes, telemetry_offset_min=manifest.utc_offset_min,
