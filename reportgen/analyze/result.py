@@ -52,6 +52,9 @@ class Analysis:
     pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
     # each configuration's tok/s per GPU at fixed per-user speeds (pareto.same_speed)
     same_speed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # each run of a repeated tier as its own point (pareto.run_points): the intervals of
+    # same_speed, and of the speed the reader types in the page
+    speed_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
     # the configuration every other one is compared with (crossovers); "" with fewer than two
     reference: str = ""
     # per-request latencies of every tier with arrays (distributions.tier_requests) and each

@@ -48,7 +48,7 @@ from reportgen.analyze.memory import (
     memory_row,
     memory_table,
 )
-from reportgen.analyze.pareto import pareto_points, same_speed
+from reportgen.analyze.pareto import pareto_points, run_points, same_speed, same_speed_repeats
 from reportgen.analyze.prefill import (
     VLLM_PREFILL,
     llama_prefill,
@@ -699,8 +699,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                 output=manifest.output_tokens)))
 
     recomputed = recompute_stats(loaded.requests, loaded.itls)
-    summary = aggregate_repeats(prefer_arrays(fill_missing_stats(loaded.summary, recomputed),
-                                              recomputed))
+    runs_summary = prefer_arrays(fill_missing_stats(loaded.summary, recomputed), recomputed)
+    summary = aggregate_repeats(runs_summary)
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
@@ -805,7 +805,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         checks, values, axis=axis, step_basis=step_basis)).items()))
     gpus = {spec.id: spec.gpus for spec in manifest.engines}
     pareto = pareto_points(tiers, gpus)
-    speeds = same_speed(pareto, order)
+    speed_runs = run_points(runs_summary, gpus, [
+        (e, float(c)) for e, cs in manifest.exclude_from_conclusions.items() for c in cs])
+    speeds = same_speed_repeats(same_speed(pareto, order), speed_runs)
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
@@ -856,6 +858,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto, same_speed=speeds,
+                    speed_runs=speed_runs,
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
                     requests=per_request, itl_gaps=gaps, tier_durations=durations,
                     distributions=distributions, slo=slo,

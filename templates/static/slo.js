@@ -808,6 +808,25 @@
     return { v: best, status: status };
   }
 
+  // pareto.repeat_interval over each repeat's own curve: mean +/- t(0.975, n-1) sd / sqrt(n)
+  // of the repeats that reach the speed (n >= 2), the low end at least 0; null otherwise
+  function repeatInterval(curves, speed, data) {
+    var vals = [];
+    curves.forEach(function (pts) {
+      var r = atSpeed(pts, speed);
+      if (isFinite(r.v)) vals.push(r.v);
+    });
+    var n = vals.length;
+    if (n < 2) return null;
+    var mean = 0, sq = 0;
+    vals.forEach(function (x) { mean += x; });
+    mean /= n;
+    vals.forEach(function (x) { sq += (x - mean) * (x - mean); });
+    var t = n - 1 <= data.t975.length ? data.t975[n - 2] : data.z95;
+    var half = t * Math.sqrt(sq / (n - 1)) / Math.sqrt(n);
+    return [Math.max(0, mean - half), mean + half];
+  }
+
   document.querySelectorAll('.speed').forEach(function (el) {
     var data = JSON.parse(el.querySelector('.speed-data').textContent);
     var input = el.querySelector('input[data-speed]');
@@ -819,10 +838,14 @@
         var td = rows[i] && rows[i].lastElementChild;
         if (!td) return;
         if (!ok) { td.textContent = ''; td.removeAttribute('data-v'); return; }
-        var r = atSpeed(c.points, speed);
+        var r = atSpeed(c.points, speed), ci = repeatInterval(c.repeats || [], speed, data);
         if (r.status === 'not_reached') bi(td, data.text.not_reached);
-        else td.textContent = (r.status === 'at_least' ? '\u2265 ' : '') + r.v.toFixed(1);
-        td.setAttribute('data-v', JSON.stringify([r.status, isFinite(r.v) ? r.v : null]));
+        else {
+          td.textContent = (r.status === 'at_least' ? '\u2265 ' : '') + r.v.toFixed(1) +
+            (ci ? ' (' + ci[0].toFixed(1) + '\u2013' + ci[1].toFixed(1) + ')' : '');
+        }
+        td.setAttribute('data-v', JSON.stringify([r.status, isFinite(r.v) ? r.v : null,
+                                                  ci ? ci : null]));
       });
     }
     input.addEventListener('input', update);
