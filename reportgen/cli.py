@@ -159,9 +159,7 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
 
     \b
     Example: reportgen build runs/round3 -o round3.html --baseline runs/round2
-
-    \b
-    Example: reportgen build runs/round3 --slo ttft_ms=500,tpot_ms=50 --price 2.5
+             reportgen build runs/round3 --slo ttft_ms=500,tpot_ms=50 --price 2.5
     """
     from reportgen.build import build_report
 
