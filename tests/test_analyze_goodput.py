@@ -350,11 +350,19 @@ def test_cost_per_million_tokens_by_hand(tmp_path: Path) -> None:
     assert fast["meets_target"] is False and fast["gpus"] == 1
     # slow C=2: 8 s ($0.008), 2 × 11 output tokens, the second good only
     assert got["slow", 2]["usd_per_m_good_output"] == pytest.approx(0.008 / 11e-6)
-    # the cheapest at the SLO: among tiers at or above the target (fast C=2 and slow C=1,
-    # all their requests good), the lowest $ per 1M good output tokens: fast C=2, 5 s, 17
     assert got["fast", 2]["usd_per_m_good_output"] == pytest.approx(0.005 / 17e-6)
-    assert data["values"]["cost.cheapest"] == "fast"
-    assert data["values"]["cost.cheapest_tier"] == 2
+    # at the 99 % target no tier of 2 or 4 requests meets it with confidence: none is named
+    assert not any(r["meets_target"] for r in data["cost"])
+    assert data["values"]["cost.cheapest"] is None
+    # at 30 %: 2 of 2 good has Wilson's low end 2 / (2 + z²) ≈ 0.34, so fast C=2 and slow C=1
+    # meet it with confidence (1 of 2, 1 of 4 do not); the lower $ per 1M good output tokens
+    # of the two is fast C=2's (5 s for 17 tokens, against slow C=1's 8 s for 22)
+    loose = _tables(tmp_path, "--slo", "ttft_ms=500,tpot_ms=100",
+                    "--slo-target", "0.3", "--price", "3.6")
+    assert {k for k, r in _by_tier(loose["cost"]).items() if r["meets_target"]} == {
+        ("fast", 2), ("slow", 1)}
+    assert loose["values"]["cost.cheapest"] == "fast"
+    assert loose["values"]["cost.cheapest_tier"] == 2
     assert math.isnan(got["fast", 1]["energy_per_good_output_token_j"] or math.nan)
 
 

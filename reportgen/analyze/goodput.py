@@ -384,7 +384,8 @@ COST_COLUMNS = ("engine", "concurrency", "gpus", "usd_per_gpu_h", "duration_s",
                 "requests_completed", "requests_good", "output_tokens", "total_tokens",
                 "good_output_tokens", "good_total_tokens", "usd_per_m_output",
                 "usd_per_m_total", "usd_per_m_good_output", "usd_per_m_good_total",
-                "attainment", "meets_target", "energy_j", "energy_per_good_output_token_j")
+                "attainment", "attainment_low", "meets_target", "energy_j",
+                "energy_per_good_output_token_j")
 
 
 def _token_sum(values: np.ndarray) -> float:
@@ -434,6 +435,11 @@ def cost_table(per_request: pd.DataFrame, durations: pd.DataFrame, slo: Slo,
         if not fine.size:
             tokens["good_output_tokens"] = tokens["good_total_tokens"] = 0.0
         attainment = fine.size / index.size if index.size else math.nan
+        # the attainment's 95 % low end (goodput_table's interval, runs as its repeats)
+        runs = per_request.iloc[index].assign(good=good[index]).groupby(
+            ["source", "record"], sort=False)["good"].agg(["sum", "size"])
+        low = attainment_interval([int(g) for g in runs["sum"]],
+                                  [int(n) for n in runs["size"]])[0]
         joules = energy.get(key, math.nan)
         good_out = tokens["good_output_tokens"]
         rows.append({
@@ -446,7 +452,8 @@ def cost_table(per_request: pd.DataFrame, durations: pd.DataFrame, slo: Slo,
             "usd_per_m_good_output": usd_per_million(count, usd_per_gpu_h, d, good_out),
             "usd_per_m_good_total": usd_per_million(count, usd_per_gpu_h, d,
                                                     tokens["good_total_tokens"]),
-            "attainment": attainment, "meets_target": bool(attainment >= slo.target),
+            "attainment": attainment, "attainment_low": low,
+            "meets_target": bool(low >= slo.target),
             "energy_j": joules,
             "energy_per_good_output_token_j": joules / good_out if good_out > 0 else math.nan})
     return pd.DataFrame(rows, columns=list(COST_COLUMNS))
@@ -454,9 +461,11 @@ def cost_table(per_request: pd.DataFrame, durations: pd.DataFrame, slo: Slo,
 
 def cheapest(cost: pd.DataFrame, excluded: Collection[tuple[str, float]] = ()
              ) -> dict[str, Value]:
-    """The cheapest configuration at the SLO: among tiers that meet the target (and are not
-    excluded from conclusions), the lowest $ per 1M good output tokens; ties share it
-    (``cost.cheapest`` the first, ``cost.cheapest_all`` every one, comma-separated)."""
+    """The cheapest configuration at the SLO: among tiers that meet the target with
+    confidence (``meets_target``: the attainment's 95 % low end at or above it, so no tier is
+    named on a share the round cannot tell from the target) and are not excluded from
+    conclusions, the lowest $ per 1M good output tokens; ties share it (``cost.cheapest`` the
+    first, ``cost.cheapest_all`` every one, comma-separated)."""
     skip = {(str(e), float(c)) for e, c in excluded}
     ok = cost[[bool(m) and (str(e), float(c)) not in skip and math.isfinite(float(u))
                for e, c, m, u in cost[["engine", "concurrency", "meets_target",

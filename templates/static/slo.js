@@ -534,8 +534,9 @@
              isFinite(j) ? per : null);
       }
       body.appendChild(tr);
-      // goodput.cheapest: tiers that meet the target (surely), not excluded from conclusions
-      if (!r.t.excluded && r.att[0] >= self.target && isFinite(goodOut[1])) {
+      // goodput.cheapest: tiers whose attainment's 95 % low end meets the target, not
+      // excluded from conclusions
+      if (!r.t.excluded && r.ci[0] >= self.target && isFinite(goodOut[1])) {
         candidates.push({ e: e, r: r, usd: goodOut[1] });
       }
     });
