@@ -47,7 +47,8 @@ def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str,
 def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
                  progress: Progress | None = None, previous: Path | None = None,
                  baseline: Path | None = None,
-                 slo: tuple[Slo | None, float | None] = (None, None)) -> Path | None:
+                 slo: tuple[Slo | None, float | None] = (None, None),
+                 price: float | None = None) -> Path | None:
     """Build the report for ``round_dir`` into ``out`` (written atomically; ``-`` is stdout)
     and return the file written (None for stdout).
 
@@ -63,22 +64,24 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     # refused before anything is loaded: no input of the round, nor --previous / --baseline
     avoid = [previous, baseline if baseline is not None and Path(baseline).is_file() else None]
     output_target(out, round_dir, avoid=avoid)
-    html = assemble_report(round_dir, lang, say, previous, baseline, slo).html()
+    html = assemble_report(round_dir, lang, say, previous, baseline, slo, price).html()
     return write_page(out, html, say, Path(round_dir), avoid)
 
 
 def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress | None = None,
                     previous: Path | None = None, baseline: Path | None = None,
-                    slo: tuple[Slo | None, float | None] = (None, None)) -> Assembled:
+                    slo: tuple[Slo | None, float | None] = (None, None),
+                    price: float | None = None) -> Assembled:
     """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written).
-    ``slo``: the command line's (objective, target share), replacing round.toml's."""
+    ``slo``: the command line's (objective, target share), replacing round.toml's; ``price``
+    ($/GPU-hour) replaces round.toml's [cost] gpu_hour_usd."""
     say = progress or _quiet
     round_dir = Path(round_dir)
     old_tables = None
     if previous is not None:  # a bad previous report fails before the round is analysed
         say(f"read {previous}")
         old_tables = load_tables(Path(previous))  # through safe_read: no FIFO, no /dev/zero
-    done = analyze_dir(round_dir, say, slo=slo[0], slo_target=slo[1])
+    done = analyze_dir(round_dir, say, slo=slo[0], slo_target=slo[1], price=price)
     loaded, analysis = done.loaded, done.analysis
     revisions = None
     if previous is not None and old_tables is not None:

@@ -8,6 +8,7 @@ Heavy imports (pandas, plotly) happen inside the commands so `reportgen --help` 
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -146,17 +147,24 @@ def main() -> None:
 @click.option("--slo-target", type=float, default=None, metavar="SHARE",
               help="Default share of requests that must meet the SLO (default 0.99). "
                    "E.g. --slo-target 0.95")
+@click.option("--price", type=float, default=None, metavar="USD",
+              help="The price of one GPU for an hour (US dollars): the page's "
+                   "default for $ per 1M tokens (all and good requests); the reader can change "
+                   "it in the page. "
+                   "Default: round.toml [cost] gpu_hour_usd. E.g. --price 2.5")
 def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
           baseline: str | None, pdf: str | None, paper: str, pdf_unisolated: bool, quiet: bool,
-          slo_text: str | None, slo_target: float | None) -> None:
+          slo_text: str | None, slo_target: float | None, price: float | None) -> None:
     """Build the report for ROUND (default: the bundled Round 2 sample).
 
     \b
     Example: reportgen build runs/round3 -o round3.html --baseline runs/round2
+             reportgen build runs/round3 --slo ttft_ms=500,tpot_ms=50 --price 2.5
     """
     from reportgen.build import build_report
 
     slo = _slo_option(slo_text, slo_target)
+    _price_option(price)
     with _input_errors():
         browser = None
         if pdf is not None:   # before building: no browser, no work done
@@ -167,6 +175,8 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
         kwargs: dict[str, Any] = {"progress": report}
         if slo is not None or slo_target is not None:
             kwargs["slo"] = (slo, slo_target)
+        if price is not None:
+            kwargs["price"] = price
         if previous is not None:
             kwargs["previous"] = Path(previous)
         if baseline is not None:
@@ -313,11 +323,17 @@ def init(round_dir: Path, force: bool, example_csv: bool) -> None:
               help="A load to carry within the SLO (requests or output tokens per second): "
                    "adds the `load` table, replicas and GPUs per configuration from its "
                    "capacity at SLO. Needs an SLO. E.g. --load 20req/s")
+@click.option("--price", type=float, default=None, metavar="USD",
+              help="The price of one GPU for an hour (US dollars): with an SLO "
+                   "adds the `cost` table, $ per 1M output and total tokens per tier over all "
+                   "completed requests and over good ones (the cost of goodput); with --load "
+                   "the load table's $ an hour and its cheapest configuration. "
+                   "Default: round.toml [cost] gpu_hour_usd. E.g. --price 2.5")
 def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
-           slo_target: float | None, load_text: str | None) -> None:
+           slo_target: float | None, load_text: str | None, price: float | None) -> None:
     """Print every derived table of ROUND (default: the bundled sample; JSON schema
     reportgen.tables/2). With per-request arrays: `distributions` (p50 … p99.9 per tier);
-    with an SLO: `goodput` and `capacity_at_slo`.
+    with an SLO: `goodput` and `capacity_at_slo`; with an SLO and --price: `cost`.
 
     On a request-rate sweep the tier is under `request_rate` (req/s; an unbounded rate is
     "inf") and `concurrency` is empty: each column holds its own quantity.
@@ -325,6 +341,8 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
     \b
     Example: reportgen tables runs/round3 --slo ttft_ms=500,tpot_ms=50 --format markdown
              reportgen tables runs/round3 --format csv -o tables/
+             reportgen tables runs/round3 --slo ttft_ms=500,tpot_ms=50 --price 2.5
+             reportgen tables runs/round3 --slo tpot_ms=50 --load 20req/s --price 2.5
     """
     from reportgen import tables as tbl
     from reportgen.pipeline import analyze_dir
@@ -346,7 +364,9 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
         elif output is not None:
             output_target(output, root, kind="tables")  # refused before anything is loaded
         load = _load_option(load_text)
-        analysis = analyze_dir(root, slo=slo, slo_target=slo_target, load=load).analysis
+        _price_option(price)
+        analysis = analyze_dir(root, slo=slo, slo_target=slo_target, load=load,
+                               price=price).analysis
         if load is not None and all(p.slo is None for p in analysis.parts):
             raise BadInput(InputError("--load", "needs an SLO: --slo, round.toml [slo] or a "
                                       "--goodput argument in the results"))
@@ -370,6 +390,12 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
     else:
         with _input_errors():
             write_output(output, text.encode("utf-8"), root, kind="tables")
+
+
+def _price_option(price: float | None) -> None:
+    """``--price``: a positive, finite $/GPU-hour; anything else exits 2."""
+    if price is not None and not (math.isfinite(price) and 0 < price <= 1e6):
+        raise BadInput(InputError("--price", "expected $ per GPU-hour, a number > 0 (e.g. 2.5)"))
 
 
 def _load_option(text: str | None) -> tuple[float, str] | None:

@@ -114,14 +114,22 @@ def tables_from_round(path: Path, like: dict[str, Any] | None = None) -> dict[st
     from reportgen import pipeline
     from reportgen.tables import to_json_dict
 
-    slo, load = _given(like or {})
-    if slo is None and load is None:
+    slo, load, price = _given(like or {})
+    if slo is None and load is None and price is None:
         return pipeline.tables_of(path)
-    return to_json_dict(pipeline.analyze_dir(path, slo=slo, load=load).analysis)
+    tables = to_json_dict(pipeline.analyze_dir(path, slo=slo, load=load).analysis)
+    if price is not None and not tables.get("cost"):
+        # the other side was priced (--price) and this folder states no price of its own: its
+        # cost table is compared at that price (a price in its round.toml stays its own)
+        tables = to_json_dict(pipeline.analyze_dir(path, slo=slo, load=load,
+                                                   price=price).analysis)
+    return tables
 
 
-def _given(tables: dict[str, Any]) -> tuple[Slo | None, tuple[float, str] | None]:
-    """The objective given on the command line and the load a tables dict was built with."""
+def _given(tables: dict[str, Any]) -> tuple[Slo | None, tuple[float, str] | None,
+                                             float | None]:
+    """The objective given on the command line, the load and the $/GPU-hour a tables dict was
+    built with."""
     info, slo = tables.get("slo"), None
     if isinstance(info, dict) and info.get("source") == CLI_SOURCE:
         ms = {m: info.get(f"{m}_ms") for m in METRICS}
@@ -137,7 +145,13 @@ def _given(tables: dict[str, Any]) -> tuple[Slo | None, tuple[float, str] | None
         if isinstance(value, int | float) and value > 0 and unit in LOAD_UNITS:
             load = (float(value), str(unit))
             break
-    return slo, load
+    price = None
+    for row in tables.get("cost") or []:
+        value = row.get("usd_per_gpu_h")
+        if isinstance(value, int | float) and math.isfinite(value) and value > 0:
+            price = float(value)
+            break
+    return slo, load, price
 
 
 def load_tables(path: Path, like: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -31,7 +31,7 @@ ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
 _KNOWN: dict[str, set[str]] = {
     "": {"round", "hardware", "workload", "model", "engines", "analysis", "baseline",
-         "provenance", "related", "slo", "telemetry"},
+         "provenance", "related", "slo", "telemetry", "cost"},
     "round": {"title", "subtitle", "default_language", "date", "series", "client", "axis",
               "reference", "compare"},
     "hardware": {"gpu", "bandwidth_gb_s", "memory_gib", "count", "gpu_count"},
@@ -50,6 +50,7 @@ _KNOWN: dict[str, set[str]] = {
     "related": {"title", "href"},
     "slo": {"ttft_ms", "tpot_ms", "e2el_ms", "target"},
     "telemetry": {"utc_offset"},
+    "cost": {"gpu_hour_usd"},   # the reader's price of one GPU for an hour, US dollars
 }
 # [telemetry] utc_offset: the benchmark host's offset from UTC, "+08:00" / "-05:30" / "Z"
 _UTC_OFFSET = re.compile(r"^(?:Z|UTC|([+-])(\d{2}):?(\d{2}))$")
@@ -70,6 +71,7 @@ class Inferred:
 
 
 ROUND_TOML, GPU_TABLE, MODEL_TABLE, INFERRED = "round.toml", "GPU table", "model table", "inferred"
+COMMAND_LINE = "command line"   # a value the command line gives (``detail``: the option)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Provenance:
     """Where one manifest value came from: a line of round.toml, a built-in table (``detail``
     names the row), or a file it was inferred from (``detail``: file[:line] or how)."""
 
-    kind: str  # ROUND_TOML | GPU_TABLE | MODEL_TABLE | INFERRED
+    kind: str  # ROUND_TOML | GPU_TABLE | MODEL_TABLE | INFERRED | COMMAND_LINE
     detail: str = ""
     file: str = ""           # round.toml as shown in messages
     line: int | None = None  # round.toml: the key's line (its table's when the key is implied)
@@ -88,6 +90,8 @@ class Provenance:
                 self.file or "round.toml"
         if self.kind == INFERRED:
             return f"inferred from {self.detail}"
+        if self.kind == COMMAND_LINE:
+            return self.detail or self.kind
         return f"{self.kind} ({self.detail})" if self.detail else self.kind
 
 
@@ -234,6 +238,9 @@ class Manifest:
     # [telemetry] utc_offset in minutes: how the results' local times (vLLM's `date`) relate to
     # samples stamped in UTC (DCGM, Prometheus); None: round.toml does not say
     utc_offset_min: float | None = None
+    # [cost] gpu_hour_usd ($ per GPU-hour, > 0) or `build --price`; None: no price given (its
+    # provenance: provenance("cost.gpu_hour_usd"))
+    gpu_hour_usd: float | None = None
 
     def engine(self, engine_id: str) -> EngineSpec:
         for spec in self.engines:
@@ -394,7 +401,7 @@ class _Reader:
 MAX_INTEGER = 10**15
 # Far above any real value, far below what overflows arithmetic on it (1e308 GB/s would).
 MAXIMA = {"bandwidth_gb_s": 1e6, "memory_gib": 1e6, "weight_bytes_per_step": 1e15,
-          "kv_bytes_per_token": 1e9}
+          "kv_bytes_per_token": 1e9, "gpu_hour_usd": 1e6}
 
 
 def _check_integers(r: _Reader, value: Any, where: str) -> None:
@@ -722,6 +729,9 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     slo = _slo(r, r.table(data, "slo", required=False), name or str(path))
     telemetry = r.table(data, "telemetry", required=False)
     r.check_keys(telemetry, "telemetry", "telemetry")
+    cost = r.table(data, "cost", required=False)
+    r.check_keys(cost, "cost", "cost")
+    price = r.number(cost, "gpu_hour_usd", "cost", required=False)
 
     return Manifest(
         path=path,
@@ -755,6 +765,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         compare=compare,
         slo=slo,
         utc_offset_min=_utc_offset(r, telemetry),
+        gpu_hour_usd=None if math.isnan(price) else float(price),
     )
 
 

@@ -28,6 +28,8 @@ from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from reportgen.analyze.compare import Baseline, Comparison, Missing, Source
     from reportgen.analyze.result import Analysis
     from reportgen.analyze.round_facts import RoundInfo
@@ -50,11 +52,13 @@ class Analyzed:
 
 def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo | None = None,
                 slo_target: float | None = None,
-                load: tuple[float, str] | None = None) -> Analyzed:
+                load: tuple[float, str] | None = None,
+                price: float | None = None) -> Analyzed:
     """Load and analyse a round directory. Bad input raises InputError. ``slo`` (the command
     line's) replaces round.toml's ``[slo]``; ``slo_target`` replaces the target share of
     whichever objective applies; ``load`` (value, ``req/s`` or ``tok/s``) adds each
-    workload's ``load`` table (replicas and GPUs that carry it within the SLO)."""
+    workload's ``load`` table (replicas and GPUs that carry it within the SLO); ``price``
+    ($/GPU-hour, the command line's) replaces round.toml's ``[cost] gpu_hour_usd``."""
     import dataclasses
 
     from reportgen.analyze.goodput import load_table
@@ -63,14 +67,36 @@ def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo |
 
     say = progress or _quiet
     say(f"load {round_dir}")
-    loaded = with_slo(load_round(Path(round_dir)), slo, slo_target)
+    loaded = with_price(with_slo(load_round(Path(round_dir)), slo, slo_target), price)
     say("analyze")
     analysis = analyze_round(loaded)
     if load is not None:
         analysis = dataclasses.replace(analysis, parts=[
-            dataclasses.replace(p, load=load_table(p.capacity_at_slo, *load))
+            dataclasses.replace(p, load=_priced(load_table(p.capacity_at_slo, *load),
+                                                p.price_usd_per_gpu_h))
             if len(p.capacity_at_slo) else p for p in analysis.parts])
     return Analyzed(loaded, analysis)
+
+
+def _priced(load: pd.DataFrame, price: float | None) -> pd.DataFrame:
+    """The load table with its GPUs' cost an hour, when a price is given."""
+    from reportgen.analyze.goodput import with_cost
+
+    return load if price is None else with_cost(load, price)
+
+
+def with_price(loaded: LoadedRound, price: float | None) -> LoadedRound:
+    """The round with the command line's $/GPU-hour in place of round.toml's [cost]."""
+    import dataclasses
+
+    from reportgen.manifest import COMMAND_LINE, Provenance
+
+    if price is None:
+        return loaded
+    manifest = loaded.manifest
+    sources = manifest.sources | {"cost.gpu_hour_usd": Provenance(COMMAND_LINE, "--price")}
+    return dataclasses.replace(loaded, manifest=dataclasses.replace(
+        manifest, gpu_hour_usd=price, sources=sources))
 
 
 def with_slo(loaded: LoadedRound, slo: Slo | None, target: float | None) -> LoadedRound:

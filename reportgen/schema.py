@@ -98,6 +98,9 @@ TABLE_SPECS: list[TableSpec] = [
        counts="concurrency runs gpus samples preemptions"),
     _t("same_speed", "engine", "tok_s_per_user", numbers=("tok_s_per_user",), optional=True,
        counts="lower_tier upper_tier"),
+    _t("cost", "engine", "concurrency", numbers=_TIER, optional=True,
+       counts="concurrency gpus requests_completed requests_good output_tokens total_tokens "
+              "good_output_tokens good_total_tokens"),
 ]
 # the JSON (the data block, the ``tables`` JSON) has opened with the engines since version 1,
 # which every other table names

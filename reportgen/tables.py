@@ -49,7 +49,8 @@ from reportgen.text import LANGS, Bi
 # workload has them: per-request percentiles (a round with per-request arrays), goodput and
 # capacity (an SLO given: --slo, round.toml [slo], --goodput in results), telemetry
 # (nvidia-smi samples covering the runs), same_speed (tok/s per GPU at fixed per-user speeds,
-# analyze/pareto.py), load (--load).
+# analyze/pareto.py), load (--load), cost ($ per 1M tokens: an SLO and
+# a price given).
 
 
 def _plain(value: Any, integer: bool = False) -> Any:

@@ -18,10 +18,12 @@ from reportgen.analyze.goodput import (
     attainment_interval,
     capacity,
     capacity_table,
+    cost_table,
     goodput_table,
     load_table,
     most_capacity,
     wilson,
+    with_cost,
     with_replicas,
 )
 from reportgen.cli import main
@@ -330,3 +332,107 @@ def test_tables_load_option(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "--load" in bad.stderr
     none = CliRunner().invoke(main, ["tables", str(root), "--load", "3req/s"])
     assert none.exit_code == 2 and "needs an SLO" in none.stderr
+
+
+def test_cost_per_million_tokens_by_hand(tmp_path: Path) -> None:
+    data = _tables(write_round(tmp_path), "--slo", "ttft_ms=500,tpot_ms=100", "--price", "3.6")
+    got = _by_tier(data["cost"])
+    # 1 GPU at $3.6 an hour costs $0.001 a second. fast C=1 ran 10 s ($0.01); its completed
+    # requests made 11 + 5 + 1 output tokens (the failed one none) and 3 × 8 input tokens;
+    # only the first (TTFT 200 ms, TPOT 100 ms) is good: 11 output, 19 total tokens
+    fast = got["fast", 1]
+    assert (fast["output_tokens"], fast["total_tokens"]) == (17, 41)
+    assert (fast["good_output_tokens"], fast["good_total_tokens"]) == (11, 19)
+    assert fast["usd_per_m_output"] == pytest.approx(0.01 / 17e-6)
+    assert fast["usd_per_m_total"] == pytest.approx(0.01 / 41e-6)
+    assert fast["usd_per_m_good_output"] == pytest.approx(0.01 / 11e-6)
+    assert fast["usd_per_m_good_total"] == pytest.approx(0.01 / 19e-6)
+    assert fast["meets_target"] is False and fast["gpus"] == 1
+    # slow C=2: 8 s ($0.008), 2 × 11 output tokens, the second good only
+    assert got["slow", 2]["usd_per_m_good_output"] == pytest.approx(0.008 / 11e-6)
+    assert got["fast", 2]["usd_per_m_good_output"] == pytest.approx(0.005 / 17e-6)
+    # at the 99 % target no tier of 2 or 4 requests meets it with confidence: none is named
+    assert not any(r["meets_target"] for r in data["cost"])
+    assert data["values"]["cost.cheapest"] is None
+    # at 30 %: 2 of 2 good has Wilson's low end 2 / (2 + z²) ≈ 0.34, so fast C=2 and slow C=1
+    # meet it with confidence (1 of 2, 1 of 4 do not); the lower $ per 1M good output tokens
+    # of the two is fast C=2's (5 s for 17 tokens, against slow C=1's 8 s for 22)
+    loose = _tables(tmp_path, "--slo", "ttft_ms=500,tpot_ms=100",
+                    "--slo-target", "0.3", "--price", "3.6")
+    assert {k for k, r in _by_tier(loose["cost"]).items() if r["meets_target"]} == {
+        ("fast", 2), ("slow", 1)}
+    assert loose["values"]["cost.cheapest"] == "fast"
+    assert loose["values"]["cost.cheapest_tier"] == 2
+    assert math.isnan(got["fast", 1]["energy_per_good_output_token_j"] or math.nan)
+
+
+def test_the_cost_of_goodput_rises_when_the_slo_tightens(tmp_path: Path) -> None:
+    root = write_round(tmp_path)
+    loose = _by_tier(_tables(root, "--slo", "ttft_ms=800,tpot_ms=100", "--price", "3.6")["cost"])
+    tight = _by_tier(_tables(root, "--slo", "ttft_ms=500,tpot_ms=100", "--price", "3.6")["cost"])
+    # slow C=2: TTFT 700 and 200 ms, both TPOT 100 ms: 22 good output tokens, then 11
+    assert loose["slow", 2]["usd_per_m_good_output"] == pytest.approx(0.008 / 22e-6)
+    assert tight["slow", 2]["usd_per_m_good_output"] == pytest.approx(0.008 / 11e-6)
+    for key, row in tight.items():
+        # the cost over all completed requests does not depend on the SLO
+        assert row["usd_per_m_output"] == loose[key]["usd_per_m_output"]
+        if row["usd_per_m_good_output"] is not None and \
+                loose[key]["usd_per_m_good_output"] is not None:
+            assert row["usd_per_m_good_output"] >= loose[key]["usd_per_m_good_output"]
+
+
+def test_round_toml_price_is_the_default_and_the_command_line_wins(tmp_path: Path) -> None:
+    root = write_round(tmp_path, '\n[cost]\ngpu_hour_usd = 7.2\n')
+    data = _tables(root, "--slo", "ttft_ms=500,tpot_ms=100")
+    assert _by_tier(data["cost"])["fast", 1]["usd_per_gpu_h"] == 7.2
+    loaded = analyze_dir(root).loaded.manifest
+    assert loaded.gpu_hour_usd == 7.2
+    assert str(loaded.provenance("cost.gpu_hour_usd")).endswith("round.toml:" + str(
+        (root / "round.toml").read_text().splitlines().index("gpu_hour_usd = 7.2") + 1))
+    data = _tables(root, "--slo", "ttft_ms=500,tpot_ms=100", "--price", "3.6")
+    assert _by_tier(data["cost"])["fast", 1]["usd_per_m_output"] == pytest.approx(0.01 / 17e-6)
+    # no SLO: no cost table (the cost of goodput needs one)
+    assert "cost" not in _tables(root)
+
+
+@pytest.mark.parametrize("text", ["gpu_hour_usd = -1", 'gpu_hour_usd = "2.5"',
+                                  "usd = 2.5"])
+def test_bad_cost_table_names_round_toml(tmp_path: Path, text: str) -> None:
+    root = write_round(tmp_path, "\n[cost]\n" + text + "\n")
+    result = CliRunner().invoke(main, ["tables", str(root)])
+    assert result.exit_code == 2 and "round.toml" in result.stderr
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("price", ["0", "-2", "nan", "inf"])
+def test_bad_price_option_exits_2(tmp_path: Path, price: str) -> None:
+    result = CliRunner().invoke(main, ["tables", str(write_round(tmp_path)), "--slo",
+                                       "ttft_ms=500", "--price", price])
+    assert result.exit_code == 2 and "--price" in result.stderr
+
+
+def test_energy_per_good_token_and_the_load_cost_by_hand() -> None:
+    requests = pd.DataFrame({
+        "engine": ["a"] * 3, "concurrency": [1.0] * 3, "source": ["f"] * 3,
+        "record": [0] * 3, "request": [0, 1, 2], "success": [True, True, False],
+        "input_tokens": [10.0, 10.0, 10.0], "output_tokens": [100.0, 50.0, 0.0],
+        "ttft_s": [0.1, 0.9, math.nan], "tpot_s": [0.01, 0.01, math.nan],
+        "e2el_s": [1.0, 1.4, math.nan]})
+    durations = pd.DataFrame({"engine": ["a"], "concurrency": [1.0], "duration_s": [1800.0]})
+    telemetry = pd.DataFrame({"engine": ["a"], "concurrency": [1.0], "energy_j": [300.0]})
+    slo = parse_slo("ttft_ms=500", 0.5, "test")
+    row = cost_table(requests, durations, slo, {"a": 4}, 2.0, telemetry).iloc[0]
+    # 4 GPUs × $2 × 0.5 h = $4; 150 output tokens, 170 total; one good request: 100, 110
+    assert row["usd_per_m_output"] == pytest.approx(4 / 150e-6)
+    assert row["usd_per_m_total"] == pytest.approx(4 / 170e-6)
+    assert row["usd_per_m_good_output"] == pytest.approx(4 / 100e-6)
+    assert row["usd_per_m_good_total"] == pytest.approx(4 / 110e-6)
+    assert row["energy_per_good_output_token_j"] == pytest.approx(3.0)
+    # an unknown token count makes the sum unknown, never short
+    unknown = requests.assign(output_tokens=[100.0, math.nan, 0.0])
+    assert math.isnan(cost_table(unknown, durations, slo, {"a": 4}, 2.0).iloc[0][
+        "usd_per_m_output"])
+    load = pd.DataFrame({"engine": ["a", "b", "c"], "gpus": [8.0, 6.0, math.nan]})
+    priced = with_cost(load, 2.5)
+    assert list(priced["usd_per_h"][:2]) == [20.0, 15.0]
+    assert list(priced["cheapest"]) == [False, True, False]

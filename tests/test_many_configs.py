@@ -20,7 +20,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is n
 from benchmarks import many_configs
 from reportgen import datablock
 from reportgen.analyze import crossover as xo
-from reportgen.analyze.pareto import frontier_mask, pareto_points, same_speed
+from reportgen.analyze.pareto import (
+    frontier_mask,
+    pareto_points,
+    run_points,
+    same_speed,
+    same_speed_repeats,
+)
 from reportgen.analyze.run import RoundAnalysis, analyze_round
 from reportgen.errors import InputError
 from reportgen.gpu_table import lookup_gpu
@@ -165,6 +171,33 @@ def test_throughput_at_the_same_per_user_speed_by_hand() -> None:
     # b at 130: (160 → 125) crosses 130 at 30/35 of the way: 37.5 + 30/35 × 212.5
     assert row["b", 130.0].tok_s_per_gpu == pytest.approx(37.5 + 30 / 35 * 212.5)
     assert row["b", 200.0].status == "not_reached"
+
+
+def test_same_speed_intervals_from_repeats_by_hand() -> None:
+    # two repeats of C=1 and C=2 on 1 GPU: TPOT p50 10 ms and 20 ms (100 and 50 tok/s/user)
+    # in both; repeat 1 makes 100 and 200 tok/s, repeat 2 120 and 240
+    runs = pd.DataFrame({
+        "engine": ["a"] * 4, "concurrency": [1, 2, 1, 2], "repeat": [1, 1, 2, 2],
+        "tpot_median_ms": [10.0, 20.0, 10.0, 20.0], "duration_s": [10.0] * 4,
+        "total_output_tokens": [1000.0, 2000.0, 1200.0, 2400.0]})
+    points = run_points(runs, {"a": 1})
+    assert points["tok_s_per_gpu"].tolist() == [100.0, 200.0, 120.0, 240.0]
+    tiers = _tiers([("a", 1, 110.0), ("a", 2, 220.0)]).assign(tpot_p50_ms=[10.0, 20.0])
+    got = same_speed_repeats(same_speed(pareto_points(tiers, {"a": 1}), ["a"],
+                                        speeds=(75.0, 50.0, 200.0)), points)
+    row = {r.tok_s_per_user: r for r in got.itertuples()}
+    # at 75 tok/s/user each repeat crosses halfway: 150 and 180; mean 165, sd 15·√2,
+    # half = t(0.975, 1) · 15·√2 / √2 = 12.706 · 15
+    half = 12.706204736174696 * 15
+    assert (row[75.0].tok_s_per_gpu_low, row[75.0].tok_s_per_gpu_high) == pytest.approx(
+        (max(0.0, 165 - half), 165 + half))
+    assert row[75.0].repeats == 2
+    # at 50: 200 and 240 → mean 220, half 12.706 · 20
+    assert row[50.0].tok_s_per_gpu_high == pytest.approx(220 + 12.706204736174696 * 20)
+    # not reached by any repeat: no interval
+    assert math.isnan(row[200.0].tok_s_per_gpu_low) and math.isnan(row[200.0].repeats)
+    # a single run per tier gives no interval at all
+    assert run_points(runs[runs["repeat"] == 1], {"a": 1}).empty
 
 
 # ---------------------------------------------------------------- the page

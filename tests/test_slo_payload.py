@@ -17,6 +17,7 @@ from reportgen.page.slo_payload import (
     ZERO,
     bin_codes,
     decode_codes,
+    decode_tokens,
     decode_values,
     payload,
 )
@@ -87,3 +88,27 @@ def test_within_the_budget_the_values_are_exact() -> None:
     assert data["tiers"][0]["runs"] == [2, 1]                        # type: ignore[index]
     # the table's comparison on the stored values: 0.30000000000000004 > 0.3
     assert not block[0][0] <= 300 / 1000.0
+
+
+def test_token_counts_follow_their_requests_in_both_modes() -> None:
+    # each request's output tokens are 10 × its position, so the stored order can be checked
+    # against the stored values; an unknown count is −1
+    ttft = [0.9, 0.1, 0.5, 0.3]
+    per_request = pd.DataFrame({
+        "engine": ["a"] * 4, "concurrency": [1.0] * 4, "source": ["x"] * 4, "record": [0] * 4,
+        "success": [True] * 4, "ttft_s": ttft, "tpot_s": [0.01] * 4, "e2el_s": [1.0] * 4,
+        "output_tokens": [0.0, 10.0, 20.0, math.nan], "input_tokens": [5.0] * 4})
+    tiers = [{"engine": "a", "c": 1.0, "excluded": False, "synthetic": False,
+              "duration_s": 1.0}]
+    for budget in (100, 3):
+        data = payload(per_request, {}, Slo(ttft_ms=500), tiers, budget=budget)
+        (tokens,) = decode_tokens(data)
+        assert list(tokens[1]) == [5] * 4
+        if data["mode"] == "exact":
+            stored = list(decode_values(data)[0][0])
+        else:
+            codes = decode_codes(data)[0][0]
+            stored = [next(t for t in ttft if bin_codes(np.array([t]), 500.0)[0] == k)
+                      for k in codes]
+        want = {0.9: 0, 0.1: 10, 0.5: 20, 0.3: -1}
+        assert [want[t] for t in stored] == list(tokens[0]), data["mode"]

@@ -30,7 +30,8 @@ from reportgen.tables import to_csv, to_json_dict, to_markdown
 def sample() -> RoundAnalysis:
     """The bundled round with an objective and a load: every optional table has rows."""
     slo = parse_slo("ttft_ms=500,tpot_ms=50", source=CLI_SOURCE)  # as `--slo` gives it
-    return analyze_dir(sample_round_dir(), slo=slo, load=(10.0, "req/s")).analysis
+    return analyze_dir(sample_round_dir(), slo=slo, load=(10.0, "req/s"),
+                       price=2.5).analysis
 
 
 @pytest.fixture(scope="module")

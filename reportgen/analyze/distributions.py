@@ -24,7 +24,7 @@ PERCENTILE_COLUMNS = tuple(f"p{p:g}_ms".replace(".", "_") for p in PERCENTILES)
 DIST_COLUMNS = ("engine", "concurrency", "metric", "count", "mean_ms", *PERCENTILE_COLUMNS,
                 "few_samples")
 REQUEST_COLUMNS = ("engine", "concurrency", "source", "record", "request", "success",
-                   "output_tokens", "ttft_s", "tpot_s", "e2el_s")
+                   "input_tokens", "output_tokens", "ttft_s", "tpot_s", "e2el_s")
 TIER_KEYS = ["engine", "concurrency"]
 
 
@@ -54,7 +54,8 @@ def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
         "engine": req["engine"].to_numpy(), "concurrency": req["concurrency"].to_numpy(float),
         "source": req["source"].to_numpy(), "record": req["record"].to_numpy(),
         "request": req["request"].to_numpy(), "success": success.astype(bool),
-        "output_tokens": n, "ttft_s": ttft, "tpot_s": tpot, "e2el_s": e2e})
+        "input_tokens": req["input_tokens"].to_numpy(float), "output_tokens": n,
+        "ttft_s": ttft, "tpot_s": tpot, "e2el_s": e2e})
     rank = {e: i for i, e in enumerate(order)}
     out.insert(0, "_rank", out["engine"].map(lambda e: rank.get(e, len(rank))))
     out = out.sort_values(["_rank", "concurrency", "source", "record", "request"],

@@ -370,3 +370,124 @@ def slo_values(slo: Slo | None, goodput: pd.DataFrame, capacity_frame: pd.DataFr
                                                         "capacity"].iloc[0])
                                if best is not None else math.nan)
     return v
+
+
+# Cost per million tokens at the reader's $/GPU-hour (issue 32, Build 5). A tier's GPU time
+# is what its runs held: GPUs × the summed duration of its runs with per-request rows
+# (tier_durations), priced at ``usd_per_gpu_h``. Over all completed requests:
+# $ per 1M tokens = GPUs × price × duration_h ÷ (tokens of the completed requests ÷ 10⁶);
+# over good requests only (the cost of goodput): the same GPU time ÷ the good requests'
+# tokens, so it rises as the SLO tightens. Total tokens = input + output. A token count that
+# is unknown for any request summed leaves the sum (and its cost) unknown, never short.
+# Energy per good output token = the tier's board energy (telemetry) ÷ good output tokens.
+COST_COLUMNS = ("engine", "concurrency", "gpus", "usd_per_gpu_h", "duration_s",
+                "requests_completed", "requests_good", "output_tokens", "total_tokens",
+                "good_output_tokens", "good_total_tokens", "usd_per_m_output",
+                "usd_per_m_total", "usd_per_m_good_output", "usd_per_m_good_total",
+                "attainment", "attainment_low", "meets_target", "energy_j",
+                "energy_per_good_output_token_j")
+
+
+def _token_sum(values: np.ndarray) -> float:
+    """The sum of a tier's token counts; NaN when any is unknown or there is none."""
+    return float(values.sum()) if values.size and np.isfinite(values).all() else math.nan
+
+
+def usd_per_million(gpus: float, usd_per_gpu_h: float, duration_s: float,
+                    tokens: float) -> float:
+    """GPUs × $/GPU-hour × hours ÷ millions of tokens; NaN without tokens or a duration."""
+    if not (tokens > 0 and duration_s > 0 and gpus > 0):
+        return math.nan
+    return gpus * usd_per_gpu_h * duration_s / 3600.0 / (tokens / 1e6)
+
+
+def cost_table(per_request: pd.DataFrame, durations: pd.DataFrame, slo: Slo,
+               gpus: Mapping[str, int], usd_per_gpu_h: float,
+               telemetry: pd.DataFrame | None = None) -> pd.DataFrame:
+    """COST_COLUMNS, one row per tier of ``per_request`` in its order (see above)."""
+    if per_request.empty:
+        return pd.DataFrame(columns=list(COST_COLUMNS))
+    good = good_requests(per_request, slo)
+    done = per_request["success"].to_numpy(bool)
+    out_tok = per_request["output_tokens"].to_numpy(float)
+    in_tok = per_request["input_tokens"].to_numpy(float) if "input_tokens" in \
+        per_request.columns else np.full(len(per_request), math.nan)
+    duration = {(str(e), float(c)): float(d) for e, c, d in durations[
+        [*TIER_KEYS, "duration_s"]].itertuples(index=False, name=None)}
+    energy: dict[tuple[str, float], float] = {}
+    if telemetry is not None and len(telemetry) and "energy_j" in telemetry.columns:
+        energy = {(str(e), float(c)): float(j) for e, c, j in telemetry[
+            [*TIER_KEYS, "energy_j"]].itertuples(index=False, name=None)}
+    rows = []
+    groups = per_request.groupby(TIER_KEYS, sort=False).indices
+    for tier, found in groups.items():
+        index = np.asarray(found, dtype=np.int64)
+        engine, c = cast(tuple[str, float], tier)
+        key = (str(engine), float(c))
+        count = float(gpus.get(key[0], 1) or 1)
+        d = duration.get(key, math.nan)
+        ok, fine = index[done[index]], index[good[index]]
+        tokens = {"output_tokens": _token_sum(out_tok[ok]),
+                  "total_tokens": _token_sum(out_tok[ok] + in_tok[ok]),
+                  "good_output_tokens": _token_sum(out_tok[fine]),
+                  "good_total_tokens": _token_sum(out_tok[fine] + in_tok[fine])}
+        # no good request: no good token at all (0, and its cost unknown, not infinite)
+        if not fine.size:
+            tokens["good_output_tokens"] = tokens["good_total_tokens"] = 0.0
+        attainment = fine.size / index.size if index.size else math.nan
+        # the attainment's 95 % low end (goodput_table's interval, runs as its repeats)
+        runs = per_request.iloc[index].assign(good=good[index]).groupby(
+            ["source", "record"], sort=False)["good"].agg(["sum", "size"])
+        low = attainment_interval([int(g) for g in runs["sum"]],
+                                  [int(n) for n in runs["size"]])[0]
+        joules = energy.get(key, math.nan)
+        good_out = tokens["good_output_tokens"]
+        rows.append({
+            "engine": key[0], "concurrency": key[1], "gpus": count,
+            "usd_per_gpu_h": usd_per_gpu_h, "duration_s": d,
+            "requests_completed": int(ok.size), "requests_good": int(fine.size), **tokens,
+            "usd_per_m_output": usd_per_million(count, usd_per_gpu_h, d,
+                                                tokens["output_tokens"]),
+            "usd_per_m_total": usd_per_million(count, usd_per_gpu_h, d, tokens["total_tokens"]),
+            "usd_per_m_good_output": usd_per_million(count, usd_per_gpu_h, d, good_out),
+            "usd_per_m_good_total": usd_per_million(count, usd_per_gpu_h, d,
+                                                    tokens["good_total_tokens"]),
+            "attainment": attainment, "attainment_low": low,
+            "meets_target": bool(low >= slo.target),
+            "energy_j": joules,
+            "energy_per_good_output_token_j": joules / good_out if good_out > 0 else math.nan})
+    return pd.DataFrame(rows, columns=list(COST_COLUMNS))
+
+
+def cheapest(cost: pd.DataFrame, excluded: Collection[tuple[str, float]] = ()
+             ) -> dict[str, Value]:
+    """The cheapest configuration at the SLO: among tiers that meet the target with
+    confidence (``meets_target``: the attainment's 95 % low end at or above it, so no tier is
+    named on a share the round cannot tell from the target) and are not excluded from
+    conclusions, the lowest $ per 1M good output tokens; ties share it (``cost.cheapest`` the
+    first, ``cost.cheapest_all`` every one, comma-separated)."""
+    skip = {(str(e), float(c)) for e, c in excluded}
+    ok = cost[[bool(m) and (str(e), float(c)) not in skip and math.isfinite(float(u))
+               for e, c, m, u in cost[["engine", "concurrency", "meets_target",
+                                       "usd_per_m_good_output"]].itertuples(
+                                           index=False, name=None)]] if len(cost) else cost
+    if ok.empty:
+        return {"cost.cheapest": None}
+    low = float(ok["usd_per_m_good_output"].min())
+    best = ok[ok["usd_per_m_good_output"] == low]
+    return {"cost.cheapest": str(best["engine"].iloc[0]),
+            "cost.cheapest_all": ", ".join(dict.fromkeys(str(e) for e in best["engine"])),
+            "cost.cheapest_tier": float(best["concurrency"].iloc[0]),
+            "cost.cheapest_usd_per_m_good_output": low}
+
+
+def with_cost(load: pd.DataFrame, usd_per_gpu_h: float) -> pd.DataFrame:
+    """The load table with what its GPUs cost an hour (GPUs × price) and the cheapest
+    configuration marked (the fewest GPUs that carry the load; ties all marked)."""
+    out = load.copy()
+    gpus = out["gpus"].to_numpy(float)
+    out["usd_per_h"] = gpus * usd_per_gpu_h
+    finite = gpus[np.isfinite(gpus)]
+    out["cheapest"] = np.isfinite(gpus) & (gpus == finite.min()) if finite.size \
+        else np.zeros(len(out), bool)
+    return out

@@ -52,6 +52,9 @@ class Analysis:
     pareto: pd.DataFrame = field(default_factory=pd.DataFrame)
     # each configuration's tok/s per GPU at fixed per-user speeds (pareto.same_speed)
     same_speed: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # each run of a repeated tier as its own point (pareto.run_points): the intervals of
+    # same_speed, and of the speed the reader types in the page
+    speed_runs: pd.DataFrame = field(default_factory=pd.DataFrame)
     # the configuration every other one is compared with (crossovers); "" with fewer than two
     reference: str = ""
     # per-request latencies of every tier with arrays (distributions.tier_requests) and each
@@ -73,6 +76,10 @@ class Analysis:
     # replicas and GPUs per configuration for a load given on the command line (`tables
     # --load`; goodput.load_table), empty otherwise
     load: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # the reader's $/GPU-hour (round.toml [cost], `--price`; None: none given) and, with an SLO
+    # and per-request rows, $ per 1M tokens per tier (goodput.cost_table)
+    price_usd_per_gpu_h: float | None = None
+    cost: pd.DataFrame = field(default_factory=pd.DataFrame)
     # nvidia-smi samples per tier: power, energy per output token (analyze/telemetry.py)
     telemetry: pd.DataFrame = field(default_factory=pd.DataFrame)
     # what the timeline figure draws: engine, timestamp, index, power_draw_w samples inside the

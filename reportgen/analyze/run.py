@@ -29,6 +29,8 @@ from reportgen.analyze.distributions import distribution_table, tier_gaps, tier_
 from reportgen.analyze.findings import findings_values
 from reportgen.analyze.goodput import (
     capacity_table,
+    cheapest,
+    cost_table,
     goodput_table,
     missing_requests,
     slo_values,
@@ -46,7 +48,7 @@ from reportgen.analyze.memory import (
     memory_row,
     memory_table,
 )
-from reportgen.analyze.pareto import pareto_points, same_speed
+from reportgen.analyze.pareto import pareto_points, run_points, same_speed, same_speed_repeats
 from reportgen.analyze.prefill import (
     VLLM_PREFILL,
     llama_prefill,
@@ -697,8 +699,8 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                 output=manifest.output_tokens)))
 
     recomputed = recompute_stats(loaded.requests, loaded.itls)
-    summary = aggregate_repeats(prefer_arrays(fill_missing_stats(loaded.summary, recomputed),
-                                              recomputed))
+    runs_summary = prefer_arrays(fill_missing_stats(loaded.summary, recomputed), recomputed)
+    summary = aggregate_repeats(runs_summary)
 
     params = _engine_params(manifest, engines, constants)
     tiers = tier_stats(summary, order)
@@ -803,7 +805,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
         checks, values, axis=axis, step_basis=step_basis)).items()))
     gpus = {spec.id: spec.gpus for spec in manifest.engines}
     pareto = pareto_points(tiers, gpus)
-    speeds = same_speed(pareto, order)
+    speed_runs = run_points(runs_summary, gpus, [
+        (e, float(c)) for e, cs in manifest.exclude_from_conclusions.items() for c in cs])
+    speeds = same_speed_repeats(same_speed(pareto, order), speed_runs)
     per_request = tier_requests(loaded.requests, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
@@ -835,6 +839,13 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
         if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
     samples = telemetry_samples(gpu_frames, windows)
+    price = manifest.gpu_hour_usd
+    cost = pd.DataFrame()
+    if slo is not None and len(per_request) and price is not None:
+        cost = cost_table(per_request, durations, slo, gpus, price, telemetry)
+        values = dict(sorted((values | cheapest(cost, [
+            (e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
+            for c in cs])).items()))
     if len(telemetry):
         values = dict(sorted((values | flatten_rows(
             telemetry, "telemetry", "engine",
@@ -847,11 +858,13 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     return Analysis(round=round_info, engines=engines_frame, tiers=tiers, crossovers=crossovers,
                     graph_reuse=graph_reuse, memory=memory, prefill=prefill, checks=checks,
                     values=values, constants=constants, pareto=pareto, same_speed=speeds,
+                    speed_runs=speed_runs,
                     reference=pairs[0][0] if pairs else "", synthetic=synthetic,
                     requests=per_request, itl_gaps=gaps, tier_durations=durations,
                     distributions=distributions, slo=slo,
                     goodput=goodput, capacity_at_slo=capacity_at_slo,
                     no_per_request=no_per_request, telemetry=telemetry,
+                    price_usd_per_gpu_h=price, cost=cost,
                     telemetry_samples=samples,
                     telemetry_windows=windows[windows["engine"].isin(set(telemetry["engine"]))],
                     telemetry_notes=inputs.notes, telemetry_offset_min=manifest.utc_offset_min,

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 from markupsafe import Markup
 
+from reportgen.analyze.goodput import T975, Z95
 from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
 from reportgen.page import ranking
@@ -80,6 +82,7 @@ def same_speed_table(b: Builder) -> SpeedTable:
     reached"; the last column at the speed the reader types (slo.js, the same rule)."""
     frame = b.d.a.same_speed
     points = b.d.a.pareto
+    repeats = b.d.a.speed_runs
     speeds = list(dict.fromkeys(float(s) for s in frame["tok_s_per_user"]))
     cols = [Column(b.t("dist.col_engine"))]
     cols += [Column(b.t("pareto.speed_col", speed=fmt_g(s)), True) for s in speeds]
@@ -92,22 +95,33 @@ def same_speed_table(b: Builder) -> SpeedTable:
         cells = [Cell(b.d.label(engine))]
         for s in speeds:
             row = mine[mine["tok_s_per_user"] == s].iloc[0]
-            cells.append(_speed_cell(b, num(row["tok_s_per_gpu"]), str(row["status"])))
+            cells.append(_speed_cell(b, num(row["tok_s_per_gpu"]), str(row["status"]),
+                                     num(row.get("tok_s_per_gpu_low", math.nan)),
+                                     num(row.get("tok_s_per_gpu_high", math.nan))))
         cells.append(Cell(Bi.plain(""), num=True))
         rows.append(Row(cells))
         own = points[(points["engine"] == engine) & ~points["excluded"].astype(bool)]
-        curves.append({"engine": engine, "points": [
-            [None if math.isinf(c) else c, u, g] for c, u, g in own[
-                ["concurrency", "tok_s_per_user", "tok_s_per_gpu"]].itertuples(
-                    index=False, name=None)]})
-    data: dict[str, object] = {"curves": curves, "text": {
+        # each repeat's own curve (pareto.run_points): the typed speed's interval
+        runs = repeats[repeats["engine"] == engine] if len(repeats) else repeats
+        curves.append({"engine": engine, "points": _points(own), "repeats": [
+            _points(curve) for _, curve in runs.groupby("repeat", sort=True)] if len(runs)
+            else []})
+    data: dict[str, object] = {"curves": curves, "t975": list(T975), "z95": Z95, "text": {
         "not_reached": b.t("pareto.speed_not_reached").as_dict()}}
     return SpeedTable(b.prefix + "speed", b.t("pareto.speed_input"),
                       Table(cols, rows, b.t("pareto.speed_caption")), data)
 
 
-def _speed_cell(b: Builder, value: float, status: str) -> Cell:
+def _points(frame: pd.DataFrame) -> list[list[float | None]]:
+    return [[None if math.isinf(c) else c, u, g] for c, u, g in frame[
+        ["concurrency", "tok_s_per_user", "tok_s_per_gpu"]].itertuples(index=False, name=None)]
+
+
+def _speed_cell(b: Builder, value: float, status: str, low: float = math.nan,
+                high: float = math.nan) -> Cell:
     if status == "not_reached" or not math.isfinite(value):
         return Cell(b.t("pareto.speed_not_reached"), num=True)
     text = fmt(value, ".1f")
+    if math.isfinite(low) and math.isfinite(high):   # the repeats' interval
+        text += f" ({fmt(low, '.1f')}–{fmt(high, '.1f')})"
     return Cell(Bi.plain(f"≥ {text}" if status == "at_least" else text), num=True)

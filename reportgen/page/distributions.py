@@ -28,11 +28,13 @@ FEW_MARK = " *"   # a percentile resting on fewer values than it needs (analyze.
 # strings slo.js writes itself (both languages go into the data block)
 JS_TEXT = ("best", "best_none", "at_least", "cap_none", "no_threshold", "undecided",
            "cap_undecided", "best_at_least", "every_tier", "on_par", "cannot_tell", "some_none",
-           "tier_inf", "gpus_for", "gpus_at_most")
+           "tier_inf", "gpus_for", "gpus_at_most", "cost_hint", "cost_cheapest",
+           "cost_cheapest_tie", "cost_cheapest_load", "cost_none", "cost_energy")
 PANEL_TEXT = ("heading", "lead", "interval_note", "col_interval", "target", "tier_pick",
               "col_sent", "col_good", "col_attain", "col_goodput", "col_capacity",
-              "col_between", "cap_caption", "tier_caption", "load", "col_gpus",
-              *SLO_METRICS)
+              "col_between", "cap_caption", "tier_caption", "load", "col_gpus", "price",
+              "cost_caption", "col_usd_out", "col_usd_total", "col_usd_good_out",
+              "col_usd_good_total", "col_energy_good", *SLO_METRICS)
 
 
 def _missing(b: Builder) -> list[PageBlock]:
@@ -113,16 +115,24 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
     rates = {(str(e), float(c)): (float(r), float(t)) for e, c, r, t in tier_rates(
         a.tiers)[["engine", "concurrency", "req_s", "output_tok_s"]].itertuples(
             index=False, name=None)}
+    # each tier's board energy where telemetry covers it (energy per good token in the page)
+    energy = {(str(e), float(c)): float(j) for e, c, j in a.telemetry[
+        ["engine", "concurrency", "energy_j"]].itertuples(index=False, name=None)} \
+        if len(a.telemetry) and "energy_j" in a.telemetry.columns else {}
     tiers = []
     for e, c in keys:
         duration = durations.get((e, c), math.nan)
         req_s, tok_s = rates.get((e, c), (math.nan, math.nan))
         tiers.append({"engine": e, "c": c, "excluded": b.d.excluded(e, c),
                       "synthetic": (e, c) in synthetic, "duration_s": duration,
-                      "req_s": req_s, "out_tok_s": tok_s})
+                      "req_s": req_s, "out_tok_s": tok_s,
+                      "energy_j": energy.get((e, c), math.nan)})
     data = slo_payload.payload(a.requests, a.itl_gaps, a.slo, tiers,
                                budget=slo_payload.EXACT_BUDGET)
     data["fig"] = fig_id
+    # the reader's $/GPU-hour (round.toml [cost], build --price); the page's box starts there
+    cast(dict, data["defaults"])["price"] = a.price_usd_per_gpu_h
+    data["energy"] = any(math.isfinite(v) for v in energy.values())
     gpus = {str(e): int(g) for e, g in a.pareto[["engine", "gpus"]].itertuples(
         index=False, name=None)} if len(a.pareto) else {}
     data["engines"] = [{"id": e, "label": b.d.label(e).as_dict(), "gpus": gpus.get(e, 1),

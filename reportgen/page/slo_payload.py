@@ -18,7 +18,10 @@ agree with the exact comparison the goodput table makes (seconds, as vLLM), so
 floating-point rounding cannot move a request across.
 
 Either way a tier's requests are stored run by run (``runs``: the request count of each of
-its repeats), so slo.js can give the repeats' interval (analyze/goodput.py).
+its repeats), so slo.js can give the repeats' interval (analyze/goodput.py), and each
+request's output and input token counts (``tokens``: int32 byte planes, the same request
+order, output then input, from ``tok_at``) give the $ per 1M tokens at the reader's price
+(goodput.cost_table).
 """
 
 from __future__ import annotations
@@ -78,10 +81,11 @@ def _histogram(gaps_s: np.ndarray | None) -> np.ndarray:
     return np.stack([bins + low, counts[bins]], axis=1)
 
 
-def _tier_block(columns: list[np.ndarray], runs: list[int]) -> np.ndarray:
+def _tier_block(columns: list[np.ndarray], runs: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """One tier's TTFT, TPOT, E2EL codes, each run's requests sorted by them (goodput does
     not depend on the order within a run, and sorted codes compress to about half) and TTFT
-    as differences from the previous request (int16, wrapping)."""
+    as differences from the previous request (int16, wrapping); and the order (the tokens
+    follow it)."""
     ttft, tpot, e2el = (c.astype(np.int16) for c in columns)
     parts, at = [], 0
     for n in runs:
@@ -90,7 +94,7 @@ def _tier_block(columns: list[np.ndarray], runs: list[int]) -> np.ndarray:
     order = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
     ttft, tpot, e2el = ttft[order], tpot[order], e2el[order]
     delta = np.diff(ttft.astype(np.int32), prepend=0).astype(np.int16)
-    return np.concatenate([delta, tpot, e2el])
+    return np.concatenate([delta, tpot, e2el]), order
 
 
 def _planes(array: np.ndarray) -> bytes:
@@ -104,6 +108,28 @@ def _float_planes(array: np.ndarray) -> bytes:
     """float64 as eight byte planes, lowest byte first (slo.js ``valuesOf`` reverses it)."""
     octets = array.astype("<f8").view(np.uint8).reshape(-1, 8)
     return b"".join(octets[:, i].tobytes() for i in range(8))
+
+
+def _int_planes(array: np.ndarray) -> bytes:
+    """int32 as four byte planes, lowest byte first (slo.js ``tokensOf`` reverses it)."""
+    octets = array.astype("<i4").view(np.uint8).reshape(-1, 4)
+    return b"".join(octets[:, i].tobytes() for i in range(4))
+
+
+def token_codes(values: np.ndarray) -> np.ndarray:
+    """Token counts as int32; an unknown count (NaN, negative) is −1."""
+    values = np.asarray(values, dtype=float)
+    ok = np.isfinite(values) & (values >= 0)
+    return np.where(ok, np.clip(np.where(ok, values, 0), 0, 2**31 - 1), -1).astype(np.int32)
+
+
+def decode_tokens(data: Mapping[str, object]) -> list[np.ndarray]:
+    """What slo.js reads back: per tier, a (2, n) int32 array of output and input tokens
+    (requests in the order of ``values`` / ``codes``; −1 unknown)."""
+    raw = np.frombuffer(gzip.decompress(base64.b64decode(str(data["tokens"]))), np.uint8)
+    tokens = raw.reshape(4, -1).T.copy().view("<i4").ravel()
+    return [tokens[int(t["tok_at"]):int(t["tok_at"]) + 2 * int(t["n"])].reshape(2, int(t["n"]))
+            for t in data["tiers"]]  # type: ignore[attr-defined]
 
 
 def _pack(data: bytes) -> str:
@@ -161,6 +187,9 @@ def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarr
                for t in tiers]
     exact = 3 * sum(len(i) for i in indexes) <= budget
     success = per_request["success"].to_numpy(bool) if len(per_request) else np.empty(0, bool)
+    count = {c: token_codes(per_request[c].to_numpy(float)) if c in per_request.columns
+             else np.full(len(per_request), -1, np.int32)
+             for c in ("output_tokens", "input_tokens")}
     if exact:
         stored = {m: per_request[f"{m}_s"].to_numpy(float).copy() if len(per_request)
                   else np.empty(0) for m in METRICS}
@@ -172,6 +201,7 @@ def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarr
         for m in METRICS:
             stored[m][~success] = FAILED
     blocks: list[np.ndarray] = []
+    tokens: list[np.ndarray] = []
     itl: list[np.ndarray] = []
     offset = itl_offset = 0
     out_tiers = []
@@ -180,11 +210,19 @@ def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarr
         n = len(index)
         runs = _runs(per_request, index)
         columns = [stored[m][index] for m in METRICS]
-        blocks.append(np.concatenate(columns) if exact else _tier_block(columns, runs))
+        if exact:
+            blocks.append(np.concatenate(columns))
+        else:
+            block, order = _tier_block(columns, runs)
+            blocks.append(block)
+            index = index[order]
+        tokens.append(np.concatenate([count["output_tokens"][index],
+                                      count["input_tokens"][index]]))
         pairs = _histogram(gaps.get((e, c)))
         itl.append(pairs.ravel())
         out_tiers.append(t | {"c": None if math.isinf(c) else c, "n": n, "at": offset,
-                              "runs": runs, "itl_at": itl_offset, "itl_bins": len(pairs)})
+                              "runs": runs, "tok_at": 2 * offset // 3,
+                              "itl_at": itl_offset, "itl_bins": len(pairs)})
         offset += 3 * n
         itl_offset += 2 * len(pairs)
     all_itl = np.concatenate(itl) if itl else np.empty(0, dtype=np.int64)
@@ -198,6 +236,8 @@ def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarr
         "z95": Z95, "t975": list(T975),
         "tiers": out_tiers,
         "itl": _pack(all_itl.astype("<i4").tobytes()),
+        "tokens": _pack(_int_planes(np.concatenate(tokens) if tokens
+                                    else np.empty(0, np.int32))),
     }
     if exact:
         joined = np.concatenate(blocks) if blocks else np.empty(0)

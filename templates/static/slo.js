@@ -50,6 +50,16 @@
     return new Float64Array(out.buffer);
   }
 
+  // int32 token counts from their four byte planes (slo_payload._int_planes); -1: unknown
+  function tokensOf(bytes) {
+    var n = bytes.length / 4, out = new Uint8Array(bytes.length);
+    for (var b = 0; b < 4; b++) {
+      var at = b * n;
+      for (var i = 0; i < n; i++) out[4 * i + b] = bytes[at + i];
+    }
+    return new Int32Array(out.buffer);
+  }
+
   function bi(el, text) {
     el.textContent = '';
     ['zh', 'en'].forEach(function (l) {
@@ -205,16 +215,18 @@
       return Promise.resolve();
     }
     var exact = D.mode === 'exact';
-    return Promise.all([unpack(exact ? D.values : D.codes, Uint8Array), unpack(D.itl, Int32Array)])
+    return Promise.all([unpack(exact ? D.values : D.codes, Uint8Array), unpack(D.itl, Int32Array),
+                        unpack(D.tokens, Uint8Array)])
       .then(function (arrays) {
         if (exact) self.values = valuesOf(arrays[0]);
         else self.codes = codesOf(arrays[0], D.tiers);
         self.itl = arrays[1];
+        self.tokens = tokensOf(arrays[2]);
         self.el.querySelectorAll('input[data-slo]').forEach(function (input) {
           // only the field edited is read: every other keeps its exact value
           input.addEventListener('input', function () { self.read(input); self.update(); });
         });
-        self.el.querySelectorAll('[data-load], [data-load-unit]').forEach(function (input) {
+        self.el.querySelectorAll('[data-load], [data-load-unit], [data-price]').forEach(function (input) {
           input.addEventListener('input', function () { self.update(); });
           input.addEventListener('change', function () { self.update(); });
         });
@@ -256,8 +268,22 @@
     return out;
   };
 
+  // Token sums of a tier (goodput.cost_table): output and output + input over the completed
+  // requests and over the good ones (sure, and maybe in bins mode); NaN once a count summed
+  // is unknown (-1), never a short sum
+  function Tokens() {
+    this.out = 0; this.tot = 0; this.goodOut = [0, 0]; this.goodTot = [0, 0];
+  }
+  Tokens.prototype.add = function (o, i, good, maybe) {
+    var known = o >= 0, tot = known && i >= 0 ? o + i : NaN, out = known ? o : NaN;
+    this.out += out; this.tot += tot;
+    if (good) { this.goodOut[0] += out; this.goodTot[0] += tot; }
+    if (maybe) { this.goodOut[1] += out; this.goodTot[1] += tot; }
+  };
+
   Panel.prototype.countExact = function (t) {
     var vals = this.values, n = t.n, base = t.at, active = this.active();
+    var tok = this.tokens, ta = t.tok_at, sums = new Tokens();
     var sure = [], r = 0;
     t.runs.forEach(function (size) {
       var good = 0;
@@ -269,10 +295,11 @@
           if (!(vals[base + active[a].i * n + r] <= active[a].limit)) { ok = false; break; }
         }
         if (ok) good++;
+        sums.add(tok[ta + r], tok[ta + n + r], ok, ok);
       }
       sure.push(good);
     });
-    return { sure: sure, maybe: sure };
+    return { sure: sure, maybe: sure, tokens: sums };
   };
 
   // The bins a threshold decides, once per metric rather than per request: a bin k lies
@@ -291,6 +318,7 @@
     var D = this.data, codes = this.codes, g = D.gamma, n = t.n, base = t.at;
     var active = this.active();
     active.forEach(function (a) { a.edges = binEdges(a.ref, a.th, g); });
+    var tok = this.tokens, ta = t.tok_at, sums = new Tokens();
     var sure = [], maybe = [], r = 0;
     t.runs.forEach(function (size) {
       var s = 0, m = 0;
@@ -306,10 +334,11 @@
           certain = false;
         }
         if (possible) { m++; if (certain) s++; }
+        sums.add(tok[ta + r], tok[ta + n + r], possible && certain, possible);
       }
       sure.push(s); maybe.push(m);
     });
-    return { sure: sure, maybe: maybe };
+    return { sure: sure, maybe: maybe, tokens: sums };
   };
 
   function sum(xs) { var s = 0; for (var i = 0; i < xs.length; i++) s += xs[i]; return s; }
@@ -322,11 +351,11 @@
       var sents = t.runs;
       var iLo = interval(c.sure, sents, D), iHi = interval(c.maybe, sents, D);
       return { t: t, good: [lo, hi], att: [lo / t.n, hi / t.n], ci: [iLo[0], iHi[1]],
-               gp: [lo / t.duration_s, hi / t.duration_s] };
+               gp: [lo / t.duration_s, hi / t.duration_s], tokens: c.tokens };
     });
     this.rows = rows;
     this.renderTiers(rows);
-    this.renderCapacity(rows);
+    this.renderCost(rows, this.renderCapacity(rows));
     this.drawThresholds();
     var ms = performance.now() - t0;
     this.el.setAttribute('data-update-ms', ms.toFixed(2));
@@ -443,6 +472,100 @@
                            en: D.text.no_threshold.en + ' ' + sentence.en };
     bi(line, sentence);
     line.setAttribute('data-best', best === null ? '' : best.e.id);
+    return result;
+  };
+
+  // ------------------------------------------------ cost per million tokens
+  // goodput.usd_per_million: GPUs x $/GPU-hour x hours / millions of tokens
+  function usdPerMillion(gpus, price, durationS, tokens) {
+    if (!(tokens > 0 && durationS > 0 && gpus > 0)) return NaN;
+    return gpus * price * durationS / 3600 / (tokens / 1e6);
+  }
+
+  Panel.prototype.priceInput = function () {
+    var box = this.el.querySelector('[data-price]');
+    var v = box ? Number(box.value) : NaN;
+    if (!box || box.value.trim() === '' || !(isFinite(v) && v > 0)) return null;
+    return v;
+  };
+
+  // Per tier: $ per 1M output / total tokens over the completed requests and over the good
+  // ones (a range in bins mode: fewer good tokens cost more), energy per good output token;
+  // then the cheapest configuration (goodput.cheapest; with a load, goodput.with_cost).
+  Panel.prototype.renderCost = function (rows, result) {
+    var D = this.data, self = this, T = D.text;
+    var wrap = this.el.querySelector('.slo-cost-wrap'), line = this.el.querySelector('.slo-cost-line');
+    var body = this.el.querySelector('.slo-cost');
+    if (!wrap || !line || !body) return;
+    var price = this.priceInput();
+    body.textContent = '';
+    if (price === null) {
+      wrap.hidden = true;
+      bi(line, T.cost_hint);
+      line.setAttribute('data-cheapest', '');
+      return;
+    }
+    wrap.hidden = false;
+    var gpusOf = {};
+    D.engines.forEach(function (e) { gpusOf[e.id] = e.gpus || 1; });
+    var money = function (x) { return num(x, 2); };
+    var candidates = [];
+    rows.forEach(function (r) {
+      var g = gpusOf[r.t.engine] || 1, d = r.t.duration_s, k = r.tokens;
+      var all = [usdPerMillion(g, price, d, k.out), usdPerMillion(g, price, d, k.tot)];
+      // the sure good tokens give the higher cost, the maybe ones the lower
+      var goodOut = [usdPerMillion(g, price, d, k.goodOut[1]), usdPerMillion(g, price, d, k.goodOut[0])];
+      var goodTot = [usdPerMillion(g, price, d, k.goodTot[1]), usdPerMillion(g, price, d, k.goodTot[0])];
+      var tr = document.createElement('tr');
+      if (r.t.excluded) tr.className = 'has-excluded';
+      tr.setAttribute('data-engine', r.t.engine);
+      tr.setAttribute('data-c', r.t.c === null ? 'inf' : String(r.t.c));
+      var e = D.engines[self.engineIndex(r.t.engine)];
+      cell(tr, e ? e.label : r.t.engine);
+      cell(tr, self.tierName(r.t), true);
+      cell(tr, money(all[0]), true, all[0]);
+      cell(tr, money(all[1]), true, all[1]);
+      cell(tr, range(goodOut[0], goodOut[1], money), true, goodOut);
+      cell(tr, range(goodTot[0], goodTot[1], money), true, goodTot);
+      if (D.energy) {
+        var j = r.t.energy_j;
+        var per = [k.goodOut[1] > 0 ? j / k.goodOut[1] : NaN, k.goodOut[0] > 0 ? j / k.goodOut[0] : NaN];
+        cell(tr, isFinite(j) ? range(per[0], per[1], function (x) { return num(x); }) : '', true,
+             isFinite(j) ? per : null);
+      }
+      body.appendChild(tr);
+      // goodput.cheapest: tiers whose attainment's 95 % low end meets the target, not
+      // excluded from conclusions
+      if (!r.t.excluded && r.ci[0] >= self.target && isFinite(goodOut[1])) {
+        candidates.push({ e: e, r: r, usd: goodOut[1] });
+      }
+    });
+    var sentence, cheapest = [];
+    var L = this.loadInput();
+    var loadGpus = (result || []).map(function (x) {
+      var g = self.gpusValue(x);
+      return { e: x.e, gpus: g === null ? NaN : g.gpus };
+    }).filter(function (x) { return isFinite(x.gpus); });
+    if (L !== null && loadGpus.length) {
+      var fewest = Math.min.apply(null, loadGpus.map(function (x) { return x.gpus; }));
+      cheapest = loadGpus.filter(function (x) { return x.gpus === fewest; });
+      sentence = fill(T.cost_cheapest_load, { names: names(cheapest), gpus: num(fewest, 0),
+                                              usd: money(fewest * price) });
+    } else if (candidates.length) {
+      var low = Math.min.apply(null, candidates.map(function (x) { return x.usd; }));
+      var at = candidates.filter(function (x) { return x.usd === low; });
+      var seen = {};
+      cheapest = at.filter(function (x) { var k = x.e.id; var s = !seen[k]; seen[k] = true; return s; });
+      sentence = cheapest.length > 1
+        ? fill(T.cost_cheapest_tie, { names: names(cheapest), usd: money(low) })
+        : fill(T.cost_cheapest, { name: cheapest[0].e.label, tier: self.tierWords(at[0].r.t.c),
+                                  usd: money(low) });
+    } else {
+      sentence = T.cost_none;
+    }
+    if (D.energy) sentence = join([sentence, T.cost_energy]);
+    bi(line, sentence);
+    line.setAttribute('data-cheapest', cheapest.map(function (x) { return x.e.id; }).join(','));
   };
 
   // goodput.load_table: ceil(load / what one replica carries) replicas of the configuration
@@ -686,6 +809,25 @@
     return { v: best, status: status };
   }
 
+  // pareto.repeat_interval over each repeat's own curve: mean +/- t(0.975, n-1) sd / sqrt(n)
+  // of the repeats that reach the speed (n >= 2), the low end at least 0; null otherwise
+  function repeatInterval(curves, speed, data) {
+    var vals = [];
+    curves.forEach(function (pts) {
+      var r = atSpeed(pts, speed);
+      if (isFinite(r.v)) vals.push(r.v);
+    });
+    var n = vals.length;
+    if (n < 2) return null;
+    var mean = 0, sq = 0;
+    vals.forEach(function (x) { mean += x; });
+    mean /= n;
+    vals.forEach(function (x) { sq += (x - mean) * (x - mean); });
+    var t = n - 1 <= data.t975.length ? data.t975[n - 2] : data.z95;
+    var half = t * Math.sqrt(sq / (n - 1)) / Math.sqrt(n);
+    return [Math.max(0, mean - half), mean + half];
+  }
+
   document.querySelectorAll('.speed').forEach(function (el) {
     var data = JSON.parse(el.querySelector('.speed-data').textContent);
     var input = el.querySelector('input[data-speed]');
@@ -697,10 +839,14 @@
         var td = rows[i] && rows[i].lastElementChild;
         if (!td) return;
         if (!ok) { td.textContent = ''; td.removeAttribute('data-v'); return; }
-        var r = atSpeed(c.points, speed);
+        var r = atSpeed(c.points, speed), ci = repeatInterval(c.repeats || [], speed, data);
         if (r.status === 'not_reached') bi(td, data.text.not_reached);
-        else td.textContent = (r.status === 'at_least' ? '\u2265 ' : '') + r.v.toFixed(1);
-        td.setAttribute('data-v', JSON.stringify([r.status, isFinite(r.v) ? r.v : null]));
+        else {
+          td.textContent = (r.status === 'at_least' ? '\u2265 ' : '') + r.v.toFixed(1) +
+            (ci ? ' (' + ci[0].toFixed(1) + '\u2013' + ci[1].toFixed(1) + ')' : '');
+        }
+        td.setAttribute('data-v', JSON.stringify([r.status, isFinite(r.v) ? r.v : null,
+                                                  ci ? ci : null]));
       });
     }
     input.addEventListener('input', update);

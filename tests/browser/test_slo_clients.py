@@ -1,7 +1,8 @@
 """On every vendored client fixture with per-request data (AIPerf, GuideLLM, inference-perf,
 llmperf), the page's counts at a typed SLO equal `reportgen tables --slo` exactly: the
 thresholds typed are the round's own median TTFT and p90 TPOT, so requests lie on both
-sides of them."""
+sides of them; and at a typed price its $ per 1M good output tokens equal `tables --slo
+--price`."""
 
 from __future__ import annotations
 
@@ -54,6 +55,20 @@ def test_typed_slo_counts_equal_the_tables(open_page: Any, tmp_path: Path, name:
         (e, _c(c), lo, hi) for e, c, lo, hi in exact]
     assert any(r["requests_good"] > 0 for r in want)                       # thresholds
     assert any(r["requests_good"] < r["requests_sent"] for r in want)      # split them
+    # a typed price: $ per 1M good output tokens equal `tables --slo --price`'s cost table
+    page.evaluate("""() => document.querySelectorAll('.slo').forEach(p => {
+        const box = p.querySelector('input[data-price]');
+        box.value = '2.5';
+        box.dispatchEvent(new Event('input')); })""")
+    cost = page.evaluate("""() => [...document.querySelectorAll('.slo-cost tr')].map(tr =>
+        [tr.dataset.engine, JSON.parse(tr.querySelectorAll('td')[4].dataset.v)])""")
+    priced = json.loads(json.dumps(to_json_dict(analyze_dir(
+        root, slo=Slo(ttft_ms=ttft, tpot_ms=tpot), price=2.5).analysis)))["cost"]
+    shown = sorted((e, v[0] if v[0] is not None else -1.0) for e, v in cost)
+    exact_cost = sorted((r["engine"], r["usd_per_m_good_output"]
+                         if r["usd_per_m_good_output"] is not None else -1.0) for r in priced)
+    assert [e for e, _ in shown] == [e for e, _ in exact_cost]
+    assert [v for _, v in shown] == pytest.approx([v for _, v in exact_cost], rel=1e-12)
     watch.assert_clean()
 
 
