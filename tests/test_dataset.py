@@ -184,7 +184,7 @@ def test_without_pyarrow_index_says_what_it_skipped(rounds: list[Path], tmp_path
 
 def test_tables_format_parquet_with_an_slo_writes_goodput(tmp_path: Path) -> None:
     slo = ["--slo", "ttft_ms=500,tpot_ms=50"]
-    want = json.loads(cli("tables", str(SAMPLE), *slo).output)["goodput"]
+    want = json.loads(cli("tables", str(SAMPLE), *slo).stdout)["goodput"]
     assert want
     result = cli("tables", str(SAMPLE), *slo, "--format", "parquet", "-o", str(tmp_path))
     assert result.exit_code == 0, result.output

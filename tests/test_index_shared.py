@@ -21,6 +21,8 @@ PAGE = "round2-rtx4090.html"
 def run_index(out: Path, *extra: str) -> list[str]:
     result = CliRunner().invoke(main, ["index", ROUND, "-o", str(out), "-q", *extra])
     assert result.exit_code == 0, result.output
+    if result.output.startswith("nothing to rebuild: "):
+        return ["none"]
     return result.output.split("reports: ")[1].rstrip(")\n").split(", ")
 
 
