@@ -113,6 +113,22 @@ def test_one_client_keeps_the_single_sentence(tmp_path: Path) -> None:
     text = html.unescape(" ".join(TAG.sub(" ", out.read_text(encoding="utf-8")).split()))
     assert "measured from outside by the same client (vllm bench serve)" in text
     assert "§" not in text
+    assert "How each client defines the metrics" not in text   # vLLM's are the Terms' own
+
+
+def test_one_client_with_definitions_of_its_own_shows_them(tmp_path: Path) -> None:
+    """A round measured by inference-perf alone: its TPOT ends at the last token and its ITL
+    counts in-chunk zeros, so the Terms say whose definitions its figures follow."""
+    fixture = Path(__file__).parent / "data" / "clients" / "inference-perf-0.7.0"
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["build", str(fixture), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    text = html.unescape(" ".join(TAG.sub(" ", out.read_text(encoding="utf-8")).split()))
+    assert "How each client defines the metrics" in text
+    assert client("inference-perf").definitions["tpot"].en in text
+    assert "Every figure of this round was measured by inference-perf, which defines " \
+        "TTFT / ITL / TPOT otherwise than the Terms above" in text
+    assert "These clients define TTFT, ITL and TPOT the same way" not in text
 
 
 def test_a_wrong_client_record_names_its_line(tmp_path: Path,

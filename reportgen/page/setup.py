@@ -163,11 +163,22 @@ def glossary(b: Builder) -> list[PageBlock]:
     cols = [Column(b.t(f"glossary.col_{k}")) for k in ("metric", "name", "what", "range")]
     out.append(Table(cols, rows, b.client_caption(b.t("glossary.table_caption"),
                                                   [m[1] for m in metrics]), variant="glossary"))
-    if mixed:
+    if mixed or _own_definitions(b, names):
         out += client_definitions(b, names)
     out.append(Heading(b.t("glossary.confusions_title")))
     out.append(Block(b.ui.block("glossary.confusions")))
     return out
+
+
+def _own_definitions(b: Builder, names: dict[str, str]) -> bool:
+    """One client measured every configuration, and it defines a metric otherwise than the
+    Terms above (vLLM's): its own definitions are the ones its figures follow, so they are
+    shown too (an inference-perf TPOT ends at the last token, not at the response's end)."""
+    ids = {b.d.engine_facts(e).client or "" for e in names}
+    if len(ids) != 1 or "" in ids:
+        return False
+    own, page = client(next(iter(ids))), client("vllm")
+    return bool(own.basis) and own.basis != page.basis
 
 
 def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
@@ -188,8 +199,15 @@ def client_definitions(b: Builder, names: dict[str, str]) -> list[PageBlock]:
     cols = [Column(b.t(f"clients.col_{k}"))
             for k in ("client", "configs", "ttft", "itl", "tpot", "source")]
     differ = b.d.round.clients_differ
-    note = b.t("clients.differ", metrics=" / ".join(m.upper() for m in differ)) if differ \
-        else b.t("clients.same")
+    own = set(ids.values())
+    if len(own) == 1:   # one client, defining some metric otherwise than the Terms (vLLM)
+        c, page = client(next(iter(own))), client("vllm")
+        apart = [m for m in METRICS if c.basis.get(m) != page.basis.get(m)]
+        note = b.t("clients.own", client=c.name, metrics=" / ".join(m.upper() for m in apart))
+    elif differ:
+        note = b.t("clients.differ", metrics=" / ".join(m.upper() for m in differ))
+    else:
+        note = b.t("clients.same")
     return [Heading(b.t("clients.title")), Table(cols, rows, note, variant="glossary")]
 
 
