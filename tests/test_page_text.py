@@ -148,3 +148,19 @@ def test_pdf_without_chromium_on_path(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "needs headless Chromium, and none was found" in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_settings_are_named_once_each_in_plain_code(tmp_path: Path) -> None:
+    """A round with several settings no file states (no GPU, no weight or KV bytes) names the
+    first and counts the rest, instead of one code span with backticks inside it."""
+    from click.testing import CliRunner
+
+    from reportgen.cli import main
+
+    fixture = Path(__file__).parent / "data" / "llmperf"
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["build", str(fixture), "-o", str(out), "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert not [c for c in re.findall(r"<code>(.*?)</code>", page, flags=re.S) if "`" in c]
+    assert "need <code>hardware.gpu</code> and 2 more settings that no file states" in page

@@ -304,9 +304,12 @@ class Builder:
                     keys.append(f"engines.{e}.weight_bytes_per_step")
                 if not math.isfinite(num(eng.get("kv_bytes_per_token"))):
                     keys.append(f"engines.{e}.kv_bytes_per_token")
-            if keys:
-                out.append(Para(self.t("inputs.needs_key", name="`, `".join(
-                    dict.fromkeys(keys))), "note"))
+            keys = list(dict.fromkeys(keys))
+            if len(keys) == 1:
+                out.append(Para(self.t("inputs.needs_key", name=keys[0]), "note"))
+            elif keys:   # the first key, and how many more (init writes them all)
+                out.append(Para(self.t("inputs.needs_keys", name=keys[0], n=len(keys) - 1),
+                                "note"))
         if sid == "memory" and (d.a.memory is None or not len(d.a.memory)):
             out.append(Para(self.t("inputs.needs_log"), "note"))
         return out
