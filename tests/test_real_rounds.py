@@ -50,7 +50,7 @@ class RawRun:
     source: str              # path inside the round; `#L<n>` for a line of a many-run file
     output_tok_s: float      # total_output_tokens / duration
     concurrency: int | None  # max_concurrency
-    rate: float | None       # request_rate; None for inf
+    rate: float | None       # request_rate (math.inf for "inf"); None when the file has none
     ttft_p50_ms: float | None
     itl_p50_ms: float | None
     record: dict[str, Any]
@@ -63,8 +63,7 @@ def _load(text: str) -> Any:
 def _rate(value: object) -> float | None:
     if value is None:
         return None
-    rate = math.inf if str(value).lower() in ("inf", "infinity") else float(value)  # type: ignore[arg-type]
-    return None if math.isinf(rate) else rate
+    return math.inf if str(value).lower() in ("inf", "infinity") else float(value)  # type: ignore[arg-type]
 
 
 def _raw(source: str, o: dict[str, Any]) -> RawRun:
@@ -166,6 +165,8 @@ def test_every_raw_run_appears_once_with_its_numbers(name: str, count: int) -> N
         assert row["concurrency"] == x.concurrency, x.source
         if x.rate is None:
             assert row["request_rate"] is None, x.source
+        elif math.isinf(x.rate):   # an unbounded rate is stated, never null (tables: "inf")
+            assert row["request_rate"] == "inf", x.source
         else:
             assert row["request_rate"] == pytest.approx(x.rate, rel=1e-12), x.source
         for column, want in (("ttft_p50_ms", x.ttft_p50_ms), ("itl_p50_ms", x.itl_p50_ms)):
@@ -240,13 +241,13 @@ def test_a100_configurations_workloads_and_rates() -> None:
         assert r["workload"] == PROFILE[profile]
         assert r["axis"] == "request_rate"
         assert r["concurrency"] is None  # max_concurrency null, and no num_prompts fallback
-        assert r["request_rate"] == (None if rate == "inf" else float(rate))
+        assert r["request_rate"] == ("inf" if rate == "inf" else float(rate))
         assert r["repeat"] == 1
         rates.setdefault((accel, profile), []).append(r["request_rate"])
     assert len(rates) == 6
     for got in rates.values():
-        assert sorted(got, key=lambda v: math.inf if v is None else v) == [
-            1.0, 2.0, 4.0, 8.0, 16.0, 32.0, None]
+        assert sorted(got, key=lambda v: math.inf if v == "inf" else v) == [
+            1.0, 2.0, 4.0, 8.0, 16.0, 32.0, "inf"]
     assert {e["id"]: e["label"]["en"] for e in data["engines"]} == {"gpu": "gpu", "tpu": "tpu"}
 
 
@@ -341,7 +342,7 @@ def test_sglang_identical_offline_runs_are_two_repeats_of_one_cell() -> None:
     first, second = rows[f"{offline}#L4"], rows[f"{offline}#L5"]
     for row in (first, second):
         assert (row["engine"], row["workload"], row["request_rate"]) == (
-            "llama_3_3_70b_offline", "random-4096-1024", None)
+            "llama_3_3_70b_offline", "random-4096-1024", "inf")
     assert (first["repeat"], second["repeat"]) == (1, 2)
     assert [r["source"] for r in rows.values() if r["repeat"] != 1] == [f"{offline}#L5"]
     (tier,) = [t for t in tables(SGLANG)["tiers"] if t.get("workload") == "random-4096-1024"]
@@ -351,7 +352,8 @@ def test_sglang_identical_offline_runs_are_two_repeats_of_one_cell() -> None:
 
 
 def test_sglang_rates_and_offline_runs() -> None:
-    got = sorted((r["engine"], r["workload"], r["request_rate"] or math.inf)
+    got = sorted((r["engine"], r["workload"],
+                  math.inf if r["request_rate"] == "inf" else r["request_rate"])
                  for r in tables(SGLANG)["runs"] if r["engine"] != "llama_3_3_70b_offline")
     random = "random-1024-1024"
     assert got == sorted(
