@@ -34,7 +34,9 @@ def snapshot(page: Any) -> dict[str, Any]:
 def test_opens_offline_draws_every_figure(open_page: Any, sample_report: Path) -> None:
     page, watch = open_page(sample_report)
     n = figure_count(page)
-    assert n == 8   # + latency distributions (fig-8) and the power timeline (fig-9)
+    # 8 + the Pareto view (drawn for two or more configurations), the latency distributions
+    # and the power timeline are further figures
+    assert n == 9
     assert page.evaluate("document.documentElement.dataset.rendered") == "true"
     svgs = page.evaluate("[...document.querySelectorAll('.js-plotly-plot')]"
                          ".map(g => g.querySelectorAll('.main-svg').length)")
@@ -143,8 +145,8 @@ def test_hostile_round_shows_payloads_as_text(open_page: Any, hostile_report: Pa
         assert page.locator("img:not(.plot-print)").count() == 0
         assert all(src.startswith("data:image/svg+xml") for src in page.evaluate(
             "[...document.querySelectorAll('img.plot-print')].map(i => i.src)"))
-        # + plotly, + slo.js and the SLO panel's data block
-        assert page.evaluate("document.querySelectorAll('script').length") == 6 + 1 + 2
+        # + plotly, + slo.js and the SLO panel's data block, + the same-speed table's data
+        assert page.evaluate("document.querySelectorAll('script').length") == 6 + 1 + 2 + 1
         watch.assert_clean()
 
 
@@ -169,4 +171,4 @@ def test_figures_match_the_embedded_tables(open_page: Any, sample_report: Path) 
     tiers = [t for t in tables["tiers"] if t["engine"] == tables["engines"][0]["id"]]
     y = page.evaluate("Array.from(document.getElementById('fig-1')._fullData[0].y)")
     assert [round(v, 6) for v in y] == [round(t["output_tok_s"], 6) for t in tiers]
-    assert page.wait_for_function(ALL_DRAWN, arg=8)
+    assert page.wait_for_function(ALL_DRAWN, arg=9)   # every figure, the Pareto view included

@@ -39,7 +39,8 @@ def test_switch_shows_one_workload_and_sizes_its_figures(open_page: Any, rtx_rep
     assert _visible_views(page) == ["w1"]
     buttons = page.locator(".view-btn")
     assert buttons.count() == 2
-    assert "in ≈1,024 / out ≈128" in buttons.nth(0).inner_text()
+    # the files' names state the lengths asked for (random-in1024-out128-…): no ≈
+    assert "in 1,024 / out 128" in buttons.nth(0).inner_text()
     wide = _width(page, "w1-fig-1")
     buttons.nth(1).click()
     assert _visible_views(page) == ["w2"]
