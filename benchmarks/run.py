@@ -532,8 +532,8 @@ def measure_slo(report: Report, work: Path) -> None:
     limit = 10 * values / 1000
     report.rows.append(Row("slo: page growth, 2 × 12 × 1,000 requests", grown, "KB", None, None,
                            f"≤ {limit:,.0f} KB", grown <= limit,
-                           f"distributions section + {values:,} exact per-request values (3 latencies "
-                           "and 2 token counts a request) vs "
+                           f"distributions section + {values:,} exact per-request values "
+                           "(3 latencies and 2 token counts a request) vs "
                            "the same round without --save-detailed arrays"))
     from playwright.sync_api import sync_playwright
 
