@@ -12,7 +12,7 @@ A baseline comes from one of three places, and all three end as the same ``Basel
 figures with deltas, and the ``baseline.*`` / ``since.*`` names narrative files can use. The
 records and ``compare`` are pure and live below the page, in reportgen.analyze.compare
 (re-exported here); this module opens the files. reportgen.page.since turns a comparison into
-page blocks and figures.py the baseline into dashed overlays.
+page blocks and figures.overlays the baseline into dashed overlays.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def trend_figure(entries: list[Entry], ui: UI, lang: str) -> dict[str, object]:
     """One panel per headline metric (a line per engine where it has one), rounds along x in
     series order: their dates when every round has one, else their folder names. A round
     without the figure leaves a gap; hover names the round by its title."""
-    from reportgen.figures import PALETTE, Fig, Scatter, plotly_text
+    from reportgen.figures.base import PALETTE, Fig, Scatter, plotly_text
 
     dated = _dated(entries)
     x = [e.date if dated else plotly_text(e.name) for e in entries]
@@ -196,7 +196,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str, shared: bool =
     """index.html for ``entries`` in series order (oldest first); ``shared``: plotly.js,
     loader.js and app.js referenced as the site's shared scripts (``index_scripts``)."""
     from reportgen import __version__
-    from reportgen.figures import template
+    from reportgen.figures.base import template
     from reportgen.i18n import figure_patches
     from reportgen.render import (
         bundle_for,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
-from reportgen.figure_set import FigureSet
+from reportgen.figures.built import FigureSet
 from reportgen.i18n import UI, Bi, load_ui
 from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
@@ -204,7 +204,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
                   baseline: Source | Missing | None = None, series: Series | None = None,
                   reuse: Reuse | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
-    from reportgen.figures import figures_payload
+    from reportgen.figures.registry import figures_payload
     from reportgen.narrative import LANGS, load_narrative
     from reportgen.page import build_page, build_sections
     from reportgen.page.model import Figure, Inputs, View

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.build import Assembled
-from reportgen.figures import FILLED_META
+from reportgen.figures.distributions import FILLED_META
 from reportgen.i18n import load_ui
 from reportgen.page.model import (
     Block,

@@ -348,8 +348,8 @@ def test_tables_put_rates_under_request_rate_and_state_the_unbounded_one(tmp_pat
 # --------------------------------------------------------------------------------- figures
 
 def test_the_ranking_of_many_long_named_configurations_stays_legible(tmp_path: Path) -> None:
-    from reportgen.figure_margins import FIGURE_WIDTH_PX, text_px
-    from reportgen.figures import ranking_figure, short_labels
+    from reportgen.figures.margins import FIGURE_WIDTH_PX, text_px
+    from reportgen.figures.ranking import ranking_figure, short_labels
     from reportgen.i18n import load_ui
     from reportgen.resources import templates_dir
 

@@ -37,7 +37,7 @@ from test_bad_input import (
 
 from reportgen import safe_read
 from reportgen.errors import InputError
-from reportgen.figures import plotly_text
+from reportgen.figures.base import plotly_text
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.write import output_target
 

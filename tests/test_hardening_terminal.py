@@ -4,7 +4,7 @@ the promise it checks.
 - terminal lines show control characters, bidi overrides and newlines escaped (errors and
   `check`'s lists), through one function (`terminal_text.terminal_safe`);
 - page labels are bidi-isolated (`<bdi>`);
-- Plotly text, titles, hover templates and category arrays go through `figures.plotly_text`,
+- Plotly text, titles, hover templates and category arrays go through `figures.base.plotly_text`,
   baseline included (`%{y}` in a label cannot spoof hover values);
 - duplicate labels are flagged by `check`; long skipped lists are summarised.
 """
@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from reportgen.bidi import isolate
 from reportgen.cli import main
-from reportgen.figures import plotly_text
+from reportgen.figures.base import plotly_text
 from reportgen.listing import MAX_LISTED, shorten
 from reportgen.render import bi_html
 from reportgen.terminal_text import terminal_safe
@@ -141,7 +141,8 @@ def test_baseline_labels_cannot_spoof_hover_values(tmp_path: Path) -> None:
     import pandas as pd
 
     from reportgen.baseline import Baseline
-    from reportgen.figures import Fig, add_baseline_curves
+    from reportgen.figures.base import Fig
+    from reportgen.figures.overlays import add_baseline_curves
     from reportgen.i18n import load_ui
     from reportgen.resources import templates_dir
 

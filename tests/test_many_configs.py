@@ -236,7 +236,8 @@ def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
 def test_two_configurations_get_the_pareto_view_one_does_not() -> None:
     import dataclasses
 
-    from reportgen.figures import build_figures, pareto_figure
+    from reportgen.figures.ranking import pareto_figure
+    from reportgen.figures.registry import build_figures
     from reportgen.i18n import load_ui
     from reportgen.resources import sample_round_dir, templates_dir
 

@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from reportgen.analyze.goodput import tier_rates
 from reportgen.analyze.values import tier_key
-from reportgen.figures import plotly_text
+from reportgen.figures.base import plotly_text
 from reportgen.formatting import fmt, fmt_g
 from reportgen.narrative import LANGS
 from reportgen.page import slo_payload

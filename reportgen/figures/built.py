@@ -1,4 +1,4 @@
-"""A page's figures once built: ``FigureSet`` (what ``figures.figures_payload`` returns and
+"""A page's figures once built: ``FigureSet`` (what ``figures.registry.figures_payload`` returns and
 the pipeline embeds) of ``BuiltFigure`` records. The page model reads which figures exist
 (``placed``); the report's ``report-figs`` script block is ``payload()``."""
 
