@@ -229,7 +229,7 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | N
     \b
     Example: reportgen index runs/round1 runs/round2 runs/round3 -o site/
     """
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     with _input_errors():
         written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet),

@@ -306,7 +306,7 @@ def test_a_bad_cache_entry_means_build_this_round_again(
     else:
         os.mkfifo(entry)
     said: list[str] = []
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     build_index(rounds, site, jobs=1, progress=said.append)   # a hang fails the run's timeout
     assert "1 round(s) to build, 1 unchanged, 0 removed" in said
@@ -336,7 +336,7 @@ def test_a_bad_site_manifest_never_blocks_or_crashes(
 
 def test_a_round_named_manifest_is_not_rebuilt_every_run(tmp_path: Path) -> None:
     from benchmarks import tiny_rounds
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     (folder,) = tiny_rounds.generate(tmp_path / "a", 1)
     named = folder.rename(tmp_path / "manifest")

@@ -22,15 +22,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reportgen.errors import InputError
-from reportgen.index_cache import CACHE_DIR, TABLES_DIR
+from reportgen.index.cache import CACHE_DIR, TABLES_DIR
 from reportgen.safe_read import printable, read_bytes, read_input
 from reportgen.write import output_target, write_atomic
 
-# a round's entry is <name>.json beside it, and no round name starts with "." (index.py):
+# a round's entry is <name>.json beside it, and no round name starts with "." (index/update.py):
 # the manifest's name can be no round's
 MANIFEST = ".manifest.json"
 LEGACY_MANIFEST = "manifest.json"
-MANIFEST_SCHEMA = "reportgen.index-manifest/1"
+MANIFEST_SCHEMA = "reportgen.index.update-manifest/1"
 GENERATOR = b'<meta name="generator" content="reportgen '
 HEAD_BYTES = 4096
 

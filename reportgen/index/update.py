@@ -1,13 +1,13 @@
 """`reportgen index DIR… -o site/`: every round's report plus one index.html, incrementally.
 
-Beside the site, ``.reportgen-index/`` keeps a cache entry per round (``index_cache``): a hash
+Beside the site, ``.reportgen-index/`` keeps a cache entry per round (``index.cache``): a hash
 of every input file and reportgen's version, and the round's tables as its page embeds them.
 A round whose hash is unchanged is neither analysed nor rewritten; the index page and the
 trend figure are made from the cached tables alone. Changed rounds are built in ``jobs``
 parallel processes, one round at a time each, nothing kept after its page is written, so
 memory does not grow with the number of rounds. Each report links to index.html and to the
 rounds either side of it; when only those change, the nav is spliced into the existing page
-without analysing anything. ``index_site`` decides what may be written and in which order.
+without analysing anything. ``index.site`` decides what may be written and in which order.
 
 A folder holding only ``baseline.toml`` (an old round known only by its published figures)
 gets a card marked "as published" and no report. Series order: the order given, sorted by
@@ -29,7 +29,7 @@ from urllib.parse import quote
 
 from reportgen.errors import InputError
 from reportgen.formatting import is_missing
-from reportgen.index_cache import (
+from reportgen.index.cache import (
     SCHEMA,
     Fingerprint,
     card_tables,
@@ -40,8 +40,8 @@ from reportgen.index_cache import (
     read_entry,
     tables_path,
 )
-from reportgen.index_page import METRICS, Entry, Metric, render_index
-from reportgen.index_site import Site, staged
+from reportgen.index.page import METRICS, Entry, Metric, render_index
+from reportgen.index.site import Site, staged
 from reportgen.safe_read import printable, read_bytes, read_input
 from reportgen.text import Bi
 
@@ -330,7 +330,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                 self_contained: bool = False) -> Written:
     """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
     reports (re)written. Bad input raises InputError; nothing is visible in the site until
-    every changed round is built (see ``index_site``). The reports share the site's scripts
+    every changed round is built (see ``index.site``). The reports share the site's scripts
     (``_static/``) unless ``self_contained``."""
     from reportgen import __version__
     from reportgen.resources import templates_dir
@@ -409,7 +409,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                 for name, folder, fp, ch in plan if fp is not None and ch]
         _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
         if not self_contained:     # the scripts of kept pages and of index.html
-            from reportgen.index_page import INDEX_TRACES
+            from reportgen.index.page import INDEX_TRACES
             from reportgen.render import bundled_traces, shared_scripts
 
             for traces in (bundled_traces(templates_dir()), INDEX_TRACES):
