@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reportgen.diff import load_tables
 from reportgen.errors import InputError
 from reportgen.pipeline import (
     Assembled,
@@ -24,6 +23,7 @@ from reportgen.pipeline import (
     page_date,
     render_analysis,
 )
+from reportgen.sources.diff import load_tables
 
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Missing, Source
@@ -111,7 +111,7 @@ def resolve_baseline(manifest: Manifest, given: Path | None,
     """The baseline to compare with: ``given`` (the command line) wins over round.toml's
     ``[baseline] round`` (relative to round.toml's folder). A round.toml baseline that is not
     there leaves a note on the page (a copied round keeps building); a given one must exist."""
-    from reportgen.baseline import Missing, open_baseline
+    from reportgen.sources.baseline import Missing, open_baseline
 
     if given is not None:
         say(f"baseline {given}")

@@ -3,11 +3,11 @@
 ``render_analysis``), with the baseline and the revisions given as records already read.
 
 Reading the files that name a baseline or a previous report, and writing the page, is
-reportgen.build's job (it calls these); reportgen.diff and reportgen.baseline call ``tables_of``
-for a round folder; `check`, `tables`, `serve` and `index` call ``analyze_dir``. Nothing here
-imports those modules, so the stages meet here without a cycle. Progress goes to an optional
-callback (the CLI prints it); nothing here touches click or the clock. The page's date comes
-from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
+reportgen.build's job (it calls these); reportgen.sources.diff and reportgen.sources.baseline call
+``tables_of`` for a round folder; `check`, `tables`, `serve` and `index` call ``analyze_dir``.
+Nothing here imports those modules, so the stages meet here without a cycle. Progress goes to an
+optional callback (the CLI prints it); nothing here touches click or the clock. The page's date
+comes from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
 """
 
 from __future__ import annotations

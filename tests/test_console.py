@@ -18,7 +18,7 @@ from reportgen.console import (
     tiers_text,
     values_text,
 )
-from reportgen.diff import Diff, Figure, Group, Input
+from reportgen.sources.diff import Diff, Figure, Group, Input
 from reportgen.text import Bi
 
 LONG = ("C=16: mean TPOT 34.28 ms, but mean E2EL and TTFT imply 26.27 ms (+30.5%): a few "

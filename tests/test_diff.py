@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.cli import main
-from reportgen.diff import (
+from reportgen.errors import InputError
+from reportgen.sources.diff import (
     Change,
     as_json,
     checked,
@@ -23,7 +24,6 @@ from reportgen.diff import (
     group_changes,
     load_tables,
 )
-from reportgen.errors import InputError
 
 
 def tables(**overrides):

@@ -140,11 +140,11 @@ def test_baseline_labels_cannot_spoof_hover_values(tmp_path: Path) -> None:
     """promise: a baseline's title and labels reach hovertemplate escaped (no %{y})."""
     import pandas as pd
 
-    from reportgen.baseline import Baseline
     from reportgen.figures.base import Fig
     from reportgen.figures.overlays import add_baseline_curves
     from reportgen.i18n import load_ui
     from reportgen.resources import templates_dir
+    from reportgen.sources.baseline import Baseline
 
     tiers = pd.DataFrame({"engine": ["e"], "concurrency": [1.0], "output_tok_s": [10.0],
                           "itl_p50_ms": [5.0], "wait_ratio": [0.1], "tpot_p50_ms": [5.0],

@@ -215,7 +215,7 @@ def many_rounds(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
 def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
                                                    tmp_path: Path) -> None:
     from reportgen.build import build_report
-    from reportgen.diff import diff_sources, tables_from_html
+    from reportgen.sources.diff import diff_sources, tables_from_html
 
     html = build_report(many_rounds[64], tmp_path / "r.html")
     size = html.stat().st_size

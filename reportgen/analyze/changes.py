@@ -4,7 +4,7 @@ pure functions of ``reportgen diff`` and the page's revisions section.
 ``diff_tables(old, new)`` matches cells by row identity (``schema.row_keys``) and lists every
 ``Change``; ``group_changes`` makes one ``Figure`` per changed figure (a cell and the ``values``
 entry quoting it are one figure) in ``Group``s per ``Input``, a ``Diff``. Reading reports and
-round folders is reportgen.diff's job; this module reads no file.
+round folders is reportgen.sources.diff's job; this module reads no file.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 comparison. ``Source`` is an opened baseline (a tables dict, or figures as published);
 ``from_tables`` turns a tables dict into a ``Baseline``; ``compare`` puts it beside this round's
 values (set-up rows that differ, headline figures with deltas, the ``baseline.*`` / ``since.*``
-narrative names). Opening files and rounds is reportgen.baseline's job; this module reads none.
+narrative names). Opening files and rounds is reportgen.sources.baseline's job; this module
+reads none.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ from reportgen.text import Bi
 if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
     from reportgen.page.model import SeriesLink
 
-BASELINE_TOML = "baseline.toml"   # = reportgen.baseline.BASELINE_TOML
+BASELINE_TOML = "baseline.toml"   # = reportgen.sources.baseline.BASELINE_TOML
 Progress = Callable[[str], None]
 INDEX = "index.html"
 STATIC_DIR = "_static"  # = render.STATIC: the reports' shared scripts
@@ -88,7 +88,7 @@ def entry_from_tables(name: str, folder: Path, tables: Mapping[str, Any]) -> Ent
 
 
 def _published(name: str, folder: Path) -> Entry:
-    from reportgen.baseline import from_published
+    from reportgen.sources.baseline import from_published
 
     b = from_published(folder / BASELINE_TOML)
     return Entry(name, folder, None, b.title, b.date, str(b.values.get("setup.gpu") or ""),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen import diff, embedded
+from reportgen import embedded
 from reportgen.analyze.compare import (
     CURVE_COLUMNS,
     FIGURES,
@@ -49,6 +49,7 @@ from reportgen.errors import InputError
 from reportgen.i18n import Bi
 from reportgen.manifest import locate
 from reportgen.safe_read import read_input
+from reportgen.sources import diff
 
 BASELINE_TOML = "baseline.toml"
 FLOAT_MAX = 1.7976931348623157e308
@@ -153,7 +154,7 @@ def from_published(path: Path) -> Baseline:
     for name, raw in raw_values.items():
         if name not in allowed:
             raise fail(name, f"[values] '{name}': not a figure the comparison shows (one of "
-                             "the names in reportgen/baseline.py SETUP / FIGURES)")
+                             "the names in reportgen/sources/baseline.py SETUP / FIGURES)")
         if isinstance(raw, dict):
             if set(raw) - {"value", "note"} or "value" not in raw:
                 raise fail(name, f"[values] '{name}': expected a value or {{ value, note }}")
