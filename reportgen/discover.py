@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.errors import Finding, InputError
-from reportgen.gpu_table import lookup_gpu
 from reportgen.manifest import Manifest, parse_manifest
 from reportgen.paths import display_path
+from reportgen.reference.gpus import lookup_gpu
 
 __all__ = ["EngineFiles", "RoundFiles", "discover", "display_path", "list_bench_files",
            "read_manifest"]

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.records import LoadedRound
 from reportgen.manifest import Inferred, folder_name
-from reportgen.model_bytes import model_bytes
+from reportgen.reference.gpus import lookup_gpu_spec
+from reportgen.reference.model_bytes import model_bytes
 from reportgen.safe_read import printable
 from reportgen.terminal_text import terminal_safe
 
@@ -241,8 +241,8 @@ def check_builds(data: bytes, root: Path) -> None:
     (checked on a private copy, before round.toml is touched)."""
     import tempfile
 
-    from reportgen.gpu_table import lookup_gpu
     from reportgen.manifest import parse_manifest
+    from reportgen.reference.gpus import lookup_gpu
     from reportgen.write import check_content
 
     check_content(root / "round.toml", data, "round.toml")

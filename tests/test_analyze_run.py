@@ -20,8 +20,8 @@ import pytest
 
 from reportgen.analyze.run import analyze
 from reportgen.errors import Finding
-from reportgen.gpu_table import lookup_gpu
 from reportgen.manifest import parse_manifest
+from reportgen.reference.gpus import lookup_gpu
 from reportgen.text import Bi
 
 MANIFEST = """

@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu
 from reportgen.load.bench_json import load_bench_file
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.llama_log import parse_llama_log
@@ -31,6 +30,7 @@ from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import parse_manifest
 from reportgen.narrative import load_narrative
+from reportgen.reference.gpus import lookup_gpu
 from reportgen.sources.diff import load_tables
 from reportgen.text import Bi
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reportgen import resources
-from reportgen.gpu_table import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
+from reportgen.reference.gpus import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
 
 
 @pytest.mark.parametrize(("name", "canonical", "bandwidth", "memory"), [
@@ -145,7 +145,7 @@ import reportgen.resources as resources
 read = []
 real = resources.data_tables
 resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)
-import reportgen.gpu_table as gpu_table
+import reportgen.reference.gpus as gpu_table
 print(read)
 gpu_table.lookup_gpu("H100")
 gpu_table.lookup_gpu("A100")

@@ -30,7 +30,7 @@ from click.testing import CliRunner, Result
 
 from reportgen.cli import main
 from reportgen.errors import InputError
-from reportgen.load.clients import LARGEST_VALUE, read_client_files
+from reportgen.load.client_files import LARGEST_VALUE, read_client_files
 from reportgen.load.formats import sniff
 from reportgen.load.formats.metric_keys import LARGEST_WHOLE
 from reportgen.load.scanned import ScannedFile

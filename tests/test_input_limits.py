@@ -145,7 +145,6 @@ class Endless(io.RawIOBase):
 
 
 def _loaders() -> dict[str, Callable[[Path], object]]:
-    from reportgen.gpu_table import lookup_gpu
     from reportgen.load.bench_json import load_bench_file
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.llama_log import parse_llama_log
@@ -154,6 +153,7 @@ def _loaders() -> dict[str, Callable[[Path], object]]:
     from reportgen.load.vllm_log import parse_vllm_log
     from reportgen.manifest import parse_manifest
     from reportgen.narrative import load_narrative
+    from reportgen.reference.gpus import lookup_gpu
 
     return {
         "bench": load_bench_file,

@@ -29,10 +29,10 @@ from reportgen.analyze.pareto import (
 )
 from reportgen.analyze.run import RoundAnalysis, analyze_round
 from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu
 from reportgen.load.records import LoadedRound
 from reportgen.load.round import load_round
 from reportgen.manifest import check_comparisons, parse_manifest
+from reportgen.reference.gpus import lookup_gpu
 
 
 def _tiers(rows: list[tuple[str, float, float]]) -> pd.DataFrame:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reportgen.clients import client
 from reportgen.i18n import load_ui
 from reportgen.load.formats import READERS
+from reportgen.reference.clients import client
 from reportgen.resources import templates_dir
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -8,7 +8,13 @@ import sys
 
 import pytest
 
-from reportgen.model_table import MODELS, QUANT_MARKERS, ModelSpec, bytes_per_param, lookup_model
+from reportgen.reference.models import (
+    MODELS,
+    QUANT_MARKERS,
+    ModelSpec,
+    bytes_per_param,
+    lookup_model,
+)
 
 
 @pytest.mark.parametrize(("name", "key"), [
@@ -264,7 +270,7 @@ import reportgen.resources as resources
 read = []
 real = resources.data_tables
 resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)
-import reportgen.model_table as model_table
+import reportgen.reference.models as model_table
 print(read)
 model_table.lookup_model("Qwen/Qwen3-8B")
 model_table.bytes_per_param("x-Q4_K_M.gguf")

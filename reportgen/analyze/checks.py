@@ -277,16 +277,16 @@ def _tier_list(values: Sequence[float]) -> str:
 def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
                     output_tokens: float, untied: Mapping[str, str] | None = None,
                     exact: Collection[tuple[str, float]] = ()) -> list[Check]:
-    """E2EL = TTFT + (n − 1)·TPOT on means where every request produced exactly
-    `output_tokens` (outputs never exceed the request's max_tokens, so a mean equal to it means
-    all are equal): there it is exact. Tiers without means or with n varying are not tested (one
-    pass row per configuration says why: no identity ties medians, nor means of varying n).
-    Configurations in ``untied`` (their client's TPOT is defined otherwise:
-    reportgen.clients.tpot_ties_e2el) are not tested. Tiers in ``exact`` ((configuration, tier)
-    whose runs carry per-request arrays) need no test on statistics: per request it holds by
-    TPOT's definition, and ``summary.arrays`` checks the file's TPOT against the arrays exactly.
-    A tier whose requests produced no output token at all but which states a TPOT contradicts
-    itself (TPOT is the time between output tokens): that fails."""
+    """E2EL = TTFT + (n − 1)·TPOT on means where every request produced exactly `output_tokens`
+    (outputs never exceed the request's max_tokens, so a mean equal to it means all are equal):
+    there it is exact. Tiers without means or with n varying are not tested (one pass row per
+    configuration says why: no identity ties medians, nor means of varying n). Configurations in
+    ``untied`` (their client's TPOT is defined otherwise:
+    reportgen.reference.clients.tpot_ties_e2el) are not tested. Tiers in ``exact`` ((configuration,
+    tier) whose runs carry per-request arrays) need no test on statistics: per request it holds by
+    TPOT's definition, and ``summary.arrays`` checks the file's TPOT against the arrays exactly. A
+    tier whose requests produced no output token at all but which states a TPOT contradicts itself
+    (TPOT is the time between output tokens): that fails."""
     untied = untied or {}
     exact_tiers = {(str(e), float(c)) for e, c in exact}
     by_arrays: dict[str, int] = {}

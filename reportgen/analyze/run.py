@@ -88,10 +88,7 @@ from reportgen.analyze.tiers import (
 )
 from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
 from reportgen.analyze.waves import add_waves
-from reportgen.clients import client as client_row
-from reportgen.clients import itl_is_step, tpot_ties_e2el
 from reportgen.frames import ByEngine
-from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaFacts
 from reportgen.load.placement import Workload
@@ -99,7 +96,10 @@ from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
 from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
-from reportgen.model_bytes import DTYPE_BYTES, model_bytes
+from reportgen.reference.clients import client as client_row
+from reportgen.reference.clients import itl_is_step, tpot_ties_e2el
+from reportgen.reference.gpus import lookup_gpu_spec
+from reportgen.reference.model_bytes import DTYPE_BYTES, model_bytes
 from reportgen.slo import Slo, goodput_arguments
 from reportgen.text import Bi
 

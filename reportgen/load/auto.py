@@ -133,7 +133,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     """Load every result and console file; a file that looks like a result but cannot be read
     is an InputError naming it."""
     from reportgen.load.bench_console import parse_console
-    from reportgen.load.clients import read_client_files
+    from reportgen.load.client_files import read_client_files
     from reportgen.load.looks import describe_json
 
     rows: list[dict[str, object]] = []
@@ -818,7 +818,7 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
               axis: str, split: str = "") -> Manifest:
     """round.toml's values where it gives them, else what the files say (recorded in
     ``inferred``), else unknown (NaN / empty): the analyses that need it are left out."""
-    from reportgen.gpu_table import lookup_gpu
+    from reportgen.reference.gpus import lookup_gpu
 
     # one GPU for the round when every configuration names the same one; else each keeps its
     # own (engines.<id>.gpu) and the round states none

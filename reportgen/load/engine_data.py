@@ -19,7 +19,7 @@ from reportgen.load.records import EngineData
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import Manifest
-from reportgen.model_bytes import model_bytes
+from reportgen.reference.model_bytes import model_bytes
 from reportgen.safe_read import open_regular, read_head
 
 Show = Callable[[Path], str]

@@ -454,7 +454,7 @@ def _fact(value: object) -> str:
 def _names_config(leaf: str) -> bool:
     """Whether a folder's name states something of a configuration: a layout, a GPU (count or
     name), an engine, a config word (`tp`, `node`, `gpu`)."""
-    from reportgen.gpu_table import names_gpu
+    from reportgen.reference.gpus import names_gpu
 
     words = [w.lower() for w in _words(leaf)]
     return bool(NAMES_CONFIG.search(leaf.lower()) or name_settings(f"{leaf}/x")

@@ -198,7 +198,7 @@ class Builder:
             rows.append(tier_row(cells, self.any_excluded(c, engines)))
         return Table(cols, rows, self.client_caption(caption, [c for _, c, _ in columns]))
 
-    # --- clients that define a metric differently (reportgen/clients.py)
+    # --- clients that define a metric differently (reportgen/reference/clients.py)
 
     def client_metrics(self, column: str) -> tuple[str, ...]:
         """The metrics (ttft, itl, tpot) a tiers column rests on that this round's clients

@@ -9,7 +9,6 @@ import re
 import pandas as pd
 
 from reportgen.analyze.summary_keys import TOLERANCE
-from reportgen.clients import client as client_row
 from reportgen.formatting import fmt, fmt_g
 from reportgen.frames import MEASURED_RATE
 from reportgen.listing import shorten
@@ -18,6 +17,7 @@ from reportgen.page.cells import ncell, same, tcell
 from reportgen.page.data import num
 from reportgen.page.model import Cell, Column, Fold, Heading, PageBlock, Para, Row, Table
 from reportgen.paths import natural_key
+from reportgen.reference.clients import client as client_row
 
 
 def inferred_table(b: Builder) -> list[PageBlock]:

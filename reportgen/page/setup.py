@@ -8,7 +8,6 @@ import math
 from markupsafe import Markup
 
 from reportgen.analyze.single_stream import lowest_in_flight
-from reportgen.clients import METRICS, client
 from reportgen.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
 from reportgen.narrative import LANGS
 from reportgen.page import ranking
@@ -28,6 +27,7 @@ from reportgen.page.model import (
     Row,
     Table,
 )
+from reportgen.reference.clients import METRICS, client
 from reportgen.text import Bi
 
 

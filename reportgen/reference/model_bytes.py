@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reportgen.model_table import bytes_per_param, lookup_model
+from reportgen.reference.models import bytes_per_param, lookup_model
 
 # vLLM --dtype / --kv-cache-dtype words → bytes per element
 DTYPE_BYTES = {"bfloat16": 2.0, "bf16": 2.0, "float16": 2.0, "fp16": 2.0, "half": 2.0,
