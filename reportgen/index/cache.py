@@ -45,7 +45,7 @@ from reportgen import __version__
 from reportgen.errors import InputError
 from reportgen.safe_read import printable, read_input
 
-SCHEMA = "reportgen.index.update-cache/3"
+SCHEMA = "reportgen.index-cache/3"
 CACHE_DIR = ".reportgen-index"
 ENTRY = "json"  # an entry head is read with the cap of a metadata JSON file (safe_read.CAPS)
 TABLES_DIR = "tables"

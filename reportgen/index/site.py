@@ -30,7 +30,7 @@ from reportgen.write import output_target, write_atomic
 # the manifest's name can be no round's
 MANIFEST = ".manifest.json"
 LEGACY_MANIFEST = "manifest.json"
-MANIFEST_SCHEMA = "reportgen.index.update-manifest/1"
+MANIFEST_SCHEMA = "reportgen.index-manifest/1"
 GENERATOR = b'<meta name="generator" content="reportgen '
 HEAD_BYTES = 4096
 
