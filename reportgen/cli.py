@@ -22,7 +22,7 @@ import click
 
 from reportgen import __version__
 from reportgen.errors import InputError
-from reportgen.terminal_text import terminal_safe
+from reportgen.text.terminal import terminal_safe
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1

@@ -15,7 +15,7 @@ from reportgen.manifest import Inferred, folder_name
 from reportgen.reference.gpus import lookup_gpu_spec
 from reportgen.reference.model_bytes import model_bytes
 from reportgen.safe_read import printable
-from reportgen.terminal_text import terminal_safe
+from reportgen.text.terminal import terminal_safe
 
 
 @dataclass(frozen=True)

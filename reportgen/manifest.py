@@ -22,7 +22,7 @@ from reportgen.resources import templates_dir
 from reportgen.safe_read import printable, read_input
 from reportgen.slo import DEFAULT_TARGET, Slo
 from reportgen.slo import METRICS as SLO_METRICS
-from reportgen.text import LANGS, Bi, load_strings
+from reportgen.text.bilingual import LANGS, Bi, load_strings
 
 Text = Bi  # the historical name of the one bilingual text type
 

@@ -23,9 +23,9 @@ from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
 from reportgen.figures.built import FigureSet
-from reportgen.i18n import UI, Bi, load_ui
 from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
+from reportgen.text.i18n import UI, Bi, load_ui
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -280,7 +280,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     if reuse is not None and reuse.report_data is not None:
         report_data = reuse.report_data  # read only by render_page
     else:
-        from reportgen.listing import shorten_data
+        from reportgen.text.listing import shorten_data
 
         report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
         if reuse is not None:

@@ -17,7 +17,6 @@ import numpy as np
 
 from reportgen.build import Assembled
 from reportgen.figures.distributions import FILLED_META
-from reportgen.i18n import load_ui
 from reportgen.page.model import (
     Block,
     Cards,
@@ -31,7 +30,8 @@ from reportgen.page.model import (
     Table,
 )
 from reportgen.resources import templates_dir
-from reportgen.text import LANGS, Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.i18n import load_ui
 
 EM = "—"
 _WORDS = re.compile(r"(?<![\w.])(nan|NaN|None|inf)(?![\w.])")

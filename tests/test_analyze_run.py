@@ -22,7 +22,7 @@ from reportgen.analyze.run import analyze
 from reportgen.errors import Finding
 from reportgen.manifest import parse_manifest
 from reportgen.reference.gpus import lookup_gpu
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 MANIFEST = """
 [round]

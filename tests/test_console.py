@@ -19,7 +19,7 @@ from reportgen.console import (
     values_text,
 )
 from reportgen.sources.diff import Diff, Figure, Group, Input
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 LONG = ("C=16: mean TPOT 34.28 ms, but mean E2EL and TTFT imply 26.27 ms (+30.5%): a few "
         "requests that stopped early lift the mean, or a statistic is off; this tier's wait "

@@ -13,7 +13,7 @@ from figure_registry import drawn_ids, drawn_kinds
 from page_fixture import make_analysis
 
 from reportgen.figures.registry import build_figures, figures_payload
-from reportgen.i18n import figure_patches, flatten, load_ui
+from reportgen.text.i18n import figure_patches, flatten, load_ui
 
 UI_PATH = Path(__file__).resolve().parents[1] / "templates" / "i18n" / "ui.toml"
 

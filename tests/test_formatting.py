@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from reportgen.formatting import (
+from reportgen.text.formatting import (
     MISSING,
     change_texts,
     exact,
@@ -70,7 +70,7 @@ def test_change_texts_show_enough_decimals_to_differ() -> None:
 
 
 def test_latencies_of_ten_seconds_or_more_read_in_seconds() -> None:
-    from reportgen.formatting import fmt_latency_ms
+    from reportgen.text.formatting import fmt_latency_ms
 
     assert fmt_latency_ms(9_999.0, ".0f") == "9,999"
     assert fmt_latency_ms(11_779.0, ".0f") == "11.8 s"

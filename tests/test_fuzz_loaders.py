@@ -32,7 +32,7 @@ from reportgen.manifest import parse_manifest
 from reportgen.narrative import load_narrative
 from reportgen.reference.gpus import lookup_gpu
 from reportgen.sources.diff import load_tables
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 

@@ -474,7 +474,7 @@ def test_input_text_is_isolated_in_title_and_sentences(tmp_path: Path) -> None:
 
 def test_a_long_word_wraps_in_table_cells() -> None:
     from reportgen.render import bi_html
-    from reportgen.text import Bi
+    from reportgen.text.bilingual import Bi
 
     assert bi_html(Bi.plain("x" * 500)) == f'<span class="long">{"x" * 500}</span>'
     assert bi_html(Bi.plain("vllm C=8")) == "vllm C=8"

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reportgen.bidi import isolate
 from reportgen.cli import main
 from reportgen.figures.base import plotly_text
-from reportgen.listing import MAX_LISTED, shorten
 from reportgen.render import bi_html
-from reportgen.terminal_text import terminal_safe
-from reportgen.text import Bi
+from reportgen.text.bidi import isolate
+from reportgen.text.bilingual import Bi
+from reportgen.text.listing import MAX_LISTED, shorten
+from reportgen.text.terminal import terminal_safe
 
 sys.path.insert(0, str(Path(__file__).parent))
 from hardening_rounds import sweep, write_result, payload  # noqa: I001
@@ -142,9 +142,9 @@ def test_baseline_labels_cannot_spoof_hover_values(tmp_path: Path) -> None:
 
     from reportgen.figures.base import Fig
     from reportgen.figures.overlays import add_baseline_curves
-    from reportgen.i18n import load_ui
     from reportgen.resources import templates_dir
     from reportgen.sources.baseline import Baseline
+    from reportgen.text.i18n import load_ui
 
     tiers = pd.DataFrame({"engine": ["e"], "concurrency": [1.0], "output_tok_s": [10.0],
                           "itl_p50_ms": [5.0], "wait_ratio": [0.1], "tpot_p50_ms": [5.0],

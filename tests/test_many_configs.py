@@ -238,8 +238,8 @@ def test_two_configurations_get_the_pareto_view_one_does_not() -> None:
 
     from reportgen.figures.ranking import pareto_figure
     from reportgen.figures.registry import build_figures
-    from reportgen.i18n import load_ui
     from reportgen.resources import sample_round_dir, templates_dir
+    from reportgen.text.i18n import load_ui
 
     ra = analyze_round(load_round(sample_round_dir()))
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")

@@ -24,7 +24,7 @@ from reportgen.page.model import Cell, Row
 from reportgen.render import environment, plotly_bundle, script_json, table_rows
 from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE_SCRIPT = "</script><script>alert(1)</script>"

@@ -15,7 +15,7 @@ from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.manifest import Text
 from reportgen.tables import to_csv, to_json, to_json_dict, to_markdown
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 
 def _analysis() -> Analysis:

@@ -220,7 +220,7 @@ def test_timeline_with_kv_axis_passes_plotly_validation(tmp_path: Path) -> None:
     import plotly.graph_objects as go
 
     from reportgen.figures.registry import build_figures
-    from reportgen.i18n import load_ui
+    from reportgen.text.i18n import load_ui
 
     ui = load_ui(Path(__file__).resolve().parents[1] / "templates" / "i18n" / "ui.toml")
     analysis = analyze_dir(_round(tmp_path)).analysis.first

@@ -30,7 +30,7 @@ from reportgen.errors import Finding
 from reportgen.frames import ByEngine
 from reportgen.load.formats import NotRecomputable
 from reportgen.resources import templates_dir
-from reportgen.text import Bi, Strings, load_strings
+from reportgen.text.bilingual import Bi, Strings, load_strings
 
 CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message")
 

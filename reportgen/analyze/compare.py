@@ -15,7 +15,7 @@ from typing import cast
 
 import pandas as pd
 
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 Scalar = float | int | str | bool | None
 Value = Scalar | Bi   # Bi for bilingual text (read from the tables' {zh, en})

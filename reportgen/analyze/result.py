@@ -15,7 +15,7 @@ from reportgen.analyze.telemetry import AlignmentNote
 from reportgen.analyze.values import Value
 from reportgen.manifest import Inferred, Text
 from reportgen.slo import Slo
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 
 @dataclass(frozen=True)

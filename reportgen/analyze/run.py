@@ -101,7 +101,7 @@ from reportgen.reference.clients import itl_is_step, tpot_ties_e2el
 from reportgen.reference.gpus import lookup_gpu_spec
 from reportgen.reference.model_bytes import DTYPE_BYTES, model_bytes
 from reportgen.slo import Slo, goodput_arguments
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.bidi import isolate
+from reportgen.text.bidi import isolate
 
 FONT = ('system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei",'
         '"Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif')

@@ -9,7 +9,7 @@ from typing import Any
 from reportgen.analyze.result import Analysis
 from reportgen.figures.base import Fig, Scatter
 from reportgen.figures.marks import colors, engine_labels, engine_order
-from reportgen.i18n import UI
+from reportgen.text.i18n import UI
 
 # ----------------------------------------------------------------------------- distributions
 # The latency-distribution figure: ECDFs of TTFT, per-request TPOT, E2EL and pooled ITL in a

@@ -16,8 +16,8 @@ import pandas as pd
 from reportgen.analyze.result import Analysis
 from reportgen.figures.base import INK, MUTED, PALETTE, Fig, Scatter, plotly_text
 from reportgen.frames import rows_by_engine
-from reportgen.i18n import UI
-from reportgen.text import LANGS, Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.i18n import UI
 
 
 def engine_labels(analysis: Analysis) -> dict[str, Bi]:

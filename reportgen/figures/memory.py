@@ -11,7 +11,7 @@ import pandas as pd
 from reportgen.analyze.result import Analysis
 from reportgen.figures.base import INK, Bar, Fig, Scatter
 from reportgen.figures.marks import Marks, base_layout, engine_labels, engine_order, float_column
-from reportgen.i18n import UI
+from reportgen.text.i18n import UI
 
 MEMORY_PARTS = (("weights_gib", "weights"), ("kv_pool_gib", "kv"), ("other_gib", "other"))
 MEMORY_COLORS = {"weights": "#475569", "kv": "#60a5fa", "other": "#cbd5e1"}

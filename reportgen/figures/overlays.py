@@ -10,7 +10,7 @@ import numpy as np
 from reportgen.analyze.compare import Baseline
 from reportgen.figures.base import PALETTE, Fig, Scatter, plotly_text
 from reportgen.figures.marks import colors, excluded_mask, float_column, marker_symbols
-from reportgen.i18n import UI
+from reportgen.text.i18n import UI
 
 # ------------------------------------------------------------------ the baseline's curves (h14)
 

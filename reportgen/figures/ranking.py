@@ -22,8 +22,8 @@ from reportgen.figures.marks import (
     float_column,
     marker_symbols,
 )
-from reportgen.formatting import fmt, fmt_latency_ms
-from reportgen.i18n import UI
+from reportgen.text.formatting import fmt, fmt_latency_ms
+from reportgen.text.i18n import UI
 
 # The Pareto view is drawn for a round of at least this many configurations (one has nothing
 # to compare).

@@ -28,8 +28,8 @@ from reportgen.figures.tiers import (
     tradeoff_figure,
     wait_figure,
 )
-from reportgen.i18n import UI, figure_patches
-from reportgen.text import LANGS
+from reportgen.text.bilingual import LANGS
+from reportgen.text.i18n import UI, figure_patches
 
 BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),

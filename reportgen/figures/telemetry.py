@@ -10,7 +10,7 @@ import numpy as np
 from reportgen.analyze.result import Analysis
 from reportgen.figures.base import Fig, Scatter
 from reportgen.figures.marks import colors, engine_labels, engine_order
-from reportgen.i18n import UI
+from reportgen.text.i18n import UI
 
 # ------------------------------------------------------------------- telemetry timeline (h21)
 

@@ -34,7 +34,7 @@ from reportgen.figures.marks import (
     tier_marker,
     tiers_axis,
 )
-from reportgen.i18n import UI
+from reportgen.text.i18n import UI
 
 # ------------------------------------------------------------------------------- figures
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from reportgen.formatting import MISSING, format_value
-from reportgen.i18n import UI, Bi
-from reportgen.text import LANGS
+from reportgen.text.bilingual import LANGS
+from reportgen.text.formatting import MISSING, format_value
+from reportgen.text.i18n import UI, Bi
 
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Value
@@ -197,7 +197,6 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str, shared: bool =
     loader.js and app.js referenced as the site's shared scripts (``index_scripts``)."""
     from reportgen import __version__
     from reportgen.figures.base import template
-    from reportgen.i18n import figure_patches
     from reportgen.render import (
         bundle_for,
         content_security_policy,
@@ -209,6 +208,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str, shared: bool =
         static_script,
     )
     from reportgen.resources import templates_dir
+    from reportgen.text.i18n import figure_patches
 
     templates = templates_dir()
     dicts = {lang: trend_figure(entries, ui, lang) for lang in LANGS}

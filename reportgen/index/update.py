@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from reportgen.errors import InputError
-from reportgen.formatting import is_missing
 from reportgen.index.cache import (
     SCHEMA,
     Fingerprint,
@@ -43,7 +42,8 @@ from reportgen.index.cache import (
 from reportgen.index.page import METRICS, Entry, Metric, render_index
 from reportgen.index.site import Site, staged
 from reportgen.safe_read import printable, read_bytes, read_input
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import is_missing
 
 if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
     from reportgen.page.model import SeriesLink
@@ -393,7 +393,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         fresh = Written([site.out / INDEX])
         fresh.up_to_date = True
         return fresh
-    from reportgen.i18n import load_ui
+    from reportgen.text.i18n import load_ui
 
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
     index_label, series_label = ui.t("series.index"), ui.t("series.label")

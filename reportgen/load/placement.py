@@ -24,7 +24,7 @@ import pandas as pd
 
 from reportgen.paths import natural_key  # re-exported: placement.natural_key
 from reportgen.resources import templates_dir
-from reportgen.text import Bi, load_strings
+from reportgen.text.bilingual import Bi, load_strings
 
 AXES = ("concurrency", "request_rate")
 LENGTH_TOLERANCE = 0.10  # a gap wider than this between measured mean lengths parts workloads

@@ -13,13 +13,13 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
-from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
-from reportgen.i18n import UI
 from reportgen.narrative import LANGS, Prose
 from reportgen.page.cells import EXCLUDED_MARK, marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
 from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import fmt, fmt_g, fmt_latency_ms
+from reportgen.text.i18n import UI
 
 # tiers columns derived from a latency metric whose name does not say so (the others start
 # with ttft_ / itl_ / tpot_)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from reportgen.resources import data_tables
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 METRICS = ("ttft", "itl", "tpot")
 KEYS = frozenset({"id", "name", "source", "throughput", "throughput_as_page", *METRICS,

@@ -46,10 +46,10 @@ from reportgen.analyze.compare import (
     narrative_values,
 )
 from reportgen.errors import InputError
-from reportgen.i18n import Bi
 from reportgen.manifest import locate
 from reportgen.safe_read import read_input
 from reportgen.sources import diff
+from reportgen.text.i18n import Bi
 
 BASELINE_TOML = "baseline.toml"
 FLOAT_MAX = 1.7976931348623157e308

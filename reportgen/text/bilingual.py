@@ -84,7 +84,7 @@ def _then(value: Any) -> str:
 class Strings:
     """A plain-text string table (key → both languages) whose leaves are Python format
     strings; ``bi(key, **params)`` fills them. A ``Bi`` parameter gives each language its own
-    text. Unlike the UI table (``reportgen.i18n.UI``) nothing is markdown: these strings go to
+    text. Unlike the UI table (``reportgen.text.i18n.UI``) nothing is markdown: these strings go to
     the terminal and into JSON as they are."""
 
     def __init__(self, strings: Mapping[str, Mapping[str, str]]) -> None:

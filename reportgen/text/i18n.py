@@ -25,7 +25,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
-from reportgen.text import LANGS, Bi, flatten_table
+from reportgen.text.bilingual import LANGS, Bi, flatten_table
 
 
 def markdown() -> MarkdownIt:
