@@ -56,9 +56,9 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     reader has no stored or browser preference). ``baseline`` (a round folder, report.html or
     baseline.toml folder) overrides round.toml's ``[baseline] round``. Bad input raises
     InputError; the output file is then left exactly as it was. ``out`` follows the output-path
-    policy of ``reportgen.write``, checked before anything is loaded and again when writing.
+    policy of ``reportgen.files.write``, checked before anything is loaded and again when writing.
     """
-    from reportgen.write import output_target
+    from reportgen.files.write import output_target
 
     say = progress or _quiet
     # refused before anything is loaded: no input of the round, nor --previous / --baseline
@@ -95,8 +95,8 @@ def write_page(out: Path | str, html: str, say: Progress = _quiet,
                round_dir: Path | None = None,
                avoid: Iterable[Path | str | None] = ()) -> Path | None:
     """Write one page under the output-path policy (``-`` is stdout: None is returned)."""
-    from reportgen.safe_read import printable
-    from reportgen.write import write_output
+    from reportgen.files.safe_read import printable
+    from reportgen.files.write import write_output
 
     say(f"write {out}")
     try:

@@ -54,7 +54,7 @@ def _input_errors() -> Iterator[None]:
 
 
 def _sample() -> Path:
-    from reportgen.resources import sample_round_dir
+    from reportgen.files.resources import sample_round_dir
 
     return sample_round_dir()
 
@@ -184,7 +184,7 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
         if pdf is not None and output == "-":
             raise InputError("--pdf", "prints the page from a file: give -o FILE, not -o -")
         if pdf is not None:  # both outputs checked before anything is built
-            from reportgen.write import output_target
+            from reportgen.files.write import output_target
 
             output_target(pdf, round_dir, kind="pdf", avoid=[output, previous, baseline])
             from reportgen.pdf import require_isolation
@@ -345,8 +345,8 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
              reportgen tables runs/round3 --slo tpot_ms=50 --load 20req/s --price 2.5
     """
     from reportgen import tables as tbl
+    from reportgen.files.write import output_target, write_output
     from reportgen.pipeline import analyze_dir
-    from reportgen.write import output_target, write_output
 
     slo = _slo_option(slo_text, slo_target)
     if fmt == "parquet":

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.errors import Finding, InputError
+from reportgen.files.paths import display_path
 from reportgen.manifest import Manifest, parse_manifest
-from reportgen.paths import display_path
 from reportgen.reference.gpus import lookup_gpu
 
 __all__ = ["EngineFiles", "RoundFiles", "discover", "display_path", "list_bench_files",
            "read_manifest"]
-from reportgen.safe_read import check_input, refuse_outside
+from reportgen.files.safe_read import check_input, refuse_outside
 
 METRICS_FILE = re.compile(r"^c(\d+)-(before|after)\.prom$")
 NOT_ENGINES = {"narrative", "__pycache__"}

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import InputError
-from reportgen.resources import templates_dir
-from reportgen.safe_read import printable, read_input
+from reportgen.files.resources import templates_dir
+from reportgen.files.safe_read import printable, read_input
 from reportgen.slo import DEFAULT_TARGET, Slo
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text.bilingual import LANGS, Bi, load_strings

@@ -43,8 +43,8 @@ from markdown_it.token import Token
 from markupsafe import Markup
 
 from reportgen.errors import InputError
-from reportgen.paths import display_path
-from reportgen.safe_read import printable, read_bytes, read_input, refuse_outside
+from reportgen.files.paths import display_path
+from reportgen.files.safe_read import printable, read_bytes, read_input, refuse_outside
 from reportgen.text.bidi import isolate
 from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import format_value
@@ -279,7 +279,7 @@ class Images:
 
     def _remote(self, token: Token, src: str) -> None:
         """An image token turned into a link and a note (built here, every part escaped)."""
-        from reportgen.resources import templates_dir
+        from reportgen.files.resources import templates_dir
 
         note = load_ui(templates_dir() / "i18n" / "ui.toml").raw("narrative.remote_image",
                                                                  self.lang)

@@ -174,8 +174,8 @@ class Assembled:
     def html(self, shared: bool = False) -> str:
         """``shared``: plotly.js and the page's scripts as a site's files
         (``render.shared_scripts``), not inlined."""
+        from reportgen.files.resources import templates_dir
         from reportgen.render import render_page
-        from reportgen.resources import templates_dir
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
                            figs=self.figures.payload(), trace_types=self.figures.trace_types,
@@ -205,11 +205,11 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
                   reuse: Reuse | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
     from reportgen.figures.registry import figures_payload
+    from reportgen.files.resources import templates_dir
     from reportgen.narrative import LANGS, load_narrative
     from reportgen.page import build_page, build_sections
     from reportgen.page.model import Figure, Inputs, View
     from reportgen.render import plotly_version
-    from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
 
     if lang is not None and lang not in LANGS:

@@ -34,7 +34,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from reportgen import datablock
+from reportgen.files import datablock
 from reportgen.page.model import Page, Row, Series
 from reportgen.text.bidi import has_bidi, isolate
 from reportgen.text.bilingual import Bi

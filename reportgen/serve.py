@@ -262,7 +262,7 @@ class Preview:
 def error_page(message: str, root: Path) -> str:
     """A plain page naming what is wrong, in both languages; the reload script is added to it
     as to the report."""
-    from reportgen.resources import templates_dir
+    from reportgen.files.resources import templates_dir
     from reportgen.text.i18n import load_ui
 
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")

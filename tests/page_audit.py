@@ -17,6 +17,7 @@ import numpy as np
 
 from reportgen.build import Assembled
 from reportgen.figures.distributions import FILLED_META
+from reportgen.files.resources import templates_dir
 from reportgen.page.model import (
     Block,
     Cards,
@@ -29,7 +30,6 @@ from reportgen.page.model import (
     Section,
     Table,
 )
-from reportgen.resources import templates_dir
 from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.i18n import load_ui
 

@@ -278,7 +278,7 @@ def test_data_block_is_found_among_other_scripts() -> None:
 
 
 def test_size_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reportgen.safe_read import CAPS, Cap
+    from reportgen.files.safe_read import CAPS, Cap
 
     monkeypatch.setitem(CAPS, "report", Cap(1000, "a report.html"))
     path = _html(tmp_path, json.dumps(tables()) + " " * 1000)

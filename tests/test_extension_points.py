@@ -22,11 +22,11 @@ from reportgen.analyze import run, tier_metrics
 from reportgen.analyze.tier_metrics import TierMetric
 from reportgen.console import tiers_text
 from reportgen.figures.registry import BUILDERS
+from reportgen.files.resources import templates_dir
 from reportgen.load import formats
 from reportgen.load.round import load_round
 from reportgen.page.assemble import build_sections
 from reportgen.page.model import Table
-from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
 from reportgen.text.i18n import load_ui
 from tests.page_fixture import make_analysis

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen import resources
+from reportgen.files import resources
 from reportgen.reference.gpus import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
 
 
@@ -141,7 +141,7 @@ def test_spec_carries_its_source() -> None:
 def test_table_is_read_on_first_lookup_not_at_import() -> None:
     # cold start: importing the module (discover, analyze and init all do) parses no TOML
     code = """
-import reportgen.resources as resources
+import reportgen.files.resources as resources
 read = []
 real = resources.data_tables
 resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)

@@ -142,7 +142,7 @@ def test_baseline_labels_cannot_spoof_hover_values(tmp_path: Path) -> None:
 
     from reportgen.figures.base import Fig
     from reportgen.figures.overlays import add_baseline_curves
-    from reportgen.resources import templates_dir
+    from reportgen.files.resources import templates_dir
     from reportgen.sources.baseline import Baseline
     from reportgen.text.i18n import load_ui
 

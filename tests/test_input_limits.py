@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reportgen.load
-from reportgen import safe_read
 from reportgen.errors import InputError
+from reportgen.files import safe_read
 
 INPUT_MODULES = ("reportgen.discover", "reportgen.manifest", "reportgen.narrative",
-                 "reportgen.safe_read")
+                 "reportgen.files.safe_read")
 LINE = 100_000
 BUDGET_S = 0.5
 
@@ -198,6 +198,6 @@ def test_no_parser_reads_more_than_its_cap(kind: str, fill: bytes, cap: int,
         mp.setitem(safe_read.CAPS, kind, safe_read.Cap(cap, limit.what))
         with pytest.raises(InputError, match="too large"):
             LOADERS[kind](path)
-    assert opened, "the loader did not read through reportgen.safe_read"
+    assert opened, "the loader did not read through reportgen.files.safe_read"
     # the cap + 1 bytes that prove the file too long, plus one buffered read-ahead
     assert sum(r.served for r in opened) <= cap + 1 + io.DEFAULT_BUFFER_SIZE

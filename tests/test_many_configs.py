@@ -18,7 +18,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is not installed
 
 from benchmarks import many_configs
-from reportgen import datablock
 from reportgen.analyze import crossover as xo
 from reportgen.analyze.pareto import (
     frontier_mask,
@@ -29,6 +28,7 @@ from reportgen.analyze.pareto import (
 )
 from reportgen.analyze.run import RoundAnalysis, analyze_round
 from reportgen.errors import InputError
+from reportgen.files import datablock
 from reportgen.load.records import LoadedRound
 from reportgen.load.round import load_round
 from reportgen.manifest import check_comparisons, parse_manifest
@@ -238,7 +238,7 @@ def test_two_configurations_get_the_pareto_view_one_does_not() -> None:
 
     from reportgen.figures.ranking import pareto_figure
     from reportgen.figures.registry import build_figures
-    from reportgen.resources import sample_round_dir, templates_dir
+    from reportgen.files.resources import sample_round_dir, templates_dir
     from reportgen.text.i18n import load_ui
 
     ra = analyze_round(load_round(sample_round_dir()))

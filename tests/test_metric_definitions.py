@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reportgen.files.resources import templates_dir
 from reportgen.load.formats import READERS
 from reportgen.reference.clients import client
-from reportgen.resources import templates_dir
 from reportgen.text.i18n import load_ui
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -266,7 +266,7 @@ def test_table_is_read_on_first_lookup_not_at_import() -> None:
     # cold start: importing the module (model_bytes does) parses no TOML; both arrays come
     # from one read
     code = """
-import reportgen.resources as resources
+import reportgen.files.resources as resources
 read = []
 real = resources.data_tables
 resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)

@@ -20,9 +20,9 @@ from page_fixture import make_analysis
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.build import page_date, render_analysis
 from reportgen.errors import InputError
+from reportgen.files.resources import templates_dir
 from reportgen.page.model import Cell, Row
 from reportgen.render import environment, plotly_bundle, script_json, table_rows
-from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
 from reportgen.text.bilingual import Bi
 

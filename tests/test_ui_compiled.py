@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.resources import templates_dir
+from reportgen.files.resources import templates_dir
 from reportgen.text.i18n import COMPILED_NAME, UI, compiled_text, load_ui
 
 UI_TOML = templates_dir() / "i18n" / "ui.toml"

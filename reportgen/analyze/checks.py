@@ -27,9 +27,9 @@ import pandas as pd
 
 from reportgen.analyze import claims
 from reportgen.errors import Finding
+from reportgen.files.resources import templates_dir
 from reportgen.frames import ByEngine
 from reportgen.load.formats import NotRecomputable
-from reportgen.resources import templates_dir
 from reportgen.text.bilingual import Bi, Strings, load_strings
 
 CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message")

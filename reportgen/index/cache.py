@@ -43,7 +43,7 @@ from typing import Any
 
 from reportgen import __version__
 from reportgen.errors import InputError
-from reportgen.safe_read import printable, read_input
+from reportgen.files.safe_read import printable, read_input
 
 SCHEMA = "reportgen.index-cache/3"
 CACHE_DIR = ".reportgen-index"

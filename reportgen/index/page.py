@@ -197,6 +197,7 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str, shared: bool =
     loader.js and app.js referenced as the site's shared scripts (``index_scripts``)."""
     from reportgen import __version__
     from reportgen.figures.base import template
+    from reportgen.files.resources import templates_dir
     from reportgen.render import (
         bundle_for,
         content_security_policy,
@@ -207,7 +208,6 @@ def render_index(entries: list[Entry], ui: UI, default_lang: str, shared: bool =
         shared_scripts,
         static_script,
     )
-    from reportgen.resources import templates_dir
     from reportgen.text.i18n import figure_patches
 
     templates = templates_dir()

@@ -22,9 +22,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.files.safe_read import printable, read_bytes, read_input
+from reportgen.files.write import output_target, write_atomic
 from reportgen.index.cache import CACHE_DIR, TABLES_DIR
-from reportgen.safe_read import printable, read_bytes, read_input
-from reportgen.write import output_target, write_atomic
 
 # a round's entry is <name>.json beside it, and no round name starts with "." (index/update.py):
 # the manifest's name can be no round's

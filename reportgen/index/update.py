@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from reportgen.errors import InputError
+from reportgen.files.safe_read import printable, read_bytes, read_input
 from reportgen.index.cache import (
     SCHEMA,
     Fingerprint,
@@ -41,7 +42,6 @@ from reportgen.index.cache import (
 )
 from reportgen.index.page import METRICS, Entry, Metric, render_index
 from reportgen.index.site import Site, staged
-from reportgen.safe_read import printable, read_bytes, read_input
 from reportgen.text.bilingual import Bi
 from reportgen.text.formatting import is_missing
 
@@ -151,7 +151,7 @@ SHARED_SOURCES = ("loader.js", "app.js", "slo.js", "vendor/plotly-custom.min.js.
 def shared_key() -> str:
     """A hash of the shared scripts' sources: part of every round's key, so a changed script
     rebuilds the pages that reference it."""
-    from reportgen.resources import templates_dir
+    from reportgen.files.resources import templates_dir
 
     h = hashlib.sha256()
     for name in SHARED_SOURCES:
@@ -166,7 +166,7 @@ def write_shared(site: Path, files: Mapping[str, bytes]) -> None:
     """The site's shared scripts (``render.shared_scripts``): content-hashed names, so a file
     already there is the same file; written before the commit, harmless until a committed
     page references them."""
-    from reportgen.write import write_atomic
+    from reportgen.files.write import write_atomic
 
     for rel, data in files.items():
         path = site / rel
@@ -188,12 +188,12 @@ def build_round(job: Job) -> float:
     the index link only; the caller splices the neighbours in). Returns the seconds taken.
     Runs in a worker process: nothing of the analysis outlives the call."""
     from reportgen.build import resolve_baseline
+    from reportgen.files.resources import templates_dir
+    from reportgen.files.write import write_atomic
     from reportgen.page.model import Series
     from reportgen.pipeline import analyze_dir, assemble_page
     from reportgen.render import shared_scripts
-    from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
-    from reportgen.write import write_atomic
 
     began = time.perf_counter()
     done = analyze_dir(job.folder)
@@ -333,8 +333,8 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     every changed round is built (see ``index.site``). The reports share the site's scripts
     (``_static/``) unless ``self_contained``."""
     from reportgen import __version__
-    from reportgen.resources import templates_dir
-    from reportgen.write import write_atomic
+    from reportgen.files.resources import templates_dir
+    from reportgen.files.write import write_atomic
 
     say = progress or (lambda _: None)
     if not folders:

@@ -21,6 +21,13 @@ import pandas as pd
 
 from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
+from reportgen.files.safe_read import (
+    SURROGATE_ESCAPE,
+    check_encoding,
+    read_head,
+    read_input,
+    whole_text,
+)
 from reportgen.frames import MEASURED_RATE
 from reportgen.load.bench_json import (
     RequestColumns,
@@ -45,13 +52,6 @@ from reportgen.manifest import (
     Provenance,
     Text,
     default_title,
-)
-from reportgen.safe_read import (
-    SURROGATE_ESCAPE,
-    check_encoding,
-    read_head,
-    read_input,
-    whole_text,
 )
 
 Show = Callable[[Path], str]

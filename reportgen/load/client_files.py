@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from reportgen.errors import Finding, InputError
+from reportgen.files.paths import natural_key
+from reportgen.files.safe_read import read_input
 from reportgen.load.bench_json import BenchRows, bench_rows
 from reportgen.load.formats import ClientRun, reader
 from reportgen.load.formats.metric_keys import LARGEST_WHOLE
-from reportgen.paths import natural_key
-from reportgen.safe_read import read_input
 
 if TYPE_CHECKING:
     from reportgen.load.scan import ScannedFile

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding, InputError
+from reportgen.files.safe_read import open_regular, read_head
 from reportgen.load.bench_json import empty_itls
 from reportgen.load.llama_log import parse_llama_log
 from reportgen.load.records import EngineData
@@ -20,7 +21,6 @@ from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
 from reportgen.manifest import Manifest
 from reportgen.reference.model_bytes import model_bytes
-from reportgen.safe_read import open_regular, read_head
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20

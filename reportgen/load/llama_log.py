@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding, InputError
-from reportgen.safe_read import InputStream, open_input
+from reportgen.files.safe_read import InputStream, open_input
 
 CHUNK = 16 << 20
 OVERLAP = 64 << 10  # CHUNK must be well above 2 × OVERLAP
-KIND = "llama_log"  # its size cap in reportgen.safe_read.CAPS
+KIND = "llama_log"  # its size cap in reportgen.files.safe_read.CAPS
 STARTUP_WINDOW = 8 << 20  # how far before a listening line its startup text may begin
 PROMPT_LIT = b"prompt eval time"
 

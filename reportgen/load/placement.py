@@ -22,8 +22,8 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from reportgen.paths import natural_key  # re-exported: placement.natural_key
-from reportgen.resources import templates_dir
+from reportgen.files.paths import natural_key  # re-exported: placement.natural_key
+from reportgen.files.resources import templates_dir
 from reportgen.text.bilingual import Bi, load_strings
 
 AXES = ("concurrency", "request_rate")

@@ -107,9 +107,9 @@ def load_round(round_dir: Path) -> LoadedRound:
     """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound): the fixed layout when
     round.toml describes one, else every result found below the folder."""
     from reportgen.discover import read_manifest
+    from reportgen.files.paths import display_paths
     from reportgen.load.auto import load_auto
     from reportgen.manifest import check_comparisons
-    from reportgen.paths import display_paths
 
     root = Path(round_dir)
     manifest = read_manifest(root)
@@ -175,8 +175,8 @@ def load_round(round_dir: Path) -> LoadedRound:
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
     """The `runs` table of the fixed layout: one result per (engine, tier), one workload."""
+    from reportgen.files.safe_read import printable
     from reportgen.load.auto import build_runs
-    from reportgen.safe_read import printable
 
     rel = {files.show(p): printable(p.relative_to(files.root).as_posix())
            for ef in files.engines.values() for p in ef.bench}

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from reportgen.resources import data_tables
+from reportgen.files.resources import data_tables
 from reportgen.text.bilingual import Bi
 
 METRICS = ("ttft", "itl", "tpot")

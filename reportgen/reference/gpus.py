@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from reportgen.resources import data_tables
+from reportgen.files.resources import data_tables
 
 
 @dataclass(frozen=True)

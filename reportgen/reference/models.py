@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from reportgen.resources import data_tables
+from reportgen.files.resources import data_tables
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen import embedded
 from reportgen.analyze.compare import (
     CURVE_COLUMNS,
     FIGURES,
@@ -46,8 +45,9 @@ from reportgen.analyze.compare import (
     narrative_values,
 )
 from reportgen.errors import InputError
+from reportgen.files import embedded
+from reportgen.files.safe_read import read_input
 from reportgen.manifest import locate
-from reportgen.safe_read import read_input
 from reportgen.sources import diff
 from reportgen.text.i18n import Bi
 

@@ -15,7 +15,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from reportgen import datablock, embedded
 from reportgen.analyze.changes import (
     Change,
     Diff,
@@ -31,7 +30,8 @@ from reportgen.analyze.changes import (
 )
 from reportgen.analyze.goodput import LOAD_UNITS
 from reportgen.errors import InputError
-from reportgen.safe_read import CAPS, printable, read_bytes
+from reportgen.files import datablock, embedded
+from reportgen.files.safe_read import CAPS, printable, read_bytes
 from reportgen.schema import READABLE, RENAMED, SCHEMA
 from reportgen.slo import CLI_SOURCE, METRICS, Slo
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from reportgen.safe_read import printable
+from reportgen.files.safe_read import printable
 
 # C0 controls (tab included: it moves the cursor), DEL, C1 controls; bidi embeddings,
 # overrides and isolates, the marks, the Arabic letter mark; line and paragraph separators.

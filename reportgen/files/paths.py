@@ -10,7 +10,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from reportgen.safe_read import printable
+from reportgen.files.safe_read import printable
 
 
 def display_path(path: Path, root: Path) -> str:

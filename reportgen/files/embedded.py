@@ -28,7 +28,7 @@ from typing import Any
 
 from reportgen import schema
 from reportgen.errors import InputError
-from reportgen.safe_read import SURROGATE_ESCAPE, whole_text
+from reportgen.files.safe_read import SURROGATE_ESCAPE, whole_text
 
 MAX_DEPTH = 32
 INT_STRING_LIMIT = 4300   # Python's default int-from-string limit

@@ -45,7 +45,7 @@ from pathlib import Path
 from types import FrameType
 
 from reportgen.errors import InputError
-from reportgen.safe_read import file_kind, printable
+from reportgen.files.safe_read import file_kind, printable
 
 STDOUT = "-"
 REPORT_SUFFIXES = (".html", ".htm")
