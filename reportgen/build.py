@@ -28,7 +28,7 @@ from reportgen.sources.diff import load_tables
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Missing, Source
     from reportgen.analyze.result import RoundAnalysis
-    from reportgen.manifest import Manifest
+    from reportgen.load.manifest import Manifest
     from reportgen.page.model import Revisions
     from reportgen.slo import Slo
 

@@ -11,8 +11,8 @@ from pathlib import Path, PurePosixPath
 
 from reportgen.errors import InputError
 from reportgen.files.safe_read import printable
+from reportgen.load.manifest import Inferred, folder_name
 from reportgen.load.records import LoadedRound
-from reportgen.manifest import Inferred, folder_name
 from reportgen.reference.gpus import lookup_gpu_spec
 from reportgen.reference.model_bytes import model_bytes
 from reportgen.text.terminal import terminal_safe
@@ -182,10 +182,10 @@ def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path,
     """Infer from ``root``'s files alone (an existing round.toml is not read) and write
     round.toml atomically; an existing one is refused, or with ``force`` kept as
     round.toml.bak (round.toml.bak.2 … when that exists too)."""
-    from reportgen.discover import display_path
     from reportgen.files.safe_read import leads_out
     from reportgen.files.write import output_target, write_output
     from reportgen.load.auto import load_auto
+    from reportgen.load.discover import display_path
 
     path = root / "round.toml"
     if path.is_symlink() and leads_out(path, root):
@@ -242,7 +242,7 @@ def check_builds(data: bytes, root: Path) -> None:
     import tempfile
 
     from reportgen.files.write import check_content
-    from reportgen.manifest import parse_manifest
+    from reportgen.load.manifest import parse_manifest
     from reportgen.reference.gpus import lookup_gpu
 
     check_content(root / "round.toml", data, "round.toml")

@@ -89,7 +89,7 @@ def with_price(loaded: LoadedRound, price: float | None) -> LoadedRound:
     """The round with the command line's $/GPU-hour in place of round.toml's [cost]."""
     import dataclasses
 
-    from reportgen.manifest import COMMAND_LINE, Provenance
+    from reportgen.load.manifest import COMMAND_LINE, Provenance
 
     if price is None:
         return loaded

@@ -15,7 +15,7 @@ import pandas as pd
 
 from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.round_facts import EngineFacts, RoundInfo
-from reportgen.manifest import Text
+from reportgen.load.manifest import Text
 from reportgen.text.bilingual import Bi
 
 CONC = [1, 4, 16, 64]

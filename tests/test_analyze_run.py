@@ -20,7 +20,7 @@ import pytest
 
 from reportgen.analyze.run import analyze
 from reportgen.errors import Finding
-from reportgen.manifest import parse_manifest
+from reportgen.load.manifest import parse_manifest
 from reportgen.reference.gpus import lookup_gpu
 from reportgen.text.bilingual import Bi
 

@@ -25,10 +25,10 @@ from reportgen.errors import InputError
 from reportgen.load.bench_json import load_bench_file
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.llama_log import parse_llama_log
+from reportgen.load.manifest import parse_manifest
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.vllm_log import parse_vllm_log
-from reportgen.manifest import parse_manifest
 from reportgen.narrative import load_narrative
 from reportgen.reference.gpus import lookup_gpu
 from reportgen.sources.diff import load_tables

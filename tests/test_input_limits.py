@@ -27,7 +27,7 @@ import reportgen.load
 from reportgen.errors import InputError
 from reportgen.files import safe_read
 
-INPUT_MODULES = ("reportgen.discover", "reportgen.manifest", "reportgen.narrative",
+INPUT_MODULES = ("reportgen.load.discover", "reportgen.load.manifest", "reportgen.narrative",
                  "reportgen.files.safe_read")
 LINE = 100_000
 BUDGET_S = 0.5
@@ -148,10 +148,10 @@ def _loaders() -> dict[str, Callable[[Path], object]]:
     from reportgen.load.bench_json import load_bench_file
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.llama_log import parse_llama_log
+    from reportgen.load.manifest import parse_manifest
     from reportgen.load.nvidia_smi import load_gpu_csv
     from reportgen.load.prometheus import parse_prometheus
     from reportgen.load.vllm_log import parse_vllm_log
-    from reportgen.manifest import parse_manifest
     from reportgen.narrative import load_narrative
     from reportgen.reference.gpus import lookup_gpu
 

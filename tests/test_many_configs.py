@@ -29,9 +29,9 @@ from reportgen.analyze.pareto import (
 from reportgen.analyze.run import RoundAnalysis, analyze_round
 from reportgen.errors import InputError
 from reportgen.files import datablock
+from reportgen.load.manifest import check_comparisons, parse_manifest
 from reportgen.load.records import LoadedRound
 from reportgen.load.round import load_round
-from reportgen.manifest import check_comparisons, parse_manifest
 from reportgen.reference.gpus import lookup_gpu
 
 

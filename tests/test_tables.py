@@ -13,7 +13,7 @@ import pytest
 
 from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.round_facts import RoundInfo
-from reportgen.manifest import Text
+from reportgen.load.manifest import Text
 from reportgen.tables import to_csv, to_json, to_json_dict, to_markdown
 from reportgen.text.bilingual import Bi
 

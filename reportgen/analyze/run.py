@@ -91,11 +91,11 @@ from reportgen.analyze.waves import add_waves
 from reportgen.frames import ByEngine
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaFacts
+from reportgen.load.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
 from reportgen.reference.clients import client as client_row
 from reportgen.reference.clients import itl_is_step, tpot_ties_e2el
 from reportgen.reference.gpus import lookup_gpu_spec

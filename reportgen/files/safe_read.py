@@ -13,7 +13,7 @@ for every input:
 - **Encodings.** A UTF-8 byte-order mark is dropped; gzip data and UTF-16/32 text are refused
   with a message that says so (rather than "not UTF-8 (byte 1)" or silently misread text).
 - **Links stay in the round.** ``leads_out`` tells whether a path resolves outside the round
-  folder; discovery refuses such inputs (see ``reportgen.discover``, ``load.scan``).
+  folder; discovery refuses such inputs (see ``reportgen.load.discover``, ``load.scan``).
 - **Names are printable.** ``printable`` turns the undecodable bytes of a file name (which
   Python keeps as lone surrogates) into ``\\xNN`` escapes, so a message or the page can show it.
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.discover import EngineFiles
 from reportgen.errors import Finding, InputError
 from reportgen.files.safe_read import (
     SURROGATE_ESCAPE,
@@ -36,15 +35,8 @@ from reportgen.load.bench_json import (
     decode_records,
     summary_frame,
 )
-from reportgen.load.placement import (
-    Configuration,
-    Unplaced,
-    Workload,
-    run_name,
-)
-from reportgen.load.records import EngineData, LoadedRound
-from reportgen.load.scan import ScannedFile
-from reportgen.manifest import (
+from reportgen.load.discover import EngineFiles
+from reportgen.load.manifest import (
     GPU_TABLE,
     EngineSpec,
     Inferred,
@@ -53,6 +45,14 @@ from reportgen.manifest import (
     Text,
     default_title,
 )
+from reportgen.load.placement import (
+    Configuration,
+    Unplaced,
+    Workload,
+    run_name,
+)
+from reportgen.load.records import EngineData, LoadedRound
+from reportgen.load.scan import ScannedFile
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run

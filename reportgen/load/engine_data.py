@@ -16,10 +16,10 @@ from reportgen.errors import Finding, InputError
 from reportgen.files.safe_read import open_regular, read_head
 from reportgen.load.bench_json import empty_itls
 from reportgen.load.llama_log import parse_llama_log
+from reportgen.load.manifest import Manifest
 from reportgen.load.records import EngineData
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
-from reportgen.manifest import Manifest
 from reportgen.reference.model_bytes import model_bytes
 
 Show = Callable[[Path], str]

@@ -1,6 +1,6 @@
 """``load_round(dir) -> LoadedRound``: every input file of a round, parsed and tagged by engine.
 
-Errors name files relative to the round directory's parent (see ``reportgen.discover``).
+Errors name files relative to the round directory's parent (see ``reportgen.load.discover``).
 Problems that still allow an honest report (a tier one engine lacks, an unpaired scrape, a
 folder round.toml does not mention…) become ``Finding``s; contradictions (the same tier twice,
 log_segments that do not add up to the log) are ``InputError``s.
@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reportgen.discover import RoundFiles, discover
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
     concat_file_itls,
@@ -23,6 +22,7 @@ from reportgen.load.bench_json import (
     joined_summary_frame,
     load_bench_rows,
 )
+from reportgen.load.discover import RoundFiles, discover
 from reportgen.load.engine_data import (
     Show,
     _concat_itls,
@@ -32,11 +32,11 @@ from reportgen.load.engine_data import (
     sniff_log_kind,
 )
 from reportgen.load.fingerprint import parse_fingerprint
+from reportgen.load.manifest import Manifest
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import nonfinite_note, parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.telemetry import load_telemetry
-from reportgen.manifest import Manifest
 
 __all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes", "sniff_log_kind"]
 
@@ -106,10 +106,10 @@ def fixed_layout(root: Path, manifest: Manifest | None) -> bool:
 def load_round(round_dir: Path) -> LoadedRound:
     """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound): the fixed layout when
     round.toml describes one, else every result found below the folder."""
-    from reportgen.discover import read_manifest
     from reportgen.files.paths import display_paths
     from reportgen.load.auto import load_auto
-    from reportgen.manifest import check_comparisons
+    from reportgen.load.discover import read_manifest
+    from reportgen.load.manifest import check_comparisons
 
     root = Path(round_dir)
     manifest = read_manifest(root)

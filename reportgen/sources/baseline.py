@@ -47,7 +47,7 @@ from reportgen.analyze.compare import (
 from reportgen.errors import InputError
 from reportgen.files import embedded
 from reportgen.files.safe_read import read_input
-from reportgen.manifest import locate
+from reportgen.load.manifest import locate
 from reportgen.sources import diff
 from reportgen.text.i18n import Bi
 

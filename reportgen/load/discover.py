@@ -13,7 +13,7 @@ from pathlib import Path
 
 from reportgen.errors import Finding, InputError
 from reportgen.files.paths import display_path
-from reportgen.manifest import Manifest, parse_manifest
+from reportgen.load.manifest import Manifest, parse_manifest
 from reportgen.reference.gpus import lookup_gpu
 
 __all__ = ["EngineFiles", "RoundFiles", "discover", "display_path", "list_bench_files",
