@@ -501,8 +501,9 @@ def diff(old: str, new: str, fmt: str) -> None:
     \b
     Example: reportgen diff published/round3.html runs/round3 --format markdown
     """
+    from reportgen.analyze.changes import as_json
     from reportgen.console import diff_markdown, diff_text
-    from reportgen.sources.diff import as_json, diff_sources
+    from reportgen.sources.diff import diff_sources
 
     with _input_errors():
         changes = diff_sources(Path(old), Path(new))

@@ -25,7 +25,8 @@ from reportgen.errors import InputError
 from reportgen.figures.built import FigureSet
 from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
-from reportgen.text.i18n import UI, Bi, load_ui
+from reportgen.text.bilingual import Bi
+from reportgen.text.i18n import UI, load_ui
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 
 
-def _quiet(_: str) -> None:
+def no_progress(_: str) -> None:
     pass
 
 
@@ -65,7 +66,7 @@ def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo |
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
-    say = progress or _quiet
+    say = progress or no_progress
     say(f"load {round_dir}")
     loaded = with_price(with_slo(load_round(Path(round_dir)), slo, slo_target), price)
     say("analyze")
@@ -183,7 +184,7 @@ class Assembled:
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
-                    lang: str | None = None, progress: Progress = _quiet,
+                    lang: str | None = None, progress: Progress = no_progress,
                     revisions: Revisions | None = None,
                     baseline: Source | Missing | None = None,
                     series: Series | None = None,
@@ -200,17 +201,18 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
 
 
 def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
-                  progress: Progress = _quiet, revisions: Revisions | None = None, *,
+                  progress: Progress = no_progress, revisions: Revisions | None = None, *,
                   baseline: Source | Missing | None = None, series: Series | None = None,
                   reuse: Reuse | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
     from reportgen.figures.registry import figures_payload
     from reportgen.files.resources import templates_dir
-    from reportgen.narrative import LANGS, load_narrative
-    from reportgen.page import build_page, build_sections
+    from reportgen.narrative import load_narrative
+    from reportgen.page.assemble import build_page, build_sections
     from reportgen.page.model import Figure, Inputs, View
     from reportgen.render import plotly_version
     from reportgen.tables import to_json_dict
+    from reportgen.text.bilingual import LANGS
 
     if lang is not None and lang not in LANGS:
         raise InputError("--lang", f"expected one of {', '.join(LANGS)}, got {lang!r}")

@@ -220,7 +220,8 @@ class Preview:
         return True
 
     def _build(self, inputs_changed: bool) -> None:
-        from reportgen.build import render_analysis, resolve_baseline
+        from reportgen.build import resolve_baseline
+        from reportgen.pipeline import render_analysis
 
         began = time.perf_counter()
         try:

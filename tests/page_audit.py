@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.build import Assembled
 from reportgen.figures.distributions import FILLED_META
 from reportgen.files.resources import templates_dir
 from reportgen.page.model import (
@@ -30,6 +29,7 @@ from reportgen.page.model import (
     Section,
     Table,
 )
+from reportgen.pipeline import Assembled
 from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.i18n import load_ui
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.changes import Diff, Figure, Group, Input
 from reportgen.analyze.result import Analysis
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.console import (
@@ -18,7 +19,6 @@ from reportgen.console import (
     tiers_text,
     values_text,
 )
-from reportgen.sources.diff import Diff, Figure, Group, Input
 from reportgen.text.bilingual import Bi
 
 LONG = ("C=16: mean TPOT 34.28 ms, but mean E2EL and TTFT imply 26.27 ms (+30.5%): a few "

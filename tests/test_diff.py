@@ -13,17 +13,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reportgen.analyze.changes import Change, as_json, diff_tables, group_changes
 from reportgen.cli import main
 from reportgen.errors import InputError
-from reportgen.sources.diff import (
-    Change,
-    as_json,
-    checked,
-    diff_tables,
-    find_data_block,
-    group_changes,
-    load_tables,
-)
+from reportgen.sources.diff import checked, find_data_block, load_tables
 
 
 def tables(**overrides):

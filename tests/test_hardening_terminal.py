@@ -140,10 +140,10 @@ def test_baseline_labels_cannot_spoof_hover_values(tmp_path: Path) -> None:
     """promise: a baseline's title and labels reach hovertemplate escaped (no %{y})."""
     import pandas as pd
 
+    from reportgen.analyze.compare import Baseline
     from reportgen.figures.base import Fig
     from reportgen.figures.overlays import add_baseline_curves
     from reportgen.files.resources import templates_dir
-    from reportgen.sources.baseline import Baseline
     from reportgen.text.i18n import load_ui
 
     tiers = pd.DataFrame({"engine": ["e"], "concurrency": [1.0], "output_tok_s": [10.0],

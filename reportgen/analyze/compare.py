@@ -113,12 +113,12 @@ def _scalar(value: object) -> Value:
     return None
 
 
-def _engine_ids(names: Mapping[str, object]) -> list[str]:
+def engine_ids(names: Mapping[str, object]) -> list[str]:
     return list(dict.fromkeys(k.split(".")[1] for k in names
                               if k.startswith("engines.") and k.count(".") >= 2))
 
 
-def _known(values: Mapping[str, object], engines: list[str]) -> dict[str, Value]:
+def known_value(values: Mapping[str, object], engines: list[str]) -> dict[str, Value]:
     """The compared names a values dict holds (engine ids filled in)."""
     out: dict[str, Value] = {}
     for name in [n for n, _ in SETUP] + [n for n, _, _ in FIGURES]:
@@ -150,7 +150,7 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     for row in engines_rows if isinstance(engines_rows, list) else []:
         if isinstance(row, Mapping) and isinstance(row.get("id"), str):
             labels[row["id"]] = Bi.read(row.get("label"), row["id"])
-    engines = list(labels) or _engine_ids(values)
+    engines = list(labels) or engine_ids(values)
     curves = tiers.reindex(columns=list(CURVE_COLUMNS)) if len(tiers) else \
         pd.DataFrame(columns=list(CURVE_COLUMNS))
     for column in CURVE_COLUMNS[1:-1]:
@@ -158,11 +158,11 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     curves["excluded"] = curves["excluded"].fillna(False).astype(bool)
     return Baseline(
         title=Bi.read(info.get("title"), "—"), date=str(info.get("date") or ""),
-        as_published=False, source=None, values=_known(values, engines), notes={},
+        as_published=False, source=None, values=known_value(values, engines), notes={},
         labels=labels, tiers=curves.reset_index(drop=True))
 
 
-def _is_text(value: object) -> bool:
+def is_text(value: object) -> bool:
     if isinstance(value, str):
         return bool(value)
     return isinstance(value, dict) and set(value) == {"zh", "en"} and \
@@ -193,7 +193,7 @@ def compare(baseline: Baseline, values: Mapping[str, object],
     """This round's ``values`` (and engine ``labels``, in page order) beside the baseline."""
     engines = list(labels) + [e for e in baseline.labels if e not in labels]
     all_labels = {e: labels.get(e) or baseline.labels[e] for e in engines}
-    current = _known(values, engines)
+    current = known_value(values, engines)
     setup: list[Row] = []
     unchanged: list[Row] = []
     for name, key in SETUP:

@@ -13,7 +13,7 @@ from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.analyze.telemetry import AlignmentNote
 from reportgen.analyze.values import Value
-from reportgen.load.manifest import Inferred, Text
+from reportgen.load.manifest import Inferred
 from reportgen.slo import Slo
 from reportgen.text.bilingual import Bi
 
@@ -25,7 +25,7 @@ class Constant:
     name: str
     value: Any
     unit: str
-    provenance: Text
+    provenance: Bi
 
 
 @dataclass(frozen=True)

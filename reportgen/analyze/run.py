@@ -91,7 +91,7 @@ from reportgen.analyze.waves import add_waves
 from reportgen.frames import ByEngine
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaFacts
-from reportgen.load.manifest import INFERRED, EngineSpec, Manifest, Text
+from reportgen.load.manifest import INFERRED, EngineSpec, Manifest
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
@@ -154,11 +154,11 @@ def _timings(data: EngineData | None) -> pd.DataFrame | None:
     return data.llama_log.timings if data is not None and data.llama_log is not None else None
 
 
-def _text(zh: str, en: str) -> Text:
-    return Text(zh, en)
+def _text(zh: str, en: str) -> Bi:
+    return Bi(zh, en)
 
 
-def _source(key: str, **params: Any) -> Text:
+def _source(key: str, **params: Any) -> Bi:
     """Where a constant came from, in both languages ([sources] of the analysis strings)."""
     return chk.strings().bi(f"sources.{key}", **params)
 

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from reportgen.analyze.compare import Baseline
+from reportgen.analyze.result import Analysis
 from reportgen.figures.base import PALETTE, Fig, Scatter, plotly_text
 from reportgen.figures.marks import colors, excluded_mask, float_column, marker_symbols
 from reportgen.text.i18n import UI
@@ -25,7 +24,7 @@ BASELINE_CURVES: dict[str, tuple[str, str]] = {
 BASELINE_GROUP = "baseline"
 
 
-def add_baseline_curves(fig: Fig, kind: str, baseline: Baseline, analysis: Any, ui: UI,
+def add_baseline_curves(fig: Fig, kind: str, baseline: Baseline, analysis: Analysis, ui: UI,
                         lang: str) -> None:
     """The baseline round's curves on a figure of this round: dashed, in the engine's colour,
     one legend group (a click on any of its entries hides or shows them all)."""

@@ -30,7 +30,7 @@ from reportgen.text.i18n import UI
 PARETO_MIN_CONFIGURATIONS = 2
 
 
-def pareto_figure(analysis: Any, ui: UI, lang: str) -> Fig | None:
+def pareto_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     """Figure 7: every tier as tok/s per user vs tok/s per GPU (grey), and the Pareto frontier
     through the best of them (analyze/pareto.py has the definitions)."""
     points = analysis.pareto

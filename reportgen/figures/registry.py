@@ -31,7 +31,7 @@ from reportgen.figures.tiers import (
 from reportgen.text.bilingual import LANGS
 from reportgen.text.i18n import UI, figure_patches
 
-BUILDERS: tuple[tuple[str, str, Callable[[Any, UI, str], Fig | None]], ...] = (
+BUILDERS: tuple[tuple[str, str, Callable[[Analysis, UI, str], Fig | None]], ...] = (
     ("fig-1", "throughput", throughput_figure),
     ("fig-2", "itl", itl_floor_figure),
     ("fig-3", "memory", memory_figure),

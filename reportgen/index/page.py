@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from reportgen.text.bilingual import LANGS
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import MISSING, format_value
-from reportgen.text.i18n import UI, Bi
+from reportgen.text.i18n import UI
 
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Value

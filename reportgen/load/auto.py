@@ -42,7 +42,6 @@ from reportgen.load.manifest import (
     Inferred,
     Manifest,
     Provenance,
-    Text,
     default_title,
 )
 from reportgen.load.placement import (
@@ -53,6 +52,7 @@ from reportgen.load.placement import (
 )
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.scan import ScannedFile
+from reportgen.text.bilingual import Bi
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -501,7 +501,7 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
         spec = next((e for e in given.engines if e.id == parts[1]), None)
         attr = {"label": "label"}.get(parts[2], parts[2])
         stated = getattr(spec, attr, None) if spec is not None else None
-        if isinstance(stated, Text):
+        if isinstance(stated, Bi):
             stated = stated.en
     elif item.key == "hardware.gpu":
         stated = given.gpu or None
@@ -702,7 +702,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         elif (rows["backend"] == "sglang").all():
             kind = "sglang"
         spec = given_engines.get(c.id) or EngineSpec(
-            id=c.id, label=Text(c.label, c.label), dir=own.get(c.id, ""), kind=kind)
+            id=c.id, label=Bi(c.label, c.label), dir=own.get(c.id, ""), kind=kind)
         if spec.kind is None and kind is not None:
             spec = dataclasses.replace(spec, kind=kind)
         stated = settings.get(c.id, []) + _server_info(rows) + named.get(c.id, [])
@@ -714,7 +714,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
                          server_log=log.path if log else None,
                          fingerprint=fp.path if fp else None, gpu_csv=csv.path if csv else None)
         data = EngineData(spec=spec, files=ef)
-        legacy._load_log(data, show, findings)
+        legacy.load_log(data, show, findings)
         log_facts = _log_settings(data)
         data.spec = spec = _with_settings(_with_settings(spec, log_facts), named.get(c.id, []))
         if fp is not None:
@@ -774,7 +774,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     requests = concat_requests(req)
     engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
     requests.insert(0, "engine", requests["source"].map(engine_of))
-    itls = legacy._concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
+    itls = legacy.concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
                                 for i in itl])
     return LoadedRound(
         manifest=manifest, summary=summary_out.reset_index(drop=True),

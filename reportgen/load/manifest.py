@@ -24,8 +24,6 @@ from reportgen.slo import DEFAULT_TARGET, Slo
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text.bilingual import LANGS, Bi, load_strings
 
-Text = Bi  # the historical name of the one bilingual text type
-
 ENGINE_ID = re.compile(r"^[a-z0-9_-]+$")
 ENGINE_KINDS = ("vllm", "llamacpp", "sglang", "other")
 
@@ -106,15 +104,15 @@ class LogSegments:
 @dataclass(frozen=True)
 class EngineSpec:
     id: str
-    label: Text
+    label: Bi
     dir: str
     kind: str | None = None
     weight_bytes_per_step: float = math.nan
-    weight_bytes_source: Text | None = None
+    weight_bytes_source: Bi | None = None
     kv_bytes_per_token: float = math.nan
     log_segments: LogSegments | None = None
     version: str | None = None
-    notes: Text | None = None
+    notes: Bi | None = None
     dir_given: bool = False  # round.toml names the folder: the fixed <dir>/bench layout
     tensor_parallel: int | None = None
     pipeline_parallel: int | None = None
@@ -149,7 +147,7 @@ class InputProvenance:
     files: tuple[str, ...]
     keys: tuple[str, ...] = ()
     tiers: tuple[float, ...] = ()
-    note: Text | None = None
+    note: Bi | None = None
 
 
 @dataclass(frozen=True)
@@ -158,7 +156,7 @@ class Declared:
     of its files). Not to be confused with ``Provenance``: where one value came from."""
 
     status: str = "measured"         # the round as a whole
-    note: Text | None = None
+    note: Bi | None = None
     files: tuple[InputProvenance, ...] = ()
 
     @property
@@ -170,14 +168,14 @@ class Declared:
 class Related:
     """Another report of the same round or series, linked at the end of the page."""
 
-    title: Text
+    title: Bi
     href: str = ""   # "" when the report is named but has no link
 
 
 @dataclass(frozen=True)
 class Manifest:
     path: Path
-    title: Text
+    title: Bi
     default_language: str
     date: str
     gpu: str
@@ -189,9 +187,9 @@ class Manifest:
     kv_bytes_per_token: float
     engines: tuple[EngineSpec, ...]
     exclude_from_conclusions: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    exclude_reason: Text | None = None
-    subtitle: Text | None = None
-    series: Text | None = None
+    exclude_reason: Bi | None = None
+    subtitle: Bi | None = None
+    series: Bi | None = None
     client: str = "vllm bench serve"
     gpu_count: int = 1
     gpu_count_given: bool = False
@@ -252,7 +250,7 @@ class Manifest:
         return concurrency in self.exclude_from_conclusions.get(engine_id, ())
 
 
-def default_title(root: Path) -> Text:
+def default_title(root: Path) -> Bi:
     """The title of a round whose round.toml gives none: the folder's name."""
     return load_strings(templates_dir() / "i18n" / "analysis.toml").bi(
         "round.default_title", name=printable(root.resolve().name))  # need not be UTF-8
@@ -379,19 +377,19 @@ class _Reader:
 
     def text(
         self, data: dict[str, Any], key: str, where: str, required: bool = True
-    ) -> Text | None:
+    ) -> Bi | None:
         value = data.get(key)
         if value is None:
             if required:
                 raise self.error(f"[{where}]: missing key '{key}'", where)
             return None
         if isinstance(value, str) and value.strip():
-            return Text(value, value)
+            return Bi(value, value)
         if isinstance(value, dict) and set(value) <= set(LANGS) and value:
             for lang in LANGS:
                 if lang in value and not (isinstance(value[lang], str) and value[lang].strip()):
                     raise self.fail(f"{where}.{key}.{lang}", "a non-empty string", value[lang])
-            return Text.read(value)   # both checked non-empty strings above
+            return Bi.read(value)   # both checked non-empty strings above
         raise self.fail(f"{where}.{key}", 'a non-empty string or { zh = "...", en = "..." }',
                         value)
 
@@ -469,7 +467,7 @@ def _engine(r: _Reader, raw: Any, index: int, root: Path) -> EngineSpec:
     segments = raw.get("log_segments")
     return EngineSpec(
         id=engine_id,
-        label=r.text(raw, "label", where, required=False) or Text(engine_id, engine_id),
+        label=r.text(raw, "label", where, required=False) or Bi(engine_id, engine_id),
         dir=directory,
         kind=kind,
         weight_bytes_per_step=r.number(raw, "weight_bytes_per_step", where, required=False),

@@ -25,9 +25,9 @@ from reportgen.load.bench_json import (
 from reportgen.load.discover import RoundFiles, discover
 from reportgen.load.engine_data import (
     Show,
-    _concat_itls,
-    _engine_findings,
-    _load_log,
+    concat_itls,
+    engine_findings,
+    load_log,
     resolve_kv_bytes,
     sniff_log_kind,
 )
@@ -131,7 +131,7 @@ def load_round(round_dir: Path) -> LoadedRound:
         summary = joined_summary_frame([b.rows for b in bench])
         _check_tiers(spec.id, summary, findings)
         for b in bench:
-            findings += _engine_findings(b.findings, spec.id)
+            findings += engine_findings(b.findings, spec.id)
             # a summary-only file has no per-request parts: nothing to join (an empty frame
             # per file would cost more than reading it)
             if b.requests and len(file_requests := concat_requests(b.requests)):
@@ -140,7 +140,7 @@ def load_round(round_dir: Path) -> LoadedRound:
                 itls.append(file_itls.assign(engine=spec.id))
         summaries.append(summary.assign(engine=spec.id))
 
-        _load_log(data, show, findings)
+        load_log(data, show, findings)
         tiers = sorted(c for c in summary["concurrency"] if math.isfinite(c))
         _check_segments(data, show, tiers, manifest)
         if ef.fingerprint is not None:
@@ -170,7 +170,7 @@ def load_round(round_dir: Path) -> LoadedRound:
     req.insert(0, "engine", req.pop("engine"))
     return LoadedRound(manifest=manifest, summary=summary, requests=req,
                        runs=_runs(summary, files),
-                       itls=_concat_itls(itls), engines=engines, findings=findings)
+                       itls=concat_itls(itls), engines=engines, findings=findings)
 
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:

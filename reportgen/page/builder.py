@@ -13,11 +13,11 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
-from reportgen.narrative import LANGS, Prose
+from reportgen.narrative import Prose
 from reportgen.page.cells import EXCLUDED_MARK, marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
 from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import fmt, fmt_g, fmt_latency_ms
 from reportgen.text.i18n import UI
 

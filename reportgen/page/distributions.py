@@ -12,13 +12,12 @@ from markupsafe import Markup
 from reportgen.analyze.goodput import tier_rates
 from reportgen.analyze.values import tier_key
 from reportgen.figures.base import plotly_text
-from reportgen.narrative import LANGS
 from reportgen.page import slo_payload
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row, with_mark
 from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
 from reportgen.slo import METRICS as SLO_METRICS
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import fmt, fmt_g
 
 METRICS = ("ttft", "tpot", "e2el", "itl")

@@ -5,9 +5,8 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from reportgen.analyze.result import Analysis
-from reportgen.narrative import LANGS
 from reportgen.page.cells import html_list
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.i18n import UI
 
 

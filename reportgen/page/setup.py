@@ -8,7 +8,6 @@ import math
 from markupsafe import Markup
 
 from reportgen.analyze.single_stream import lowest_in_flight
-from reportgen.narrative import LANGS
 from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell
@@ -27,7 +26,7 @@ from reportgen.page.model import (
     Table,
 )
 from reportgen.reference.clients import METRICS, client
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
 
 

@@ -7,11 +7,10 @@ from typing import Any
 from reportgen.analyze.compare import Missing
 from reportgen.analyze.compare import Row as SinceRow
 from reportgen.analyze.compare import delta as since_delta
-from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same
 from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import fmt, fmt_g, signed_change, signed_delta
 
 

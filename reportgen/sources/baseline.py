@@ -11,7 +11,7 @@ A baseline comes from one of three places, and all three end as the same ``Basel
 ``compare`` puts a baseline beside this round's analysis: setup rows that differ, headline
 figures with deltas, and the ``baseline.*`` / ``since.*`` names narrative files can use. The
 records and ``compare`` are pure and live below the page, in reportgen.analyze.compare
-(re-exported here); this module opens the files. reportgen.page.since turns a comparison into
+(imported from there); this module opens the files. reportgen.page.since turns a comparison into
 page blocks and figures.overlays the baseline into dashed overlays.
 """
 
@@ -26,37 +26,23 @@ import pandas as pd
 
 from reportgen.analyze.compare import (
     CURVE_COLUMNS,
-    FIGURES,
-    SETUP,
     Baseline,
-    Comparison,
-    Missing,
-    Row,
-    Scalar,
     Source,
     Value,
-    _engine_ids,
-    _is_text,
-    _known,
-    compare,
-    delta,
-    empty_values,
-    from_tables,
-    narrative_values,
+    engine_ids,
+    is_text,
+    known_value,
 )
 from reportgen.errors import InputError
 from reportgen.files import embedded
 from reportgen.files.safe_read import read_input
 from reportgen.load.manifest import locate
 from reportgen.sources import diff
-from reportgen.text.i18n import Bi
+from reportgen.text.bilingual import Bi
 
 BASELINE_TOML = "baseline.toml"
 FLOAT_MAX = 1.7976931348623157e308
-__all__ = ["BASELINE_TOML", "CURVE_COLUMNS", "FIGURES", "SETUP", "Baseline", "Comparison",
-           "Missing", "Row", "Scalar", "Source", "Value", "compare", "delta", "empty_values",
-           "from_published", "from_tables", "load_baseline", "narrative_values", "open_baseline",
-           "tables_from_round"]
+__all__ = ["BASELINE_TOML", "from_published", "load_baseline", "open_baseline", "tables_from_round"]
 
 
 def open_baseline(path: Path) -> Source:
@@ -133,7 +119,7 @@ def from_published(path: Path) -> Baseline:
     for key in set(head) - {"title", "date", "source"}:
         raise fail(f"baseline.{key}", f"unknown key '{key}' in [baseline]")
     for key in ("title", "source"):
-        if not _is_text(head.get(key)):
+        if not is_text(head.get(key)):
             raise fail(f"baseline.{key}", f"[baseline] {key}: expected text or {{ zh, en }}")
     engines_raw = data.get("engines", {})
     if not isinstance(engines_raw, dict):
@@ -141,14 +127,14 @@ def from_published(path: Path) -> Baseline:
     labels: dict[str, Bi] = {}
     for eid, spec in engines_raw.items():
         if not isinstance(spec, dict) or set(spec) - {"label"} or \
-                ("label" in spec and not _is_text(spec["label"])):
+                ("label" in spec and not is_text(spec["label"])):
             raise fail(f"engines.{eid}", f"[engines.{eid}]: expected only label = text")
         labels[eid] = Bi.read(spec.get("label"), eid)
     raw_values = data.get("values", {})
     if not isinstance(raw_values, dict) or not raw_values:
         raise fail("values", "[values]: expected at least one published figure")
-    engines = list(dict.fromkeys(list(labels) + _engine_ids(raw_values)))
-    allowed = _known(dict.fromkeys(raw_values, 0), engines)
+    engines = list(dict.fromkeys(list(labels) + engine_ids(raw_values)))
+    allowed = known_value(dict.fromkeys(raw_values, 0), engines)
     values: dict[str, Value] = {}
     notes: dict[str, Bi] = {}
     for name, raw in raw_values.items():
@@ -159,7 +145,7 @@ def from_published(path: Path) -> Baseline:
             if set(raw) - {"value", "note"} or "value" not in raw:
                 raise fail(name, f"[values] '{name}': expected a value or {{ value, note }}")
             if "note" in raw:
-                if not _is_text(raw["note"]):
+                if not is_text(raw["note"]):
                     raise fail(name, f"[values] '{name}': note must be text or {{ zh, en }}")
                 notes[name] = Bi.read(raw["note"])
             raw = raw["value"]

@@ -6,7 +6,7 @@ files. The result is data: ``Diff`` groups one ``Figure`` per changed figure by 
 belongs to (a configuration's tier, a configuration, or the round); console.py and the page
 render it. A figure that appears in several places (the tiers table and ``values``, say) is one
 row that lists its places. The records and the comparison itself are pure and live below the
-page, in reportgen.analyze.changes (re-exported here); this module reads the files.
+page, in reportgen.analyze.changes (imported from there); this module reads the files.
 """
 
 from __future__ import annotations
@@ -16,17 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.analyze.changes import (
-    Change,
     Diff,
-    Figure,
-    Group,
-    Input,
-    Scalar,
-    as_json,
-    change_kind,
     diff_tables,
     group_changes,
-    point_label,
 )
 from reportgen.analyze.goodput import LOAD_UNITS
 from reportgen.errors import InputError
@@ -37,9 +29,8 @@ from reportgen.slo import CLI_SOURCE, METRICS, Slo
 
 MAX_DEPTH = embedded.MAX_DEPTH   # the tables dict nests 4 deep; deeper is crafted
 _DATA_ID = b'id="report-data"'
-__all__ = ["Change", "Diff", "Figure", "Group", "Input", "Scalar", "as_json",
-           "change_kind", "checked", "diff_sources", "diff_tables", "find_data_block",
-           "group_changes", "load_tables", "point_label", "tables_from_html", "tables_from_round"]
+__all__ = ["checked", "diff_sources", "find_data_block", "load_tables", "tables_from_html",
+           "tables_from_round"]
 
 # ----------------------------------------------------------------------------- reading
 

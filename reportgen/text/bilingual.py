@@ -1,8 +1,8 @@
 """The one bilingual text type and the page languages.
 
 Every piece of text that differs by language — round.toml titles and labels, UI strings,
-self-check messages, where a constant came from — is a ``Bi``. ``manifest.Text`` and
-``i18n.Bi`` are this class under their historical names.
+self-check messages, where a constant came from — is a ``Bi``, imported from here (it has no
+other name).
 """
 
 from __future__ import annotations
