@@ -17,9 +17,8 @@ import pandas as pd
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.changes import Diff
-from reportgen.analyze.checks import tier_label
 from reportgen.text.bilingual import Bi
-from reportgen.text.formatting import MISSING, change_texts, fmt, is_missing, plain
+from reportgen.text.formatting import MISSING, change_texts, fmt, is_missing, plain, tier_label
 from reportgen.text.listing import shorten
 from reportgen.text.terminal import terminal_safe
 

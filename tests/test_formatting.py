@@ -76,3 +76,12 @@ def test_latencies_of_ten_seconds_or_more_read_in_seconds() -> None:
     assert fmt_latency_ms(11_779.0, ".0f") == "11.8 s"
     assert fmt_latency_ms(773_158.0, ".0f") == "773 s"
     assert fmt_latency_ms(float("nan"), ".0f") == "—"
+
+
+def test_one_tier_label_for_every_plain_text_view() -> None:
+    # check, diff, console, figures and split configuration names all print a tier this way
+    from reportgen.text.formatting import tier_label
+    assert tier_label(8.0) == "C=8"
+    assert tier_label(0.5, "request_rate") == "0.5 req/s"
+    assert tier_label(math.inf, "request_rate") == "∞ req/s"     # never `inf req/s`
+    assert tier_label(math.nan) == "C=?"

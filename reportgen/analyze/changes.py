@@ -19,6 +19,7 @@ from typing import Any
 
 from reportgen import schema
 from reportgen.analyze import claims
+from reportgen.text.formatting import tier_label
 
 # Row identity per table (cells are matched by these columns, not by position, so adding a
 # tier does not mark every later row as changed): each table's spec (reportgen/schema.py), read
@@ -159,12 +160,7 @@ class Diff:
 
 
 def point_label(point: float | None, axis: str = "concurrency") -> str:
-    if point is None:
-        return ""
-    if math.isnan(point):
-        return "C=?"
-    text = "∞" if math.isinf(point) else f"{point:g}"
-    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
+    return "" if point is None else tier_label(point, axis)
 
 
 # ----------------------------------------------------------------------------- cell changes

@@ -31,6 +31,7 @@ from reportgen.files.resources import templates_dir
 from reportgen.frames import ByEngine
 from reportgen.load.formats import NotRecomputable
 from reportgen.text.bilingual import Bi, Strings, load_strings
+from reportgen.text.formatting import tier_label
 
 CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message")
 
@@ -80,13 +81,6 @@ def check(id: str, status: str, message: str, params: Mapping[str, Any] | None =
 def strings() -> Strings:
     """The analysis string table (templates/i18n/analysis.toml)."""
     return load_strings(templates_dir() / "i18n" / "analysis.toml")
-
-
-def tier_label(value: float, axis: str = "concurrency") -> str:
-    """A tier as the round's axis names it: `C=8`, or `4 req/s` / `∞ req/s` on a rate sweep."""
-    x = float(value)
-    text = "∞" if np.isinf(x) else f"{int(x)}" if x.is_integer() else f"{x:g}"
-    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
 
 
 def _n(value: float) -> str:

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.checks import tier_label
 from reportgen.analyze.ranking import is_single_point, ranking
 from reportgen.analyze.result import Analysis
 from reportgen.figures.base import MUTED, PALETTE, Bar, Fig, Scatter, plotly_text
@@ -22,7 +21,7 @@ from reportgen.figures.marks import (
     float_column,
     marker_symbols,
 )
-from reportgen.text.formatting import fmt, fmt_latency_ms
+from reportgen.text.formatting import fmt, fmt_latency_ms, tier_label
 from reportgen.text.i18n import UI
 
 # The Pareto view is drawn for a round of at least this many configurations (one has nothing

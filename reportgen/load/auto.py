@@ -413,7 +413,9 @@ def _split_configs(configs: list[Configuration], present: list[str]
                 out.append(c)
                 continue
             suffix = e[len(c.id) + 1:]
-            out.append(Configuration(ID_CHARS.sub("-", f"{c.id}-{suffix}".lower()).strip("-"),
+            # the id keeps ASCII: `∞ req/s` is `inf-req-s` in it
+            slug = suffix.replace("∞", "inf")
+            out.append(Configuration(ID_CHARS.sub("-", f"{c.id}-{slug}".lower()).strip("-"),
                                      f"{c.label} · {suffix}", f"{c.basis}, {suffix}"))
             renamed[e] = out[-1].id
     return out, renamed

@@ -25,6 +25,7 @@ import pandas as pd
 from reportgen.files.paths import natural_key  # re-exported: placement.natural_key
 from reportgen.files.resources import templates_dir
 from reportgen.text.bilingual import Bi, load_strings
+from reportgen.text.formatting import tier_label
 
 AXES = ("concurrency", "request_rate")
 LENGTH_TOLERANCE = 0.10  # a gap wider than this between measured mean lengths parts workloads
@@ -970,10 +971,8 @@ def place(summary: pd.DataFrame, axis: str | None = None
 
 
 def other_axis_label(axis: str, value: float) -> str:
-    """How a run's value on the axis not swept is named (`C=16`, `4 req/s`, `inf req/s`)."""
-    if axis == "concurrency":  # the other axis is the rate
-        return "inf req/s" if math.isinf(value) else f"{value:g} req/s"
-    return f"C={value:g}"
+    """How a run's value on the axis not swept is named (`C=16`, `4 req/s`, `∞ req/s`)."""
+    return tier_label(value, "request_rate" if axis == "concurrency" else "concurrency")
 
 
 def split_by_other_axis(placed: pd.DataFrame, axis: str) -> pd.DataFrame:

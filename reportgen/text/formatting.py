@@ -264,3 +264,13 @@ def fmt_latency_ms(value: Any, spec: str = "") -> str:
         return fmt(value, spec)
     s = ms / 1000.0
     return f"{fmt(s, '.0f' if abs(s) >= 100 else '.1f')} s"
+
+
+def tier_label(value: float, axis: str = "concurrency") -> str:
+    """A tier as the round's axis names it, in plain text (check, diff, console, figures, the
+    ids of a configuration split by the axis not swept): `C=8`, or `4 req/s` / `∞ req/s` on a
+    rate sweep; `C=?` when unknown. The page's own tier labels come from its string table."""
+    x = float(value)
+    text = ("?" if math.isnan(x) else "∞" if math.isinf(x)
+            else f"{int(x)}" if x.is_integer() else f"{x:g}")
+    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
