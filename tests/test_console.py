@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.changes import Diff, Figure, Group, Input
+from reportgen.analyze.changes import ChangedFigure, Diff, Group, Input
 from reportgen.analyze.result import Analysis
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.console import (
@@ -102,11 +102,12 @@ def test_values_text_and_matching() -> None:
 
 def _diff() -> Diff:
     return Diff("concurrency", (
-        Group(Input(), (Figure("crossover.concurrency", 8.25, 8.3, ("values:crossover.x",)),)),
+        Group(Input(), (ChangedFigure("crossover.concurrency", 8.25, 8.3,
+                                      ("values:crossover.x",)),)),
         Group(Input("", "vllm", 8.0, "vllm/bench/c8.json"), (
-            Figure("tiers.output_tok_s", 411.39, 403.33, ("tiers[vllm C=8].output_tok_s",)),
-            Figure("tiers.failed", 0, None, ("tiers[vllm C=8].failed",)),
-            Figure("checks.requests.failed.message", "Every request completed.",
+            ChangedFigure("tiers.output_tok_s", 411.39, 403.33, ("tiers[vllm C=8].output_tok_s",)),
+            ChangedFigure("tiers.failed", 0, None, ("tiers[vllm C=8].failed",)),
+            ChangedFigure("checks.requests.failed.message", "Every request completed.",
                    "1 of 120 requests failed; throughput counts completed requests only.",
                    ("checks[requests.failed vllm C=8].message",)),
         )),

@@ -62,7 +62,7 @@ class Baseline:
 
 
 @dataclass(frozen=True)
-class Row:
+class ComparisonRow:
     name: str                    # value name, e.g. "engines.llamacpp.efficiency_cmax"
     key: str                     # UI key
     engine: str | None
@@ -75,9 +75,9 @@ class Row:
 @dataclass(frozen=True)
 class Comparison:
     baseline: Baseline
-    setup: list[Row]             # settings that differ (or that only the baseline states)
-    unchanged: list[Row]         # settings equal on both sides
-    figures: list[Row]
+    setup: list[ComparisonRow]             # settings that differ (or that only the baseline states)
+    unchanged: list[ComparisonRow]         # settings equal on both sides
+    figures: list[ComparisonRow]
     labels: dict[str, Bi]        # engine labels, this round's first
     values: dict[str, Value] = field(default_factory=dict)  # baseline.* and since.* names
 
@@ -194,31 +194,31 @@ def compare(baseline: Baseline, values: Mapping[str, object],
     engines = list(labels) + [e for e in baseline.labels if e not in labels]
     all_labels = {e: labels.get(e) or baseline.labels[e] for e in engines}
     current = known_value(values, engines)
-    setup: list[Row] = []
-    unchanged: list[Row] = []
+    setup: list[ComparisonRow] = []
+    unchanged: list[ComparisonRow] = []
     for name, key in SETUP:
         for e in ([e for e in engines] if "{e}" in name else [None]):
             full = name.format(e=e)
             old, new = baseline.values.get(full), current.get(full)
             if _missing(old) and _missing(new):
                 continue
-            row = Row(full, key, e, old, new, note=baseline.notes.get(full))
+            row = ComparisonRow(full, key, e, old, new, note=baseline.notes.get(full))
             if _missing(old) and baseline.as_published:
                 continue            # the old report never said: not a difference
             (unchanged if _equal(old, new) else setup).append(row)
-    figures: list[Row] = []
+    figures: list[ComparisonRow] = []
     for name, key, spec in FIGURES:
         for e in ([e for e in engines] if "{e}" in name else [None]):
             full = name.format(e=e)
             old, new = baseline.values.get(full), current.get(full)
             if _missing(old) and (baseline.as_published or _missing(new)):
                 continue
-            figures.append(Row(full, key, e, old, new, spec, baseline.notes.get(full)))
+            figures.append(ComparisonRow(full, key, e, old, new, spec, baseline.notes.get(full)))
     return Comparison(baseline, setup, unchanged, figures, all_labels,
                       narrative_values(baseline, current, engines))
 
 
-def delta(row: Row) -> tuple[float, float]:
+def delta(row: ComparisonRow) -> tuple[float, float]:
     """(new − old, new / old − 1); NaN where either side is not a number."""
     old, new = _number(row.old), _number(row.new)
     ratio = new / old - 1 if old not in (0.0,) and math.isfinite(old) else math.nan
@@ -241,7 +241,7 @@ def narrative_values(baseline: Baseline, current: Mapping[str, Value],
             old = baseline.values.get(full)
             out[f"baseline.{full}"] = math.nan if old is None else old
             if name in numeric:
-                d, r = delta(Row(full, "", e, old, current.get(full)))
+                d, r = delta(ComparisonRow(full, "", e, old, current.get(full)))
                 out[f"since.{full}.delta"] = d
                 out[f"since.{full}.change"] = r
     return dict(sorted(out.items()))

@@ -24,7 +24,7 @@ ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True)
-class Card:
+class RoundCard:
     title: Bi
     href: str | None
     facts: list[tuple[Bi, Bi]]
@@ -41,7 +41,8 @@ class Choice:
     text: str
 
 
-# Card and trend figures: (value name with {e} per engine, UI key under [index.metric], format)
+# round cards and trend figures: (value name with {e} per engine, UI key under [index.metric],
+# format)
 INDEX_TRACES = frozenset({"scatter"})   # the trend figure's trace types
 METRICS: tuple[tuple[str, str, str], ...] = (
     ("crossover.concurrency", "crossover", ".1f"),
@@ -95,7 +96,7 @@ def newest_first(entries: list[Entry]) -> list[Entry]:
     return list(reversed(entries))
 
 
-def cards(entries: list[Entry], ui: UI) -> list[Card]:
+def cards(entries: list[Entry], ui: UI) -> list[RoundCard]:
     """One card per round, in the order of ``entries`` (the caller puts the newest first)."""
     out = []
     date, gpu, configs = ui.t("index.date"), ui.t("index.gpu"), ui.t("index.configurations")
@@ -120,7 +121,7 @@ def cards(entries: list[Entry], ui: UI) -> list[Card]:
         note = None
         if e.as_published:
             note = ui.t("index.source", source=e.source or Bi.plain(MISSING))
-        out.append(Card(e.title, e.href, facts, figures, note, e.gpu,
+        out.append(RoundCard(e.title, e.href, facts, figures, note, e.gpu,
                         [c.en for c in e.configurations], e.date))
     return out
 

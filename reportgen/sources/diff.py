@@ -2,7 +2,7 @@
 
 Works on the tables dict only (schema ``reportgen.tables/2``; a ``/1`` report is read too), so a
 published report.html can be compared with a corrected round directory without the old raw
-files. The result is data: ``Diff`` groups one ``Figure`` per changed figure by the input it
+files. The result is data: ``Diff`` groups one ``ChangedFigure`` per changed figure by the input it
 belongs to (a configuration's tier, a configuration, or the round); console.py and the page
 render it. A figure that appears in several places (the tiers table and ``values``, say) is one
 row that lists its places. The records and the comparison itself are pure and live below the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from reportgen.analyze.changes import (
     Diff,
@@ -81,7 +81,7 @@ def checked(path: Path, data: Any, what: str) -> dict[str, Any]:
         for table, names in RENAMED.items():
             tables[table] = [{names.get(k, k): v for k, v in row.items()}
                              for row in tables.get(table, [])]
-    return tables
+    return cast(dict[str, Any], tables)
 
 
 def tables_from_html(path: Path) -> dict[str, Any]:
