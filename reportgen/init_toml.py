@@ -9,9 +9,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from reportgen.errors import InputError
+from reportgen.errors import Inferred, InputError
 from reportgen.files.safe_read import printable
-from reportgen.load.manifest import Inferred, folder_name
+from reportgen.load.manifest import folder_name
 from reportgen.load.records import LoadedRound
 from reportgen.reference.gpus import lookup_gpu_spec
 from reportgen.reference.model_bytes import model_bytes

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -112,7 +112,10 @@ def _step_noise(prev: Mapping[Any, Any], cur: Mapping[Any, Any]) -> float:
         for r in (prev, cur)))
 
 
-def throughput_steps(own: pd.DataFrame) -> list[tuple[dict, dict, str, float]]:
+Record = dict[Hashable, Any]   # one row of a frame, as ``to_dict('records')`` gives it
+
+
+def throughput_steps(own: pd.DataFrame) -> list[tuple[Record, Record, str, float]]:
     """Each step between consecutive tiers with a throughput of one engine's rows ``own``:
     (previous tier, tier, "up" / "flat" / "down", the noise it was judged under)."""
     columns = [c for c in ("concurrency", "output_tok_s", "output_tok_s_min",
@@ -127,7 +130,7 @@ def throughput_steps(own: pd.DataFrame) -> list[tuple[dict, dict, str, float]]:
     return out
 
 
-def throughput_drops(own: pd.DataFrame) -> tuple[list[tuple[dict, dict]], int]:
+def throughput_drops(own: pd.DataFrame) -> tuple[list[tuple[Record, Record]], int]:
     """(previous tier, tier) pairs where output throughput falls beyond the noise as the
     tier rises, and how many tiers with a throughput there are, among one engine's rows."""
     steps = throughput_steps(own)

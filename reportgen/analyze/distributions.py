@@ -87,7 +87,7 @@ def metric_values(per_request: pd.DataFrame, metric: str) -> np.ndarray:
     if metric == "tpot":
         keep = keep & (per_request["output_tokens"].to_numpy(float) > 1)
     values = per_request[f"{metric}_s"].to_numpy(float)[keep]
-    return values[np.isfinite(values)]
+    return cast(np.ndarray, values[np.isfinite(values)])
 
 
 def needed(p: float) -> int:

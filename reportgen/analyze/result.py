@@ -13,7 +13,7 @@ from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.analyze.telemetry import AlignmentNote
 from reportgen.analyze.values import Value
-from reportgen.load.manifest import Inferred
+from reportgen.errors import Inferred
 from reportgen.slo import Slo
 from reportgen.text.bilingual import Bi
 

@@ -391,7 +391,7 @@ def _has_metric(data: EngineData | None, name: str) -> bool:
 
 def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: pd.DataFrame,
                  constants: list[Constant]
-                 ) -> tuple[pd.DataFrame, dict[str, dict], list[chk.Check]]:
+                 ) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[chk.Check]]:
     frames, info = [], {}
     check_rows: list[chk.Check] = []
     for spec in manifest.engines:
@@ -574,7 +574,8 @@ def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Value
 
 
 def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
-            graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict], prefill: pd.DataFrame,
+            graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict[str, Any]],
+            prefill: pd.DataFrame,
             memory: pd.DataFrame, parity: pd.DataFrame, temps: Mapping[str, float],
             checks: pd.DataFrame, pair: tuple[str, str] | None,
             output_tokens: float) -> dict[str, Value]:

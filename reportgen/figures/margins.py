@@ -20,7 +20,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -80,7 +80,7 @@ def _number(v: float, decimals: int) -> str:
 def _nice_step(span: float, ticks: int = 6) -> float:
     raw = span / ticks
     p = 10 ** math.floor(math.log10(raw))
-    return next(m * p for m in (1, 2, 5, 10) if m * p >= raw)
+    return cast(float, next(m * p for m in (1, 2, 5, 10) if m * p >= raw))
 
 
 def tick_labels(axis: Mapping[str, Any], values: np.ndarray) -> list[str] | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.errors import Finding, InputError
+from reportgen.errors import Finding, Inferred, InputError
 from reportgen.files.safe_read import (
     SURROGATE_ESCAPE,
     check_encoding,
@@ -39,7 +39,6 @@ from reportgen.load.discover import EngineFiles
 from reportgen.load.manifest import (
     GPU_TABLE,
     EngineSpec,
-    Inferred,
     Manifest,
     Provenance,
     default_title,
@@ -51,7 +50,7 @@ from reportgen.load.placement import (
     run_name,
 )
 from reportgen.load.records import EngineData, LoadedRound
-from reportgen.load.scan import ScannedFile
+from reportgen.load.scanned import ScannedFile
 from reportgen.text.bilingual import Bi
 
 Show = Callable[[Path], str]

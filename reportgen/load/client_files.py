@@ -13,7 +13,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from reportgen.load.formats import ClientRun, reader
 from reportgen.load.formats.metric_keys import LARGEST_WHOLE
 
 if TYPE_CHECKING:
-    from reportgen.load.scan import ScannedFile
+    from reportgen.load.scanned import ScannedFile
 
 # what the common record requires (reportgen.load.bench_json) → its column in the summary
 UNSTATED = {"duration": "duration_s", "completed": "completed"}
@@ -114,7 +114,7 @@ def _read(f: ScannedFile) -> list[ClientRun]:
                                   "output") from None
     for run in runs:
         _possible(run, f.shown)
-    return runs
+    return cast(list[ClientRun], runs)
 
 
 def _possible(run: ClientRun, shown: str) -> None:

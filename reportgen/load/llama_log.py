@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -206,7 +206,7 @@ def _timestamps(buf: Chunk, pos: np.ndarray) -> np.ndarray:
                      dtype="S12").astype(np.float64)
     out = parts @ np.array([60.0, 1.0, 1e-3, 1e-6])
     out[parts[:, 3] < 0] = np.nan
-    return out
+    return cast(np.ndarray, out)
 
 
 def _find_all(buf: Chunk, literal: bytes, lo: int, hi: int) -> list[int]:

@@ -15,9 +15,9 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from reportgen.errors import InputError
+from reportgen.errors import Inferred, InputError
 from reportgen.files.resources import templates_dir
 from reportgen.files.safe_read import printable, read_input
 from reportgen.slo import DEFAULT_TARGET, Slo
@@ -55,17 +55,6 @@ _UTC_OFFSET = re.compile(r"^(?:Z|UTC|([+-])(\d{2}):?(\d{2}))$")
 PROVENANCE_STATUS = ("measured", "reconstructed", "synthetic")
 # a related report's link: a relative path, or https (never javascript:, data:, file:, //host)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-
-
-@dataclass(frozen=True)
-class Inferred:
-    """One setting read from the files (not from round.toml), with where it was read."""
-
-    key: str      # round.toml key it corresponds to, e.g. "hardware.gpu"
-    value: str
-    source: str   # file[:line] or what it was derived from
-    status: str = "inferred"  # | "confirmed" / "overridden" by round.toml
-    stated: str = ""          # round.toml's value when it overrides
 
 
 ROUND_TOML, GPU_TABLE, MODEL_TABLE, INFERRED = "round.toml", "GPU table", "model table", "inferred"
@@ -373,7 +362,7 @@ class _Reader:
             raise self.fail(f"{where}.{key}", "a value > 0", value)
         if key in MAXIMA and value > MAXIMA[key]:
             raise self.fail(f"{where}.{key}", f"a value up to {MAXIMA[key]:,.0f}", value)
-        return value
+        return cast(float, value)
 
     def text(
         self, data: dict[str, Any], key: str, where: str, required: bool = True

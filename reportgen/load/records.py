@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from reportgen.errors import Finding
+from reportgen.errors import Finding, Inferred
 from reportgen.load.discover import EngineFiles
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaLog
-from reportgen.load.manifest import EngineSpec, Inferred, Manifest
+from reportgen.load.manifest import EngineSpec, Manifest
 from reportgen.load.placement import Workload
 from reportgen.load.telemetry import Telemetry
 from reportgen.load.vllm_log import VllmLog

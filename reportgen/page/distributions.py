@@ -4,7 +4,7 @@ reader's SLO recomputed in the page (the SloPanel block; templates/static/slo.js
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import Any, cast
 
 import pandas as pd
 from markupsafe import Markup
@@ -130,7 +130,7 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
                                budget=slo_payload.EXACT_BUDGET)
     data["fig"] = fig_id
     # the reader's $/GPU-hour (round.toml [cost], build --price); the page's box starts there
-    cast(dict, data["defaults"])["price"] = a.price_usd_per_gpu_h
+    cast(dict[str, Any], data["defaults"])["price"] = a.price_usd_per_gpu_h
     data["energy"] = any(math.isfinite(v) for v in energy.values())
     gpus = {str(e): int(g) for e, g in a.pareto[["engine", "gpus"]].itertuples(
         index=False, name=None)} if len(a.pareto) else {}
