@@ -68,7 +68,7 @@ def measure(root: Path, count: int, small: int, jobs: int, env: dict[str, str],
         import time
 
         from reportgen.dataset import trend_values
-        from reportgen.index_page import METRICS
+        from reportgen.index.page import METRICS
 
         began = time.perf_counter()
         trend_values(root / "site" / "dataset", names, [m for m, _, _ in METRICS])

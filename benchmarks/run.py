@@ -739,7 +739,7 @@ def stages_text(stages: dict[str, dict[str, float]]) -> str:
 
 
 def _sample_dir() -> Path:
-    from reportgen.resources import sample_round_dir
+    from reportgen.files.resources import sample_round_dir
 
     return sample_round_dir()
 

@@ -1,7 +1,7 @@
 """One report build with its files: read the previous report (``--previous``) and the baseline
 (``--baseline`` or round.toml's ``[baseline] round``), hand them to reportgen.pipeline with the
-round, and write the page atomically. The page itself is assembled by reportgen.pipeline; its
-names (``render_analysis``, ``assemble_page``, ``Assembled`` …) are re-exported here.
+round, and write the page atomically. The page itself is assembled by reportgen.pipeline (import
+its names, ``render_analysis``, ``assemble_page``, ``Assembled`` …, from there).
 """
 
 from __future__ import annotations
@@ -11,30 +11,26 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reportgen.diff import load_tables
 from reportgen.errors import InputError
 from reportgen.pipeline import (
     Assembled,
     Progress,
-    _quiet,
     against_baseline,
     analyze_dir,
     assemble_page,
-    chrome,
-    page_date,
-    render_analysis,
+    no_progress,
 )
+from reportgen.sources.diff import load_tables
 
 if TYPE_CHECKING:
     from reportgen.analyze.compare import Missing, Source
     from reportgen.analyze.result import RoundAnalysis
-    from reportgen.manifest import Manifest
+    from reportgen.load.manifest import Manifest
     from reportgen.page.model import Revisions
     from reportgen.slo import Slo
 
-__all__ = ["Assembled", "Progress", "against_baseline", "assemble_page", "assemble_report",
-           "build_report", "chrome", "narrative_values", "page_date", "render_analysis",
-           "render_dir", "resolve_baseline", "write_page"]
+__all__ = ["assemble_report", "build_report", "narrative_values", "render_dir", "resolve_baseline",
+           "write_page"]
 
 
 def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str, object]:
@@ -56,11 +52,11 @@ def build_report(round_dir: Path, out: Path | str, lang: str | None = None,
     reader has no stored or browser preference). ``baseline`` (a round folder, report.html or
     baseline.toml folder) overrides round.toml's ``[baseline] round``. Bad input raises
     InputError; the output file is then left exactly as it was. ``out`` follows the output-path
-    policy of ``reportgen.write``, checked before anything is loaded and again when writing.
+    policy of ``reportgen.files.write``, checked before anything is loaded and again when writing.
     """
-    from reportgen.write import output_target
+    from reportgen.files.write import output_target
 
-    say = progress or _quiet
+    say = progress or no_progress
     # refused before anything is loaded: no input of the round, nor --previous / --baseline
     avoid = [previous, baseline if baseline is not None and Path(baseline).is_file() else None]
     output_target(out, round_dir, avoid=avoid)
@@ -75,7 +71,7 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
     """``build_report`` up to the bytes: load, analyze, compare, assemble (nothing written).
     ``slo``: the command line's (objective, target share), replacing round.toml's; ``price``
     ($/GPU-hour) replaces round.toml's [cost] gpu_hour_usd."""
-    say = progress or _quiet
+    say = progress or no_progress
     round_dir = Path(round_dir)
     old_tables = None
     if previous is not None:  # a bad previous report fails before the round is analysed
@@ -91,12 +87,12 @@ def assemble_report(round_dir: Path, lang: str | None = None, progress: Progress
     return assemble_page(analysis, round_dir, lang, say, revisions, baseline=base)
 
 
-def write_page(out: Path | str, html: str, say: Progress = _quiet,
+def write_page(out: Path | str, html: str, say: Progress = no_progress,
                round_dir: Path | None = None,
                avoid: Iterable[Path | str | None] = ()) -> Path | None:
     """Write one page under the output-path policy (``-`` is stdout: None is returned)."""
-    from reportgen.safe_read import printable
-    from reportgen.write import write_output
+    from reportgen.files.safe_read import printable
+    from reportgen.files.write import write_output
 
     say(f"write {out}")
     try:
@@ -107,11 +103,12 @@ def write_page(out: Path | str, html: str, say: Progress = _quiet,
 
 
 def resolve_baseline(manifest: Manifest, given: Path | None,
-                     say: Progress = _quiet) -> Source | Missing | None:
+                     say: Progress = no_progress) -> Source | Missing | None:
     """The baseline to compare with: ``given`` (the command line) wins over round.toml's
     ``[baseline] round`` (relative to round.toml's folder). A round.toml baseline that is not
     there leaves a note on the page (a copied round keeps building); a given one must exist."""
-    from reportgen.baseline import Missing, open_baseline
+    from reportgen.analyze.compare import Missing
+    from reportgen.sources.baseline import open_baseline
 
     if given is not None:
         say(f"baseline {given}")

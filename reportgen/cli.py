@@ -22,7 +22,7 @@ import click
 
 from reportgen import __version__
 from reportgen.errors import InputError
-from reportgen.terminal_text import terminal_safe
+from reportgen.text.terminal import terminal_safe
 
 EXIT_INPUT = 2
 EXIT_CHECK_FAILED = 1
@@ -54,7 +54,7 @@ def _input_errors() -> Iterator[None]:
 
 
 def _sample() -> Path:
-    from reportgen.resources import sample_round_dir
+    from reportgen.files.resources import sample_round_dir
 
     return sample_round_dir()
 
@@ -184,7 +184,7 @@ def build(round_dir: Path, output: str, lang: str | None, previous: str | None,
         if pdf is not None and output == "-":
             raise InputError("--pdf", "prints the page from a file: give -o FILE, not -o -")
         if pdf is not None:  # both outputs checked before anything is built
-            from reportgen.write import output_target
+            from reportgen.files.write import output_target
 
             output_target(pdf, round_dir, kind="pdf", avoid=[output, previous, baseline])
             from reportgen.pdf import require_isolation
@@ -229,7 +229,7 @@ def index(rounds: tuple[str, ...], out_dir: str, lang: str | None, jobs: int | N
     \b
     Example: reportgen index runs/round1 runs/round2 runs/round3 -o site/
     """
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     with _input_errors():
         written = build_index([Path(r) for r in rounds], Path(out_dir), lang, _progress(quiet),
@@ -345,8 +345,8 @@ def tables(round_dir: Path, fmt: str, output: str | None, slo_text: str | None,
              reportgen tables runs/round3 --slo tpot_ms=50 --load 20req/s --price 2.5
     """
     from reportgen import tables as tbl
+    from reportgen.files.write import output_target, write_output
     from reportgen.pipeline import analyze_dir
-    from reportgen.write import output_target, write_output
 
     slo = _slo_option(slo_text, slo_target)
     if fmt == "parquet":
@@ -501,8 +501,9 @@ def diff(old: str, new: str, fmt: str) -> None:
     \b
     Example: reportgen diff published/round3.html runs/round3 --format markdown
     """
+    from reportgen.analyze.changes import as_json
     from reportgen.console import diff_markdown, diff_text
-    from reportgen.diff import as_json, diff_sources
+    from reportgen.sources.diff import diff_sources
 
     with _input_errors():
         changes = diff_sources(Path(old), Path(new))

@@ -1,7 +1,7 @@
 """Plain-text views for the terminal (`reportgen check`, `values`, `diff`).
 
 Every view fits WIDTH columns: long texts wrap in their own column, rules are as wide as their
-column. Numbers come from reportgen.formatting, so they read as on the page. Every cell and
+column. Numbers come from reportgen.text.formatting, so they read as on the page. Every cell and
 wrapped text passes ``terminal_safe`` (control, bidi and newline characters from input shown
 escaped), and a long list of skipped files is summarised past ``MAX_LISTED`` rows.
 """
@@ -17,11 +17,10 @@ import pandas as pd
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.changes import Diff
-from reportgen.analyze.checks import tier_label
-from reportgen.formatting import MISSING, change_texts, fmt, is_missing, plain
-from reportgen.listing import shorten
-from reportgen.terminal_text import terminal_safe
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import MISSING, change_texts, fmt, is_missing, plain, tier_label
+from reportgen.text.listing import shorten
+from reportgen.text.terminal import terminal_safe
 
 WIDTH = 100
 GAP = "  "

@@ -158,7 +158,7 @@ def files_of(round_name: str, tables: Mapping[str, Any]) -> dict[str, bytes]:
 def write_round(out: Path, round_name: str, tables: Mapping[str, Any]) -> list[Path]:
     """Write (atomically) one round's dataset files under ``out``; a table of this round
     that has no rows now loses its old file. Returns the files written."""
-    from reportgen.write import write_atomic
+    from reportgen.files.write import write_atomic
 
     files = files_of(round_name, tables)
     written = []

@@ -1,4 +1,5 @@
-"""The one error type bad input may raise, and the findings collected while loading."""
+"""The one error type bad input may raise, and what loading collects beside the data: the findings
+(warnings) and the settings inferred from the files (``Inferred``)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,14 @@ class Finding:
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """One setting read from the files (not from round.toml), with where it was read."""
+
+    key: str      # round.toml key it corresponds to, e.g. "hardware.gpu"
+    value: str
+    source: str   # file[:line] or what it was derived from
+    status: str = "inferred"  # | "confirmed" / "overridden" by round.toml
+    stated: str = ""          # round.toml's value when it overrides

@@ -9,13 +9,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu_spec
+from reportgen.errors import Inferred, InputError
+from reportgen.files.safe_read import printable
+from reportgen.load.manifest import folder_name
 from reportgen.load.records import LoadedRound
-from reportgen.manifest import Inferred, folder_name
-from reportgen.model_bytes import model_bytes
-from reportgen.safe_read import printable
-from reportgen.terminal_text import terminal_safe
+from reportgen.reference.gpus import lookup_gpu_spec
+from reportgen.reference.model_bytes import model_bytes
+from reportgen.text.terminal import terminal_safe
 
 
 @dataclass(frozen=True)
@@ -182,10 +182,10 @@ def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path,
     """Infer from ``root``'s files alone (an existing round.toml is not read) and write
     round.toml atomically; an existing one is refused, or with ``force`` kept as
     round.toml.bak (round.toml.bak.2 … when that exists too)."""
-    from reportgen.discover import display_path
+    from reportgen.files.safe_read import leads_out
+    from reportgen.files.write import output_target, write_output
     from reportgen.load.auto import load_auto
-    from reportgen.safe_read import leads_out
-    from reportgen.write import output_target, write_output
+    from reportgen.load.discover import display_path
 
     path = root / "round.toml"
     if path.is_symlink() and leads_out(path, root):
@@ -219,7 +219,7 @@ def write_example_csv(folder: Path) -> Path:
     """``folder/runs.csv``: the commented example of the tidy import (README, "Your own
     harness: a tidy CSV"); the folder is created when missing, an existing file is never
     replaced."""
-    from reportgen.write import write_atomic
+    from reportgen.files.write import write_atomic
 
     path = folder / "runs.csv"
     if path.exists() or path.is_symlink():
@@ -241,9 +241,9 @@ def check_builds(data: bytes, root: Path) -> None:
     (checked on a private copy, before round.toml is touched)."""
     import tempfile
 
-    from reportgen.gpu_table import lookup_gpu
-    from reportgen.manifest import parse_manifest
-    from reportgen.write import check_content
+    from reportgen.files.write import check_content
+    from reportgen.load.manifest import parse_manifest
+    from reportgen.reference.gpus import lookup_gpu
 
     check_content(root / "round.toml", data, "round.toml")
     with tempfile.TemporaryDirectory(prefix="reportgen-init-") as scratch:

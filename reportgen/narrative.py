@@ -10,7 +10,7 @@ Placeholders put computed numbers into the prose, so the text follows corrected 
     {{ name:SPEC }}       SPEC is one of the formats below
 
 ``name`` is a dotted key of ``analysis.values`` (e.g. ``crossover.concurrency``). Formats (the
-same in both languages, from ``reportgen.formatting``; ``N`` is a number of decimals):
+same in both languages, from ``reportgen.text.formatting``; ``N`` is a number of decimals):
 
     (none)  int → ``1,332``; float → 0 dp from 100, 1 dp from 10, 2 dp from 1, else 3 significant
             digits (``1,388`` ``22.5`` ``5.84`` ``0.0655``); text as is
@@ -42,13 +42,13 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from reportgen.bidi import isolate
 from reportgen.errors import InputError
-from reportgen.formatting import format_value
-from reportgen.i18n import load_ui, markdown
-from reportgen.paths import display_path
-from reportgen.safe_read import printable, read_bytes, read_input, refuse_outside
-from reportgen.text import LANGS, Bi
+from reportgen.files.paths import display_path
+from reportgen.files.safe_read import printable, read_bytes, read_input, refuse_outside
+from reportgen.text.bidi import isolate
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import format_value
+from reportgen.text.i18n import load_ui, markdown
 
 # Page sections in page order; a narrative file may exist for any of them.
 SECTIONS: tuple[str, ...] = (
@@ -279,7 +279,7 @@ class Images:
 
     def _remote(self, token: Token, src: str) -> None:
         """An image token turned into a link and a note (built here, every part escaped)."""
-        from reportgen.resources import templates_dir
+        from reportgen.files.resources import templates_dir
 
         note = load_ui(templates_dir() / "i18n" / "ui.toml").raw("narrative.remote_image",
                                                                  self.lang)

@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reportgen.errors import InputError
-from reportgen.safe_read import printable
+from reportgen.files.safe_read import printable
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 BUDGET_MS = 60_000   # virtual time for unpacking plotly.js, drawing and the print images
@@ -151,7 +151,7 @@ def print_pdf(html: Path, out: Path, lang: str | None = None, browser: Path | No
     """Print ``html`` to ``out`` on ``paper`` (a4 or letter) and return the file written
     (``out``, or the file a symlink ``out`` points to). Refused without a network namespace
     unless ``unisolated`` (``require_isolation``)."""
-    from reportgen.write import cleanup_on_signals, output_target, write_output
+    from reportgen.files.write import cleanup_on_signals, output_target, write_output
 
     avoid = [html, *avoid]
     output_target(out, round_dir, kind="pdf", avoid=avoid)  # refused before the browser runs

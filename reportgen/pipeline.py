@@ -3,11 +3,11 @@
 ``render_analysis``), with the baseline and the revisions given as records already read.
 
 Reading the files that name a baseline or a previous report, and writing the page, is
-reportgen.build's job (it calls these); reportgen.diff and reportgen.baseline call ``tables_of``
-for a round folder; `check`, `tables`, `serve` and `index` call ``analyze_dir``. Nothing here
-imports those modules, so the stages meet here without a cycle. Progress goes to an optional
-callback (the CLI prints it); nothing here touches click or the clock. The page's date comes
-from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
+reportgen.build's job (it calls these); reportgen.sources.diff and reportgen.sources.baseline call
+``tables_of`` for a round folder; `check`, `tables`, `serve` and `index` call ``analyze_dir``.
+Nothing here imports those modules, so the stages meet here without a cycle. Progress goes to an
+optional callback (the CLI prints it); nothing here touches click or the clock. The page's date
+comes from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
-from reportgen.figure_set import FigureSet
-from reportgen.i18n import UI, Bi, load_ui
+from reportgen.figures.built import FigureSet
 from reportgen.load.records import LoadedRound
 from reportgen.slo import Slo
+from reportgen.text.bilingual import Bi
+from reportgen.text.i18n import UI, load_ui
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 
 
-def _quiet(_: str) -> None:
+def no_progress(_: str) -> None:
     pass
 
 
@@ -65,7 +66,7 @@ def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo |
     from reportgen.analyze.run import analyze_round
     from reportgen.load.round import load_round
 
-    say = progress or _quiet
+    say = progress or no_progress
     say(f"load {round_dir}")
     loaded = with_price(with_slo(load_round(Path(round_dir)), slo, slo_target), price)
     say("analyze")
@@ -89,7 +90,7 @@ def with_price(loaded: LoadedRound, price: float | None) -> LoadedRound:
     """The round with the command line's $/GPU-hour in place of round.toml's [cost]."""
     import dataclasses
 
-    from reportgen.manifest import COMMAND_LINE, Provenance
+    from reportgen.load.manifest import COMMAND_LINE, Provenance
 
     if price is None:
         return loaded
@@ -174,8 +175,8 @@ class Assembled:
     def html(self, shared: bool = False) -> str:
         """``shared``: plotly.js and the page's scripts as a site's files
         (``render.shared_scripts``), not inlined."""
+        from reportgen.files.resources import templates_dir
         from reportgen.render import render_page
-        from reportgen.resources import templates_dir
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
                            figs=self.figures.payload(), trace_types=self.figures.trace_types,
@@ -183,7 +184,7 @@ class Assembled:
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
-                    lang: str | None = None, progress: Progress = _quiet,
+                    lang: str | None = None, progress: Progress = no_progress,
                     revisions: Revisions | None = None,
                     baseline: Source | Missing | None = None,
                     series: Series | None = None,
@@ -200,17 +201,18 @@ def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
 
 
 def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str | None = None,
-                  progress: Progress = _quiet, revisions: Revisions | None = None, *,
+                  progress: Progress = no_progress, revisions: Revisions | None = None, *,
                   baseline: Source | Missing | None = None, series: Series | None = None,
                   reuse: Reuse | None = None) -> Assembled:
     """What ``render_analysis`` renders (same arguments)."""
-    from reportgen.figures import figures_payload
-    from reportgen.narrative import LANGS, load_narrative
-    from reportgen.page import build_page, build_sections
+    from reportgen.figures.registry import figures_payload
+    from reportgen.files.resources import templates_dir
+    from reportgen.narrative import load_narrative
+    from reportgen.page.assemble import build_page, build_sections
     from reportgen.page.model import Figure, Inputs, View
     from reportgen.render import plotly_version
-    from reportgen.resources import templates_dir
     from reportgen.tables import to_json_dict
+    from reportgen.text.bilingual import LANGS
 
     if lang is not None and lang not in LANGS:
         raise InputError("--lang", f"expected one of {', '.join(LANGS)}, got {lang!r}")
@@ -280,7 +282,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     if reuse is not None and reuse.report_data is not None:
         report_data = reuse.report_data  # read only by render_page
     else:
-        from reportgen.listing import shorten_data
+        from reportgen.text.listing import shorten_data
 
         report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
         if reuse is not None:

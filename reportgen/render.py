@@ -34,11 +34,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from reportgen import datablock
-from reportgen.bidi import has_bidi, isolate
-from reportgen.formatting import input_percent, input_value
+from reportgen.files import datablock
 from reportgen.page.model import Page, Row, Series
-from reportgen.text import Bi
+from reportgen.text.bidi import has_bidi, isolate
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import input_percent, input_value
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
          ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))

@@ -220,7 +220,8 @@ class Preview:
         return True
 
     def _build(self, inputs_changed: bool) -> None:
-        from reportgen.build import render_analysis, resolve_baseline
+        from reportgen.build import resolve_baseline
+        from reportgen.pipeline import render_analysis
 
         began = time.perf_counter()
         try:
@@ -262,8 +263,8 @@ class Preview:
 def error_page(message: str, root: Path) -> str:
     """A plain page naming what is wrong, in both languages; the reload script is added to it
     as to the report."""
-    from reportgen.i18n import load_ui
-    from reportgen.resources import templates_dir
+    from reportgen.files.resources import templates_dir
+    from reportgen.text.i18n import load_ui
 
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
 

@@ -40,9 +40,9 @@ from reportgen import schema
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
 from reportgen.analyze.round_facts import RoundInfo
-from reportgen.formatting import MISSING, plain
 from reportgen.schema import RENAMED, SCHEMA
-from reportgen.text import LANGS, Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import MISSING, plain
 
 # Which tables, in which order, their count and bilingual columns: reportgen/schema.py's
 # ``TABLE_SPECS``, read when the export runs. Optional tables are present only when some

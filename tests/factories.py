@@ -8,15 +8,15 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.discover import EngineFiles
 from reportgen.errors import Finding
 from reportgen.load.bench_json import empty_itls, empty_requests
+from reportgen.load.discover import EngineFiles
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaFacts, LlamaLog
+from reportgen.load.manifest import Manifest
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.round import resolve_kv_bytes
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import Manifest
 
 
 def llama_log(timings: pd.DataFrame | None = None, **facts: Any) -> LlamaLog:

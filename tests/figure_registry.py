@@ -1,9 +1,10 @@
-"""Figure counts and ids for tests, derived from the figure registry (``figures.BUILDERS``)
+"""Figure counts and ids for tests, derived from the figure registry (``figures.registry.BUILDERS``)
 rather than typed in: a new figure in the registry changes them without touching any test."""
 
 from __future__ import annotations
 
-from reportgen.figures import BUILDERS, PARETO_MIN_CONFIGURATIONS
+from reportgen.figures.ranking import PARETO_MIN_CONFIGURATIONS
+from reportgen.figures.registry import BUILDERS
 
 # drawn only for a round of PARETO_MIN_CONFIGURATIONS configurations or more
 MANY_ONLY = frozenset({"pareto"})

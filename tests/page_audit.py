@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.build import Assembled
-from reportgen.figures import FILLED_META
-from reportgen.i18n import load_ui
+from reportgen.figures.distributions import FILLED_META
+from reportgen.files.resources import templates_dir
 from reportgen.page.model import (
     Block,
     Cards,
@@ -30,8 +29,9 @@ from reportgen.page.model import (
     Section,
     Table,
 )
-from reportgen.resources import templates_dir
-from reportgen.text import LANGS, Bi
+from reportgen.pipeline import Assembled
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.i18n import load_ui
 
 EM = "—"
 _WORDS = re.compile(r"(?<![\w.])(nan|NaN|None|inf)(?![\w.])")

@@ -15,8 +15,7 @@ import pandas as pd
 
 from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.round_facts import EngineFacts, RoundInfo
-from reportgen.manifest import Text
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 CONC = [1, 4, 16, 64]
 TIERS = {
@@ -27,7 +26,7 @@ TIERS = {
               [5.0, 8.5, 23.0, 40.0], [5.0, 8.4, 22.5, 39.0], [90.0, 120.0, 250.0, 400.0]),
 }
 WEIGHTS_GB = {"big": 10.0, "small": 4.0}
-LABELS = {"big": Text("大模型 BF16", "Big BF16"), "small": Text("小模型 Q4", "Small Q4")}
+LABELS = {"big": Bi("大模型 BF16", "Big BF16"), "small": Bi("小模型 Q4", "Small Q4")}
 
 
 def _tiers() -> pd.DataFrame:
@@ -128,11 +127,11 @@ def make_analysis() -> Analysis:
     ])
     checks = pd.DataFrame([
         {"id": "throughput.monotonic", "status": "warn", "engine": "small", "concurrency": 16.0,
-         "value": 0.9, "message": Text("C=16 吞吐低于 C=4。", "C=16 is below C=4.")},
+         "value": 0.9, "message": Bi("C=16 吞吐低于 C=4。", "C=16 is below C=4.")},
         {"id": "requests.failed", "status": "fail", "engine": "small", "concurrency": 16.0,
-         "value": 1.0, "message": Text("1 条请求失败。", "1 request failed.")},
+         "value": 1.0, "message": Bi("1 条请求失败。", "1 request failed.")},
         {"id": "identity.e2el", "status": "pass", "engine": None, "concurrency": np.nan,
-         "value": np.nan, "message": Text("恒等式成立。", "The identity holds.")},
+         "value": np.nan, "message": Bi("恒等式成立。", "The identity holds.")},
     ])
     round_info = RoundInfo(
         title=Bi("小测试轮", "Small test round"), subtitle=Bi("副标题", "Subtitle"),
@@ -169,12 +168,12 @@ def make_analysis() -> Analysis:
         "tiers.small.c1.itl_p50_ms": 5.0, "engines.small.mbu_c1": 4.11 / 5.0,
     }
     constants = [
-        Constant("bandwidth_gb_s", 1000.0, "GB/s", Text("round.toml [hardware]",
+        Constant("bandwidth_gb_s", 1000.0, "GB/s", Bi("round.toml [hardware]",
                                                          "round.toml [hardware]")),
         Constant("small.weight_bytes_per_step", 4e9, "B",
-                 Text("round.toml:小模型文件大小", "round.toml: small model file size")),
+                 Bi("round.toml:小模型文件大小", "round.toml: small model file size")),
         Constant("big.weight_bytes_per_step", 1e10, "B",
-                 Text("round.toml:参数 × 2 B", "round.toml: params × 2 B")),
+                 Bi("round.toml:参数 × 2 B", "round.toml: params × 2 B")),
     ]
     from reportgen.analyze.pareto import pareto_points, same_speed
 

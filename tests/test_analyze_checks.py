@@ -8,7 +8,7 @@ import pytest
 
 from reportgen.analyze import checks as chk
 from reportgen.errors import Finding
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 
 def _tiers(**cols: list) -> pd.DataFrame:

@@ -20,9 +20,9 @@ import pytest
 
 from reportgen.analyze.run import analyze
 from reportgen.errors import Finding
-from reportgen.gpu_table import lookup_gpu
-from reportgen.manifest import parse_manifest
-from reportgen.text import Bi
+from reportgen.load.manifest import parse_manifest
+from reportgen.reference.gpus import lookup_gpu
+from reportgen.text.bilingual import Bi
 
 MANIFEST = """
 [round]

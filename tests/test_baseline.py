@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from data_paths import REFERENCE as REFERENCE_DIR
 from data_paths import SEED
 
-from reportgen.baseline import from_published, load_baseline
 from reportgen.build import build_report
 from reportgen.cli import main
-from reportgen.diff import tables_from_html
 from reportgen.errors import InputError
+from reportgen.sources.baseline import from_published, load_baseline
+from reportgen.sources.diff import tables_from_html
 
 HERE = Path(__file__).resolve()
 SAMPLES = HERE.parents[1] / "sample_runs"

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import linefmt, make_round, synth
-from reportgen.manifest import parse_manifest
+from reportgen.load.manifest import parse_manifest
 
 PREFIX = re.compile(rb"^\d+\.\d\d\.\d\d\d\.\d\d\d [IWED] ")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.analyze import checks as chk
-from reportgen.text import LANGS
+from reportgen.text.bilingual import LANGS
 
 ANALYZE = Path(__file__).resolve().parents[1] / "reportgen" / "analyze"
 HAN = re.compile("[\u3400-\u9fff\uf900-\ufaff]")

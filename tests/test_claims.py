@@ -20,10 +20,10 @@ from factories import ROUND_SHAPES, result_json, write_round
 from reportgen.analyze import claims
 from reportgen.analyze.checks import monotonic_throughput
 from reportgen.build import assemble_report
+from reportgen.files.resources import sample_round_dir
 from reportgen.page.model import Block, Page
 from reportgen.pipeline import analyze_dir
-from reportgen.resources import sample_round_dir
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 # ------------------------------------------------------------------------------ the rule itself
 
@@ -348,10 +348,10 @@ def test_tables_put_rates_under_request_rate_and_state_the_unbounded_one(tmp_pat
 # --------------------------------------------------------------------------------- figures
 
 def test_the_ranking_of_many_long_named_configurations_stays_legible(tmp_path: Path) -> None:
-    from reportgen.figure_margins import FIGURE_WIDTH_PX, text_px
-    from reportgen.figures import ranking_figure, short_labels
-    from reportgen.i18n import load_ui
-    from reportgen.resources import templates_dir
+    from reportgen.figures.margins import FIGURE_WIDTH_PX, text_px
+    from reportgen.figures.ranking import ranking_figure, short_labels
+    from reportgen.files.resources import templates_dir
+    from reportgen.text.i18n import load_ui
 
     # 8 characters: the first 5, "…", the last 2 (where these differ)
     assert short_labels(["abcdefghij-1", "abcdefghij-2"], 8) == ["abcde…-1", "abcde…-2"]

@@ -16,10 +16,10 @@ from reportgen.analyze.checks import (
     identity_checks,
     not_recomputable,
 )
-from reportgen.clients import tpot_ties_e2el
 from reportgen.load.formats import NotRecomputable
 from reportgen.load.formats import inference_perf as ip
 from reportgen.pipeline import analyze_dir
+from reportgen.reference.clients import tpot_ties_e2el
 from tests.data_paths import SHARED_ROUNDS
 
 CLIENTS = Path(__file__).parent / "data" / "clients"

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from reportgen.cli import main
-from reportgen.clients import client, differing_metrics
+from reportgen.reference.clients import client, differing_metrics
 
 TAG = re.compile(r"<[^>]+>")
 TIERS = (1, 4, 16)
@@ -138,7 +138,7 @@ def test_a_wrong_client_record_names_its_line(tmp_path: Path,
     from types import SimpleNamespace
 
     from reportgen.errors import InputError
-    from reportgen.load import clients
+    from reportgen.load import client_files
     from reportgen.load.formats import ClientRun
     from reportgen.load.scanned import ScannedFile
 
@@ -146,8 +146,8 @@ def test_a_wrong_client_record_names_its_line(tmp_path: Path,
     path.write_text('{\n  "duration": 10.0,\n  "num_prompts": 3,\n  "completed": 5\n}\n')
     record = {"duration": 10.0, "num_prompts": 3, "completed": 5}
     fake = SimpleNamespace(read=lambda raw, shown: [ClientRun(dict(record), 1, "fake")])
-    monkeypatch.setattr(clients, "reader", lambda client: fake)
+    monkeypatch.setattr(client_files, "reader", lambda client: fake)
     scanned = ScannedFile(path, "r/run.json", "run.json", "client", "", "fake")
     with pytest.raises(InputError) as err:
-        clients.read_client_files([scanned])
+        client_files.read_client_files([scanned])
     assert err.value.line == 4 and "exceed num_prompts" in err.value.message

@@ -48,7 +48,7 @@ def test_build_imports_no_plotly(tmp_path: Path) -> None:
             "; print(sorted(m for m in sys.modules if m.split('.')[0] == 'plotly'))")
     import shutil
 
-    from reportgen.resources import sample_round_dir
+    from reportgen.files.resources import sample_round_dir
 
     shutil.copytree(sample_round_dir(), tmp_path / "src")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,

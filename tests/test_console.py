@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.changes import ChangedFigure, Diff, Group, Input
 from reportgen.analyze.result import Analysis
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.console import (
@@ -18,8 +19,7 @@ from reportgen.console import (
     tiers_text,
     values_text,
 )
-from reportgen.diff import Diff, Figure, Group, Input
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 LONG = ("C=16: mean TPOT 34.28 ms, but mean E2EL and TTFT imply 26.27 ms (+30.5%): a few "
         "requests that stopped early lift the mean, or a statistic is off; this tier's wait "
@@ -102,11 +102,12 @@ def test_values_text_and_matching() -> None:
 
 def _diff() -> Diff:
     return Diff("concurrency", (
-        Group(Input(), (Figure("crossover.concurrency", 8.25, 8.3, ("values:crossover.x",)),)),
+        Group(Input(), (ChangedFigure("crossover.concurrency", 8.25, 8.3,
+                                      ("values:crossover.x",)),)),
         Group(Input("", "vllm", 8.0, "vllm/bench/c8.json"), (
-            Figure("tiers.output_tok_s", 411.39, 403.33, ("tiers[vllm C=8].output_tok_s",)),
-            Figure("tiers.failed", 0, None, ("tiers[vllm C=8].failed",)),
-            Figure("checks.requests.failed.message", "Every request completed.",
+            ChangedFigure("tiers.output_tok_s", 411.39, 403.33, ("tiers[vllm C=8].output_tok_s",)),
+            ChangedFigure("tiers.failed", 0, None, ("tiers[vllm C=8].failed",)),
+            ChangedFigure("checks.requests.failed.message", "Every request completed.",
                    "1 of 120 requests failed; throughput counts completed requests only.",
                    ("checks[requests.failed vllm C=8].message",)),
         )),

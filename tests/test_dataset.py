@@ -147,7 +147,7 @@ def test_index_writes_the_dataset_and_duckdb_reads_it(rounds: list[Path],
 
 def test_the_trend_read_through_duckdb_is_the_cards_trend(
         rounds: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reportgen import index as ix
+    from reportgen.index import update as ix
 
     calls: list[int] = []
     real = ix._trend_from_dataset

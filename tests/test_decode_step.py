@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from reportgen.analyze.tiers import MIN_STEP_MS, decode_step, latency_shape
-from reportgen.clients import itl_is_step
 from reportgen.pipeline import analyze_dir
+from reportgen.reference.clients import itl_is_step
 
 CLIENTS = Path(__file__).parent / "data" / "clients"
 INFERENCE_PERF = CLIENTS / "inference-perf-0.7.0"

@@ -13,17 +13,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reportgen.analyze.changes import Change, as_json, diff_tables, group_changes
 from reportgen.cli import main
-from reportgen.diff import (
-    Change,
-    as_json,
-    checked,
-    diff_tables,
-    find_data_block,
-    group_changes,
-    load_tables,
-)
 from reportgen.errors import InputError
+from reportgen.sources.diff import checked, find_data_block, load_tables
 
 
 def tables(**overrides):
@@ -278,7 +271,7 @@ def test_data_block_is_found_among_other_scripts() -> None:
 
 
 def test_size_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from reportgen.safe_read import CAPS, Cap
+    from reportgen.files.safe_read import CAPS, Cap
 
     monkeypatch.setitem(CAPS, "report", Cap(1000, "a report.html"))
     path = _html(tmp_path, json.dumps(tables()) + " " * 1000)

@@ -18,7 +18,7 @@ from page_audit import audit, figure_faults, table_faults, text_faults
 from reportgen.build import assemble_report
 from reportgen.errors import InputError
 from reportgen.page.model import Card, Figure, Para, Row, Section, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 FOLDERS = real_round_params()   # vendored, then ../shared only (marked `shared`)
 

@@ -1,8 +1,8 @@
 """The three recipes of docs/CONTRIBUTING.md, checked where they can go wrong silently:
 
 - a reader is one module in reportgen/load/formats/ plus one line in its READERS;
-- a figure is one builder in figures.BUILDERS, its strings under [fig.<kind>] in ui.toml, and
-  one `b.figure("<kind>")` in a page section;
+- a figure is one builder plus one line in figures.registry.BUILDERS, its strings under
+  [fig.<kind>] in ui.toml, and one `b.figure("<kind>")` in a page section;
 - a tier metric is one declaration in analyze/tier_metrics.py, which the frame, the provenance
   marks, the tables export, the page's tiers table and check's terminal table all read: a
   metric declared here reaches every one of them with no other edit.
@@ -21,14 +21,14 @@ import pytest
 from reportgen.analyze import run, tier_metrics
 from reportgen.analyze.tier_metrics import TierMetric
 from reportgen.console import tiers_text
-from reportgen.figures import BUILDERS
-from reportgen.i18n import load_ui
+from reportgen.figures.registry import BUILDERS
+from reportgen.files.resources import templates_dir
 from reportgen.load import formats
 from reportgen.load.round import load_round
 from reportgen.page.assemble import build_sections
 from reportgen.page.model import Table
-from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
+from reportgen.text.i18n import load_ui
 from tests.page_fixture import make_analysis
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""figure_margins: the left and bottom margins a figure's labels need (so plotly.js draws it
+"""figures.margins: the left and bottom margins a figure's labels need (so plotly.js draws it
 once), from tick labels, axis titles and legend rows; hand-checked with DejaVu Sans widths."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reportgen.figure_margins import (
+from reportgen.figures.base import trace_values
+from reportgen.figures.margins import (
     X_TITLED,
     X_UNTITLED,
     Y_TITLED,
@@ -15,7 +16,6 @@ from reportgen.figure_margins import (
     text_px,
     tick_labels,
 )
-from reportgen.figures import _values
 
 BASE = {"l": 64, "r": 28, "t": 52, "b": 56}
 
@@ -47,9 +47,9 @@ def test_left_margin_fits_the_widest_tick_label_and_the_title() -> None:
     f = fig([{"type": "scatter", "y": [1.0, 2.0]}],
             yaxis={"title": {"text": "tok/s"}, "ticktext": ["50", "1,000"]})
     want = text_px("1,000") + Y_TITLED                       # 34.56 + 39 → 74
-    assert fitted_margins(f, BASE, _values)["l"] == 74 == int(np.ceil(want))
+    assert fitted_margins(f, BASE, trace_values)["l"] == 74 == int(np.ceil(want))
     f["layout"]["yaxis"] = {"ticktext": ["1,000"]}           # no title: 34.56 + 19 → 54 < 64
-    assert fitted_margins(f, BASE, _values)["l"] == 64
+    assert fitted_margins(f, BASE, trace_values)["l"] == 64
     assert text_px("1,000") + Y_UNTITLED < 64
 
 
@@ -60,7 +60,7 @@ def test_category_labels_and_right_hand_subplots() -> None:
             xaxis={"domain": [0, 0.4]}, xaxis2={"domain": [0.6, 1]},
             yaxis={"title": {"text": "engine"}}, yaxis2={"anchor": "x2"})
     # only the left subplot's y axis reaches the figure's left edge
-    assert fitted_margins(f, BASE, _values)["l"] == int(np.ceil(
+    assert fitted_margins(f, BASE, trace_values)["l"] == int(np.ceil(
         text_px("llama.cpp Q4_K_M") + Y_TITLED))
 
 
@@ -73,28 +73,28 @@ def test_bottom_margin_holds_the_axis_and_the_legend_rows() -> None:
     # one legend row, 11 + 19 + 12 = 42 px pushed at paper y −0.2, top margin 52, 460 px high:
     # b = (42 − 0.2·52 + 0.2·460) / 1.2 = 102.27 → 103 (as plotly.js solves it)
     titled = fig(one, xaxis={"title": {"text": "C"}}, height=460)
-    assert fitted_margins(titled, BASE, _values, LEGEND)["b"] == 103
-    assert fitted_margins(titled, BASE, _values)["b"] == 56      # no legend placement given
+    assert fitted_margins(titled, BASE, trace_values, LEGEND)["b"] == 103
+    assert fitted_margins(titled, BASE, trace_values)["b"] == 56      # no legend placement given
     alone = fig(one[:1], xaxis={"title": {"text": "C"}})          # one trace: no legend
-    assert fitted_margins(alone, BASE, _values, LEGEND)["b"] == 56   # 54 < the base 56
+    assert fitted_margins(alone, BASE, trace_values, LEGEND)["b"] == 56   # 54 < the base 56
     dated = fig(one[:1], xaxis={"type": "date", "title": {"text": "t"}})
-    assert fitted_margins(dated, BASE, _values, LEGEND)["b"] == X_TITLED + 15 == 69
+    assert fitted_margins(dated, BASE, trace_values, LEGEND)["b"] == X_TITLED + 15 == 69
     wide = [{"type": "scatter", "x": [1.0], "y": [1.0], "name": "x" * 30} for _ in range(4)]
     # 263 px each: 3 in a row of 1000 − 64 − 28, so 2 rows: (61 − 10.4 + 90) / 1.2 = 117.2
-    assert fitted_margins(fig(wide), BASE, _values, LEGEND)["b"] == 118
+    assert fitted_margins(fig(wide), BASE, trace_values, LEGEND)["b"] == 118
     above = LEGEND | {"y": 1.02, "yanchor": "bottom"}             # not below the plot: no term
-    assert fitted_margins(fig(wide), BASE, _values, above)["b"] == 56
+    assert fitted_margins(fig(wide), BASE, trace_values, above)["b"] == 56
     assert X_UNTITLED < 56
 
 
 def test_margins_never_shrink_and_keep_the_other_sides() -> None:
     f = fig([{"type": "scatter", "y": [1.0]}], yaxis={"ticktext": ["1"]})
-    assert fitted_margins(f, {"l": 160, "r": 40, "t": 36, "b": 90}, _values) == \
+    assert fitted_margins(f, {"l": 160, "r": 40, "t": 36, "b": 90}, trace_values) == \
         {"l": 160, "r": 40, "t": 36, "b": 90}
 
 
 def test_legend_rows_as_plotly_lays_them_out() -> None:
-    from reportgen.figure_margins import legend_height
+    from reportgen.figures.margins import legend_height
 
     def named(*names: str, group: bool = False) -> list[dict]:
         return [{"type": "scatter", "name": n, "legendgroup": "g" + n[:1] if group else None}

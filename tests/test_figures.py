@@ -12,11 +12,8 @@ import pytest
 from figure_registry import drawn_ids, drawn_kinds
 from page_fixture import make_analysis
 
-from reportgen.figures import (
-    build_figures,
-    figures_payload,
-)
-from reportgen.i18n import figure_patches, flatten, load_ui
+from reportgen.figures.registry import build_figures, figures_payload
+from reportgen.text.i18n import figure_patches, flatten, load_ui
 
 UI_PATH = Path(__file__).resolve().parents[1] / "templates" / "i18n" / "ui.toml"
 

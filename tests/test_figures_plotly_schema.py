@@ -12,8 +12,9 @@ import pytest
 from page_fixture import make_analysis
 
 from reportgen.analyze.round_facts import RoundInfo
-from reportgen.figures import Bar, Fig, Scatter, build_figures, figures_payload, template
-from reportgen.i18n import load_ui
+from reportgen.figures.base import Bar, Fig, Scatter, template
+from reportgen.figures.registry import build_figures, figures_payload
+from reportgen.text.i18n import load_ui
 
 UI_PATH = Path(__file__).resolve().parents[1] / "templates" / "i18n" / "ui.toml"
 

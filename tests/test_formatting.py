@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from reportgen.formatting import (
+from reportgen.text.formatting import (
     MISSING,
     change_texts,
     exact,
@@ -70,9 +70,18 @@ def test_change_texts_show_enough_decimals_to_differ() -> None:
 
 
 def test_latencies_of_ten_seconds_or_more_read_in_seconds() -> None:
-    from reportgen.formatting import fmt_latency_ms
+    from reportgen.text.formatting import fmt_latency_ms
 
     assert fmt_latency_ms(9_999.0, ".0f") == "9,999"
     assert fmt_latency_ms(11_779.0, ".0f") == "11.8 s"
     assert fmt_latency_ms(773_158.0, ".0f") == "773 s"
     assert fmt_latency_ms(float("nan"), ".0f") == "—"
+
+
+def test_one_tier_label_for_every_plain_text_view() -> None:
+    # check, diff, console, figures and split configuration names all print a tier this way
+    from reportgen.text.formatting import tier_label
+    assert tier_label(8.0) == "C=8"
+    assert tier_label(0.5, "request_rate") == "0.5 req/s"
+    assert tier_label(math.inf, "request_rate") == "∞ req/s"     # never `inf req/s`
+    assert tier_label(math.nan) == "C=?"

@@ -21,18 +21,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reportgen.diff import load_tables
 from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu
 from reportgen.load.bench_json import load_bench_file
 from reportgen.load.fingerprint import parse_fingerprint
 from reportgen.load.llama_log import parse_llama_log
+from reportgen.load.manifest import parse_manifest
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import parse_prometheus
 from reportgen.load.vllm_log import parse_vllm_log
-from reportgen.manifest import parse_manifest
 from reportgen.narrative import load_narrative
-from reportgen.text import Bi
+from reportgen.reference.gpus import lookup_gpu
+from reportgen.sources.diff import load_tables
+from reportgen.text.bilingual import Bi
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 

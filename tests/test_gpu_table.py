@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reportgen import resources
-from reportgen.gpu_table import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
+from reportgen.files import resources
+from reportgen.reference.gpus import GPUS, GpuSpec, lookup_gpu, lookup_gpu_spec
 
 
 @pytest.mark.parametrize(("name", "canonical", "bandwidth", "memory"), [
@@ -141,11 +141,11 @@ def test_spec_carries_its_source() -> None:
 def test_table_is_read_on_first_lookup_not_at_import() -> None:
     # cold start: importing the module (discover, analyze and init all do) parses no TOML
     code = """
-import reportgen.resources as resources
+import reportgen.files.resources as resources
 read = []
 real = resources.data_tables
 resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)
-import reportgen.gpu_table as gpu_table
+import reportgen.reference.gpus as gpu_table
 print(read)
 gpu_table.lookup_gpu("H100")
 gpu_table.lookup_gpu("A100")

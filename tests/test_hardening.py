@@ -35,11 +35,11 @@ from test_bad_input import (
     run,
 )
 
-from reportgen import safe_read
 from reportgen.errors import InputError
-from reportgen.figures import plotly_text
+from reportgen.figures.base import plotly_text
+from reportgen.files import safe_read
+from reportgen.files.write import output_target
 from reportgen.load.fingerprint import parse_fingerprint
-from reportgen.write import output_target
 
 REPO = Path(__file__).resolve().parents[1]
 PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"

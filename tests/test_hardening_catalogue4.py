@@ -30,7 +30,7 @@ from click.testing import CliRunner, Result
 
 from reportgen.cli import main
 from reportgen.errors import InputError
-from reportgen.load.clients import LARGEST_VALUE, read_client_files
+from reportgen.load.client_files import LARGEST_VALUE, read_client_files
 from reportgen.load.formats import sniff
 from reportgen.load.formats.metric_keys import LARGEST_WHOLE
 from reportgen.load.scanned import ScannedFile
@@ -306,7 +306,7 @@ def test_a_bad_cache_entry_means_build_this_round_again(
     else:
         os.mkfifo(entry)
     said: list[str] = []
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     build_index(rounds, site, jobs=1, progress=said.append)   # a hang fails the run's timeout
     assert "1 round(s) to build, 1 unchanged, 0 removed" in said
@@ -336,7 +336,7 @@ def test_a_bad_site_manifest_never_blocks_or_crashes(
 
 def test_a_round_named_manifest_is_not_rebuilt_every_run(tmp_path: Path) -> None:
     from benchmarks import tiny_rounds
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     (folder,) = tiny_rounds.generate(tmp_path / "a", 1)
     named = folder.rename(tmp_path / "manifest")
@@ -474,7 +474,7 @@ def test_input_text_is_isolated_in_title_and_sentences(tmp_path: Path) -> None:
 
 def test_a_long_word_wraps_in_table_cells() -> None:
     from reportgen.render import bi_html
-    from reportgen.text import Bi
+    from reportgen.text.bilingual import Bi
 
     assert bi_html(Bi.plain("x" * 500)) == f'<span class="long">{"x" * 500}</span>'
     assert bi_html(Bi.plain("vllm C=8")) == "vllm C=8"

@@ -26,9 +26,9 @@ import pytest
 from click.testing import CliRunner
 
 from reportgen.cli import main
+from reportgen.files.resources import sample_round_dir
 from reportgen.load.copies import copy_reason, original_name
 from reportgen.load.walk import walk
-from reportgen.resources import sample_round_dir
 
 sys.path.insert(0, str(Path(__file__).parent))
 from hardening_rounds import console, payload, sweep, write_result

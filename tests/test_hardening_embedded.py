@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reportgen import datablock
 from reportgen.cli import main
-from reportgen.embedded import schema_problem
-from reportgen.resources import sample_round_dir
+from reportgen.files import datablock
+from reportgen.files.embedded import schema_problem
+from reportgen.files.resources import sample_round_dir
 
 BLOCK = re.compile(r'(<script[^>]*id="report-data"[^>]*>)(.*?)(</script>)', re.S)
 

@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from reportgen.cli import main
+from reportgen.files.resources import sample_round_dir
 from reportgen.init_toml import _c, _q
-from reportgen.resources import sample_round_dir
 
 sys.path.insert(0, str(Path(__file__).parent))
 from hardening_rounds import payload, sweep, write_result

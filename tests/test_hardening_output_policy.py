@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reportgen import write
 from reportgen.cli import main
 from reportgen.errors import InputError
+from reportgen.files import write
+from reportgen.files.resources import sample_round_dir
 from reportgen.pdf import OFFLINE_FLAGS, browser_command, network_isolation
-from reportgen.resources import sample_round_dir
 
 CHROMIUM = Path("/usr/bin/chromium")
 FAKE_BROWSER = """#!/bin/sh

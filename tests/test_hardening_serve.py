@@ -25,7 +25,7 @@ import pytest
 
 from reportgen import serve
 from reportgen.errors import InputError
-from reportgen.resources import sample_round_dir
+from reportgen.files.resources import sample_round_dir
 from reportgen.serve import HOST, Preview, Server, host_allowed, origin_allowed
 
 

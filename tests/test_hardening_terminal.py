@@ -4,7 +4,7 @@ the promise it checks.
 - terminal lines show control characters, bidi overrides and newlines escaped (errors and
   `check`'s lists), through one function (`terminal_text.terminal_safe`);
 - page labels are bidi-isolated (`<bdi>`);
-- Plotly text, titles, hover templates and category arrays go through `figures.plotly_text`,
+- Plotly text, titles, hover templates and category arrays go through `figures.base.plotly_text`,
   baseline included (`%{y}` in a label cannot spoof hover values);
 - duplicate labels are flagged by `check`; long skipped lists are summarised.
 """
@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reportgen.bidi import isolate
 from reportgen.cli import main
-from reportgen.figures import plotly_text
-from reportgen.listing import MAX_LISTED, shorten
+from reportgen.figures.base import plotly_text
 from reportgen.render import bi_html
-from reportgen.terminal_text import terminal_safe
-from reportgen.text import Bi
+from reportgen.text.bidi import isolate
+from reportgen.text.bilingual import Bi
+from reportgen.text.listing import MAX_LISTED, shorten
+from reportgen.text.terminal import terminal_safe
 
 sys.path.insert(0, str(Path(__file__).parent))
 from hardening_rounds import sweep, write_result, payload  # noqa: I001
@@ -140,10 +140,11 @@ def test_baseline_labels_cannot_spoof_hover_values(tmp_path: Path) -> None:
     """promise: a baseline's title and labels reach hovertemplate escaped (no %{y})."""
     import pandas as pd
 
-    from reportgen.baseline import Baseline
-    from reportgen.figures import Fig, add_baseline_curves
-    from reportgen.i18n import load_ui
-    from reportgen.resources import templates_dir
+    from reportgen.analyze.compare import Baseline
+    from reportgen.figures.base import Fig
+    from reportgen.figures.overlays import add_baseline_curves
+    from reportgen.files.resources import templates_dir
+    from reportgen.text.i18n import load_ui
 
     tiers = pd.DataFrame({"engine": ["e"], "concurrency": [1.0], "output_tok_s": [10.0],
                           "itl_p50_ms": [5.0], "wait_ratio": [0.1], "tpot_p50_ms": [5.0],

@@ -17,7 +17,6 @@ import pandas as pd
 import pytest
 
 from reportgen.analyze.changes import diff_tables
-from reportgen.diff import tables_from_round
 from reportgen.load.formats import llmperf
 from reportgen.load.placement import (
     _run_dir,
@@ -27,6 +26,7 @@ from reportgen.load.placement import (
     workloads,
 )
 from reportgen.load.round import load_round
+from reportgen.sources.diff import tables_from_round
 from tests.client_fixtures import CLIENTS
 from tests.data_paths import SHARED_ROUNDS
 from tests.test_formats_inferencex import AGENTIC

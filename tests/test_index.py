@@ -103,7 +103,7 @@ def test_the_card_in_the_cache_gives_the_entry_the_full_tables_give(site: Path) 
     give the same card and trend points."""
     import json
 
-    from reportgen.index import entry_from_tables
+    from reportgen.index.update import entry_from_tables
 
     cache = site / ".reportgen-index"
     tables = json.loads((cache / "tables" / "round2-rtx4090.json").read_text(encoding="utf-8"))

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import tiny_rounds
 from reportgen.cli import main
-from reportgen.index import build_index
+from reportgen.index.update import build_index
 
 
 def stamps(site: Path) -> dict[str, tuple[int, int]]:

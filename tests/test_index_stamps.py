@@ -1,4 +1,4 @@
-"""The index's unchanged check (reportgen/index_cache.py): a file whose (size, mtime, ctime,
+"""The index's unchanged check (reportgen/index/cache.py): a file whose (size, mtime, ctime,
 inode) are those recorded is not read; a folder whose stamp is that recorded is not listed;
 a stamp taken within RACY_NS of its check is not trusted (git's "racy" rule); a rewrite that
 keeps the size and puts the old mtime back is still seen (its ctime moved)."""
@@ -17,9 +17,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import tiny_rounds
-from reportgen import index_cache
-from reportgen.index import build_index
-from reportgen.index_cache import RACY_NS, file_stamps, fingerprint
+from reportgen.index import cache as index_cache
+from reportgen.index.cache import RACY_NS, file_stamps, fingerprint
+from reportgen.index.update import build_index
 
 PAST = 1_500_000_000 * 10**9          # 2017: long before any check
 FAKE = "0" * 64                       # a hash no file has: kept only when the file is not read

@@ -15,7 +15,7 @@ from data_paths import REAL_ROUNDS as REAL
 from data_paths import SHARED_ROUNDS
 
 from reportgen.cli import main
-from reportgen.gpu_table import lookup_gpu
+from reportgen.reference.gpus import lookup_gpu
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 

@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reportgen.load
-from reportgen import safe_read
 from reportgen.errors import InputError
+from reportgen.files import safe_read
 
-INPUT_MODULES = ("reportgen.discover", "reportgen.manifest", "reportgen.narrative",
-                 "reportgen.safe_read")
+INPUT_MODULES = ("reportgen.load.discover", "reportgen.load.manifest", "reportgen.narrative",
+                 "reportgen.files.safe_read")
 LINE = 100_000
 BUDGET_S = 0.5
 
@@ -145,15 +145,15 @@ class Endless(io.RawIOBase):
 
 
 def _loaders() -> dict[str, Callable[[Path], object]]:
-    from reportgen.gpu_table import lookup_gpu
     from reportgen.load.bench_json import load_bench_file
     from reportgen.load.fingerprint import parse_fingerprint
     from reportgen.load.llama_log import parse_llama_log
+    from reportgen.load.manifest import parse_manifest
     from reportgen.load.nvidia_smi import load_gpu_csv
     from reportgen.load.prometheus import parse_prometheus
     from reportgen.load.vllm_log import parse_vllm_log
-    from reportgen.manifest import parse_manifest
     from reportgen.narrative import load_narrative
+    from reportgen.reference.gpus import lookup_gpu
 
     return {
         "bench": load_bench_file,
@@ -198,6 +198,6 @@ def test_no_parser_reads_more_than_its_cap(kind: str, fill: bytes, cap: int,
         mp.setitem(safe_read.CAPS, kind, safe_read.Cap(cap, limit.what))
         with pytest.raises(InputError, match="too large"):
             LOADERS[kind](path)
-    assert opened, "the loader did not read through reportgen.safe_read"
+    assert opened, "the loader did not read through reportgen.files.safe_read"
     # the cap + 1 bytes that prove the file too long, plus one buffered read-ahead
     assert sum(r.served for r in opened) <= cap + 1 + io.DEFAULT_BUFFER_SIZE

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from data_paths import REAL_SAMPLES, SHARED_SAMPLES
 
-from reportgen.discover import discover, display_path
 from reportgen.errors import InputError
+from reportgen.load.discover import discover, display_path
 from reportgen.load.round import load_round, sniff_log_kind
 
 TOML = """\

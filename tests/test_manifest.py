@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu
-from reportgen.manifest import parse_manifest
+from reportgen.load.manifest import parse_manifest
+from reportgen.reference.gpus import lookup_gpu
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090" / "round.toml"
 

@@ -18,7 +18,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is not installed
 
 from benchmarks import many_configs
-from reportgen import datablock
 from reportgen.analyze import crossover as xo
 from reportgen.analyze.pareto import (
     frontier_mask,
@@ -29,10 +28,11 @@ from reportgen.analyze.pareto import (
 )
 from reportgen.analyze.run import RoundAnalysis, analyze_round
 from reportgen.errors import InputError
-from reportgen.gpu_table import lookup_gpu
+from reportgen.files import datablock
+from reportgen.load.manifest import check_comparisons, parse_manifest
 from reportgen.load.records import LoadedRound
 from reportgen.load.round import load_round
-from reportgen.manifest import check_comparisons, parse_manifest
+from reportgen.reference.gpus import lookup_gpu
 
 
 def _tiers(rows: list[tuple[str, float, float]]) -> pd.DataFrame:
@@ -215,7 +215,7 @@ def many_rounds(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
 def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
                                                    tmp_path: Path) -> None:
     from reportgen.build import build_report
-    from reportgen.diff import diff_sources, tables_from_html
+    from reportgen.sources.diff import diff_sources, tables_from_html
 
     html = build_report(many_rounds[64], tmp_path / "r.html")
     size = html.stat().st_size
@@ -236,9 +236,10 @@ def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
 def test_two_configurations_get_the_pareto_view_one_does_not() -> None:
     import dataclasses
 
-    from reportgen.figures import build_figures, pareto_figure
-    from reportgen.i18n import load_ui
-    from reportgen.resources import sample_round_dir, templates_dir
+    from reportgen.figures.ranking import pareto_figure
+    from reportgen.figures.registry import build_figures
+    from reportgen.files.resources import sample_round_dir, templates_dir
+    from reportgen.text.i18n import load_ui
 
     ra = analyze_round(load_round(sample_round_dir()))
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")

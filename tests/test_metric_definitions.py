@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reportgen.clients import client
-from reportgen.i18n import load_ui
+from reportgen.files.resources import templates_dir
 from reportgen.load.formats import READERS
-from reportgen.resources import templates_dir
+from reportgen.reference.clients import client
+from reportgen.text.i18n import load_ui
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 MEASURED_BY_A_CLIENT = [r.CLIENT for r in READERS if r.CLIENT != "tidy"]  # tidy: your harness

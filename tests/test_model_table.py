@@ -8,7 +8,13 @@ import sys
 
 import pytest
 
-from reportgen.model_table import MODELS, QUANT_MARKERS, ModelSpec, bytes_per_param, lookup_model
+from reportgen.reference.models import (
+    MODELS,
+    QUANT_MARKERS,
+    ModelSpec,
+    bytes_per_param,
+    lookup_model,
+)
 
 
 @pytest.mark.parametrize(("name", "key"), [
@@ -260,11 +266,11 @@ def test_table_is_read_on_first_lookup_not_at_import() -> None:
     # cold start: importing the module (model_bytes does) parses no TOML; both arrays come
     # from one read
     code = """
-import reportgen.resources as resources
+import reportgen.files.resources as resources
 read = []
 real = resources.data_tables
 resources.data_tables = lambda name, allowed: read.append(name) or real(name, allowed)
-import reportgen.model_table as model_table
+import reportgen.reference.models as model_table
 print(read)
 model_table.lookup_model("Qwen/Qwen3-8B")
 model_table.bytes_per_param("x-Q4_K_M.gguf")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from reportgen.errors import InputError
-from reportgen.formatting import format_value
 from reportgen.narrative import SECTIONS, load_narrative, render_markdown
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import format_value
 
 VALUES = {
     "crossover.concurrency": 8.2849,

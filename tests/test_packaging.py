@@ -47,8 +47,8 @@ def test_wheel_runs_outside_checkout(wheel: Path, tmp_path: Path) -> None:
                              capture_output=True, text=True, check=True)
     assert "reportgen" in version.stdout
     # the installed package reads its own table files: same answers as the checkout
-    lookups = ("from reportgen.gpu_table import lookup_gpu; "
-               "from reportgen.model_table import bytes_per_param, lookup_model; "
+    lookups = ("from reportgen.reference.gpus import lookup_gpu; "
+               "from reportgen.reference.models import bytes_per_param, lookup_model; "
                "print(lookup_gpu('NVIDIA H100 80GB HBM3'), lookup_model('Qwen/Qwen3-8B'), "
                "bytes_per_param('x-Q4_K_M.gguf'))")
     installed = subprocess.run([str(py), "-c", lookups], cwd=work, capture_output=True,

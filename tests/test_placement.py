@@ -482,7 +482,7 @@ def test_rate_axis_keeps_inf_as_a_tier() -> None:
     ("concurrency", [{"source": "r/c4-r1.json", "concurrency": 4.0, "request_rate": 1.0},
                      {"source": "r/c4-rinf.json", "concurrency": 4.0, "request_rate": INF},
                      {"source": "r/c8-r1.json", "concurrency": 8.0, "request_rate": 1.0}],
-     ["e@1 req/s", "e@inf req/s", "e@1 req/s"]),
+     ["e@1 req/s", "e@∞ req/s", "e@1 req/s"]),
     ("request_rate", [{"source": "r/c1.json", "concurrency": 1.0, "request_rate": INF},
                       {"source": "r/c16.json", "concurrency": 16.0, "request_rate": INF},
                       {"source": "r/r2.json", "request_rate": 2.0}],

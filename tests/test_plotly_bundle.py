@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from reportgen.files.resources import templates_dir
 from reportgen.render import bundle_for, bundled_traces
-from reportgen.resources import templates_dir
 from tools import update_gold
 from tools.step_plotly import HINT, MARK, step
 

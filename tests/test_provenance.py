@@ -12,8 +12,8 @@ import pytest
 from reportgen.analyze.run import analyze, analyze_round
 from reportgen.build import narrative_values, render_dir
 from reportgen.errors import InputError
+from reportgen.load.manifest import parse_manifest
 from reportgen.load.round import load_round
-from reportgen.manifest import parse_manifest
 from reportgen.narrative import SYNTHETIC_MARK, format_value, load_narrative
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"

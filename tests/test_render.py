@@ -18,13 +18,13 @@ from figure_registry import drawn_ids
 from page_fixture import make_analysis
 
 from reportgen.analyze.round_facts import RoundInfo
-from reportgen.build import page_date, render_analysis
 from reportgen.errors import InputError
+from reportgen.files.resources import templates_dir
 from reportgen.page.model import Cell, Row
+from reportgen.pipeline import page_date, render_analysis
 from reportgen.render import environment, plotly_bundle, script_json, table_rows
-from reportgen.resources import templates_dir
 from reportgen.tables import to_json_dict
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE_SCRIPT = "</script><script>alert(1)</script>"
@@ -281,7 +281,7 @@ import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 from page_fixture import make_analysis
-from reportgen.build import render_analysis
+from reportgen.pipeline import render_analysis
 sys.stdout.buffer.write(render_analysis(make_analysis(), Path({round!r})).encode())
 """
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.analyze.request_stats import _pooled_gaps, recompute_stats
+from reportgen.analyze.request_stats import pooled_gaps, recompute_stats
 
 
 def _frames(categorical: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -32,7 +32,7 @@ def _frames(categorical: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_pooled_gaps_keep_successful_requests_in_row_order(categorical: bool) -> None:
     requests, itls = _frames(categorical)
     ok = requests[requests["success"]]
-    pooled = _pooled_gaps(ok, itls)
+    pooled = pooled_gaps(ok, itls)
     assert sorted(pooled) == [("a", 0), ("a", 1), ("b", 0)]
     assert pooled[("a", 0)].tolist() == [0.010, 0.030]  # request 1 failed: its 0.9 s dropped
     assert pooled[("a", 1)].tolist() == [0.040]
@@ -46,7 +46,7 @@ def test_pooling_agrees_with_a_merge(categorical: bool) -> None:
     merged = itls.astype({"source": object}).merge(ok[["source", "record", "request"]],
                                                    on=["source", "record", "request"])
     expected = {key: g["itl_s"].to_numpy() for key, g in merged.groupby(["source", "record"])}
-    pooled = _pooled_gaps(ok, itls)
+    pooled = pooled_gaps(ok, itls)
     assert pooled.keys() == expected.keys()
     for key, gaps in expected.items():
         np.testing.assert_array_equal(pooled[key], gaps)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reportgen.build import narrative_values
-from reportgen.formatting import is_missing
 from reportgen.narrative import SECTIONS, load_narrative
+from reportgen.text.formatting import is_missing
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "round2-rtx4090"
 NARRATIVE = SAMPLE / "narrative"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.build import build_report
-from reportgen.resources import sample_round_dir
+from reportgen.files.resources import sample_round_dir
 from reportgen.serve import HOST, Preview, Server, inject_reload, snapshot
 
 

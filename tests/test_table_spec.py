@@ -15,14 +15,15 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from reportgen import embedded, schema
+from reportgen import schema
 from reportgen.analyze.changes import diff_tables
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.cli import main
-from reportgen.diff import load_tables
+from reportgen.files import embedded
+from reportgen.files.resources import sample_round_dir
 from reportgen.pipeline import analyze_dir
-from reportgen.resources import sample_round_dir
 from reportgen.slo import CLI_SOURCE, parse_slo
+from reportgen.sources.diff import load_tables
 from reportgen.tables import to_csv, to_json_dict, to_markdown
 
 

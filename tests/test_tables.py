@@ -13,20 +13,19 @@ import pytest
 
 from reportgen.analyze.result import Analysis, Constant
 from reportgen.analyze.round_facts import RoundInfo
-from reportgen.manifest import Text
 from reportgen.tables import to_csv, to_json, to_json_dict, to_markdown
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 
 def _analysis() -> Analysis:
     tiers = pd.DataFrame({"engine": ["a", "a"], "concurrency": [1, 2],
                           "requests": [40.0, np.nan], "output_tok_s": [61.9, np.nan],
                           "excluded": [False, True]})
-    engines = pd.DataFrame({"id": ["a"], "label": [Text("甲", "A")],
+    engines = pd.DataFrame({"id": ["a"], "label": [Bi("甲", "A")],
                             "mbu_c1": [0.89], "kv_bytes_per_token": [57344.0]})
     checks = pd.DataFrame({"id": ["x"], "status": ["warn"], "engine": [None],
                            "concurrency": [np.nan], "value": [np.inf],
-                           "message": [Text("中文 | 竖线", "a | pipe")]})
+                           "message": [Bi("中文 | 竖线", "a | pipe")]})
     empty = pd.DataFrame({"engine_a": pd.Series(dtype=str), "concurrency": pd.Series(dtype=float)})
     return Analysis(
         round=RoundInfo(title=Bi("标题", "Title"), concurrency=(1, 2),
@@ -36,7 +35,7 @@ def _analysis() -> Analysis:
         prefill=pd.DataFrame({"engine": ["a"], "server_samples": [40.0]}), checks=checks,
         values={"z.last": 1.5, "a.first": np.nan, "m.label": Bi("甲", "A"),
                 "n.count": np.int64(3)},
-        constants=[Constant("bandwidth_gb_s", 1008.0, "GB/s", Text("表", "table"))],
+        constants=[Constant("bandwidth_gb_s", 1008.0, "GB/s", Bi("表", "table"))],
     )
 
 

@@ -219,8 +219,8 @@ def test_results_without_a_date_cannot_be_aligned(tmp_path: Path) -> None:
 def test_timeline_with_kv_axis_passes_plotly_validation(tmp_path: Path) -> None:
     import plotly.graph_objects as go
 
-    from reportgen.figures import build_figures
-    from reportgen.i18n import load_ui
+    from reportgen.figures.registry import build_figures
+    from reportgen.text.i18n import load_ui
 
     ui = load_ui(Path(__file__).resolve().parents[1] / "templates" / "i18n" / "ui.toml")
     analysis = analyze_dir(_round(tmp_path)).analysis.first

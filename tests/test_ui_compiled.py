@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.i18n import COMPILED_NAME, UI, compiled_text, load_ui
-from reportgen.resources import templates_dir
+from reportgen.files.resources import templates_dir
+from reportgen.text.i18n import COMPILED_NAME, UI, compiled_text, load_ui
 
 UI_TOML = templates_dir() / "i18n" / "ui.toml"
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "compile_ui.py"

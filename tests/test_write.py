@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import reportgen.write as write_mod
-from reportgen.write import write_atomic
+import reportgen.files.write as write_mod
+from reportgen.files.write import write_atomic
 
 
 def test_writes_a_new_file(tmp_path: Path) -> None:

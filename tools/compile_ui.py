@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reportgen.i18n import COMPILED_NAME, compiled_text  # noqa: E402
+from reportgen.text.i18n import COMPILED_NAME, compiled_text  # noqa: E402
 
 UI_TOML = ROOT / "templates" / "i18n" / "ui.toml"
 

@@ -27,5 +27,5 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
 .venv/bin/ruff check reportgen tests tools benchmarks
-.venv/bin/mypy   # reportgen/ with pandas-stubs: no error ([tool.mypy] in pyproject.toml)
+.venv/bin/mypy   # reportgen/ with pandas-stubs, strict: no error ([tool.mypy] in pyproject.toml)
 exec .venv/bin/python -m pytest "$@"

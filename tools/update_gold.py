@@ -46,7 +46,7 @@ class Inputs:
 
 
 def _sample(_: Path) -> Inputs:
-    from reportgen.resources import sample_round_dir
+    from reportgen.files.resources import sample_round_dir
 
     return Inputs(sample_round_dir())
 
@@ -54,8 +54,8 @@ def _sample(_: Path) -> Inputs:
 def _sample_revisions(tmp: Path) -> Inputs:
     """The sample against its own tables with three figures moved: every kind of row the
     revisions section has (a group per input, delta and percent)."""
-    from reportgen.diff import tables_from_round
-    from reportgen.resources import sample_round_dir
+    from reportgen.files.resources import sample_round_dir
+    from reportgen.sources.diff import tables_from_round
 
     tables = tables_from_round(sample_round_dir())
     tables["tiers"][0]["output_tok_s"] *= 1.01

@@ -2,9 +2,9 @@
 pure functions of ``reportgen diff`` and the page's revisions section.
 
 ``diff_tables(old, new)`` matches cells by row identity (``schema.row_keys``) and lists every
-``Change``; ``group_changes`` makes one ``Figure`` per changed figure (a cell and the ``values``
-entry quoting it are one figure) in ``Group``s per ``Input``, a ``Diff``. Reading reports and
-round folders is reportgen.diff's job; this module reads no file.
+``Change``; ``group_changes`` makes one ``ChangedFigure`` per changed figure (a cell and the
+``values`` entry quoting it are one figure) in ``Group``s per ``Input``, a ``Diff``. Reading
+reports and round folders is reportgen.sources.diff's job; this module reads no file.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from reportgen import schema
 from reportgen.analyze import claims
+from reportgen.text.formatting import tier_label
 
 # Row identity per table (cells are matched by these columns, not by position, so adding a
 # tier does not mark every later row as changed): each table's spec (reportgen/schema.py), read
@@ -74,7 +75,7 @@ class Input:
 
 
 @dataclass(frozen=True)
-class Figure:
+class ChangedFigure:
     """One changed figure, with every place it appears (``table[row].column`` or
     ``values:<name>``)."""
 
@@ -127,7 +128,7 @@ class Figure:
 @dataclass(frozen=True)
 class Group:
     input: Input
-    figures: tuple[Figure, ...]
+    figures: tuple[ChangedFigure, ...]
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class Diff:
     groups: tuple[Group, ...]
 
     @property
-    def figures(self) -> Iterator[Figure]:
+    def figures(self) -> Iterator[ChangedFigure]:
         for group in self.groups:
             yield from group.figures
 
@@ -159,12 +160,7 @@ class Diff:
 
 
 def point_label(point: float | None, axis: str = "concurrency") -> str:
-    if point is None:
-        return ""
-    if math.isnan(point):
-        return "C=?"
-    text = "∞" if math.isinf(point) else f"{point:g}"
-    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
+    return "" if point is None else tier_label(point, axis)
 
 
 # ----------------------------------------------------------------------------- cell changes
@@ -503,7 +499,7 @@ def group_changes(changes: list[Change], new: dict[str, Any] | None = None,
     spreads = _spreads(tables) or _spreads(old or {})
     out = []
     for where in sorted(groups, key=order):
-        figures = tuple(Figure(n, a, b, tuple(p), spreads.get((*where, _leaf(n))))
+        figures = tuple(ChangedFigure(n, a, b, tuple(p), spreads.get((*where, _leaf(n))))
                         for n, a, b, p in groups[where])
         out.append(Group(Input(*where, source=sources.get(where, "")), figures))
     return Diff(axis, tuple(out))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,10 +27,11 @@ import pandas as pd
 
 from reportgen.analyze import claims
 from reportgen.errors import Finding
+from reportgen.files.resources import templates_dir
 from reportgen.frames import ByEngine
 from reportgen.load.formats import NotRecomputable
-from reportgen.resources import templates_dir
-from reportgen.text import Bi, Strings, load_strings
+from reportgen.text.bilingual import Bi, Strings, load_strings
+from reportgen.text.formatting import tier_label
 
 CHECK_COLUMNS = ("id", "status", "engine", "concurrency", "value", "message")
 
@@ -82,13 +83,6 @@ def strings() -> Strings:
     return load_strings(templates_dir() / "i18n" / "analysis.toml")
 
 
-def tier_label(value: float, axis: str = "concurrency") -> str:
-    """A tier as the round's axis names it: `C=8`, or `4 req/s` / `∞ req/s` on a rate sweep."""
-    x = float(value)
-    text = "∞" if np.isinf(x) else f"{int(x)}" if x.is_integer() else f"{x:g}"
-    return f"{text} req/s" if axis == "request_rate" else f"C={text}"
-
-
 def _n(value: float) -> str:
     return f"{int(value)}" if np.isfinite(value) else "?"
 
@@ -118,7 +112,10 @@ def _step_noise(prev: Mapping[Any, Any], cur: Mapping[Any, Any]) -> float:
         for r in (prev, cur)))
 
 
-def throughput_steps(own: pd.DataFrame) -> list[tuple[dict, dict, str, float]]:
+Record = dict[Hashable, Any]   # one row of a frame, as ``to_dict('records')`` gives it
+
+
+def throughput_steps(own: pd.DataFrame) -> list[tuple[Record, Record, str, float]]:
     """Each step between consecutive tiers with a throughput of one engine's rows ``own``:
     (previous tier, tier, "up" / "flat" / "down", the noise it was judged under)."""
     columns = [c for c in ("concurrency", "output_tok_s", "output_tok_s_min",
@@ -133,7 +130,7 @@ def throughput_steps(own: pd.DataFrame) -> list[tuple[dict, dict, str, float]]:
     return out
 
 
-def throughput_drops(own: pd.DataFrame) -> tuple[list[tuple[dict, dict]], int]:
+def throughput_drops(own: pd.DataFrame) -> tuple[list[tuple[Record, Record]], int]:
     """(previous tier, tier) pairs where output throughput falls beyond the noise as the
     tier rises, and how many tiers with a throughput there are, among one engine's rows."""
     steps = throughput_steps(own)
@@ -277,16 +274,16 @@ def _tier_list(values: Sequence[float]) -> str:
 def identity_checks(tiers: pd.DataFrame, engine_order: Sequence[str],
                     output_tokens: float, untied: Mapping[str, str] | None = None,
                     exact: Collection[tuple[str, float]] = ()) -> list[Check]:
-    """E2EL = TTFT + (n − 1)·TPOT on means where every request produced exactly
-    `output_tokens` (outputs never exceed the request's max_tokens, so a mean equal to it means
-    all are equal): there it is exact. Tiers without means or with n varying are not tested (one
-    pass row per configuration says why: no identity ties medians, nor means of varying n).
-    Configurations in ``untied`` (their client's TPOT is defined otherwise:
-    reportgen.clients.tpot_ties_e2el) are not tested. Tiers in ``exact`` ((configuration, tier)
-    whose runs carry per-request arrays) need no test on statistics: per request it holds by
-    TPOT's definition, and ``summary.arrays`` checks the file's TPOT against the arrays exactly.
-    A tier whose requests produced no output token at all but which states a TPOT contradicts
-    itself (TPOT is the time between output tokens): that fails."""
+    """E2EL = TTFT + (n − 1)·TPOT on means where every request produced exactly `output_tokens`
+    (outputs never exceed the request's max_tokens, so a mean equal to it means all are equal):
+    there it is exact. Tiers without means or with n varying are not tested (one pass row per
+    configuration says why: no identity ties medians, nor means of varying n). Configurations in
+    ``untied`` (their client's TPOT is defined otherwise:
+    reportgen.reference.clients.tpot_ties_e2el) are not tested. Tiers in ``exact`` ((configuration,
+    tier) whose runs carry per-request arrays) need no test on statistics: per request it holds by
+    TPOT's definition, and ``summary.arrays`` checks the file's TPOT against the arrays exactly. A
+    tier whose requests produced no output token at all but which states a TPOT contradicts itself
+    (TPOT is the time between output tokens): that fails."""
     untied = untied or {}
     exact_tiers = {(str(e), float(c)) for e, c in exact}
     by_arrays: dict[str, int] = {}

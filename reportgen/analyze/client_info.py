@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from reportgen.clients import client, differing_metrics
+from reportgen.reference.clients import client, differing_metrics
 
 
 def configuration_clients(summary: pd.DataFrame, order: Sequence[str]) -> dict[str, str]:

@@ -2,7 +2,8 @@
 comparison. ``Source`` is an opened baseline (a tables dict, or figures as published);
 ``from_tables`` turns a tables dict into a ``Baseline``; ``compare`` puts it beside this round's
 values (set-up rows that differ, headline figures with deltas, the ``baseline.*`` / ``since.*``
-narrative names). Opening files and rounds is reportgen.baseline's job; this module reads none.
+narrative names). Opening files and rounds is reportgen.sources.baseline's job; this module
+reads none.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import cast
 
 import pandas as pd
 
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 Scalar = float | int | str | bool | None
 Value = Scalar | Bi   # Bi for bilingual text (read from the tables' {zh, en})
@@ -61,7 +62,7 @@ class Baseline:
 
 
 @dataclass(frozen=True)
-class Row:
+class ComparisonRow:
     name: str                    # value name, e.g. "engines.llamacpp.efficiency_cmax"
     key: str                     # UI key
     engine: str | None
@@ -74,9 +75,9 @@ class Row:
 @dataclass(frozen=True)
 class Comparison:
     baseline: Baseline
-    setup: list[Row]             # settings that differ (or that only the baseline states)
-    unchanged: list[Row]         # settings equal on both sides
-    figures: list[Row]
+    setup: list[ComparisonRow]             # settings that differ (or that only the baseline states)
+    unchanged: list[ComparisonRow]         # settings equal on both sides
+    figures: list[ComparisonRow]
     labels: dict[str, Bi]        # engine labels, this round's first
     values: dict[str, Value] = field(default_factory=dict)  # baseline.* and since.* names
 
@@ -112,12 +113,12 @@ def _scalar(value: object) -> Value:
     return None
 
 
-def _engine_ids(names: Mapping[str, object]) -> list[str]:
+def engine_ids(names: Mapping[str, object]) -> list[str]:
     return list(dict.fromkeys(k.split(".")[1] for k in names
                               if k.startswith("engines.") and k.count(".") >= 2))
 
 
-def _known(values: Mapping[str, object], engines: list[str]) -> dict[str, Value]:
+def known_value(values: Mapping[str, object], engines: list[str]) -> dict[str, Value]:
     """The compared names a values dict holds (engine ids filled in)."""
     out: dict[str, Value] = {}
     for name in [n for n, _ in SETUP] + [n for n, _, _ in FIGURES]:
@@ -149,7 +150,7 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     for row in engines_rows if isinstance(engines_rows, list) else []:
         if isinstance(row, Mapping) and isinstance(row.get("id"), str):
             labels[row["id"]] = Bi.read(row.get("label"), row["id"])
-    engines = list(labels) or _engine_ids(values)
+    engines = list(labels) or engine_ids(values)
     curves = tiers.reindex(columns=list(CURVE_COLUMNS)) if len(tiers) else \
         pd.DataFrame(columns=list(CURVE_COLUMNS))
     for column in CURVE_COLUMNS[1:-1]:
@@ -157,11 +158,11 @@ def from_tables(tables: Mapping[str, object], workload: str | None = None) -> Ba
     curves["excluded"] = curves["excluded"].fillna(False).astype(bool)
     return Baseline(
         title=Bi.read(info.get("title"), "—"), date=str(info.get("date") or ""),
-        as_published=False, source=None, values=_known(values, engines), notes={},
+        as_published=False, source=None, values=known_value(values, engines), notes={},
         labels=labels, tiers=curves.reset_index(drop=True))
 
 
-def _is_text(value: object) -> bool:
+def is_text(value: object) -> bool:
     if isinstance(value, str):
         return bool(value)
     return isinstance(value, dict) and set(value) == {"zh", "en"} and \
@@ -192,32 +193,32 @@ def compare(baseline: Baseline, values: Mapping[str, object],
     """This round's ``values`` (and engine ``labels``, in page order) beside the baseline."""
     engines = list(labels) + [e for e in baseline.labels if e not in labels]
     all_labels = {e: labels.get(e) or baseline.labels[e] for e in engines}
-    current = _known(values, engines)
-    setup: list[Row] = []
-    unchanged: list[Row] = []
+    current = known_value(values, engines)
+    setup: list[ComparisonRow] = []
+    unchanged: list[ComparisonRow] = []
     for name, key in SETUP:
         for e in ([e for e in engines] if "{e}" in name else [None]):
             full = name.format(e=e)
             old, new = baseline.values.get(full), current.get(full)
             if _missing(old) and _missing(new):
                 continue
-            row = Row(full, key, e, old, new, note=baseline.notes.get(full))
+            row = ComparisonRow(full, key, e, old, new, note=baseline.notes.get(full))
             if _missing(old) and baseline.as_published:
                 continue            # the old report never said: not a difference
             (unchanged if _equal(old, new) else setup).append(row)
-    figures: list[Row] = []
+    figures: list[ComparisonRow] = []
     for name, key, spec in FIGURES:
         for e in ([e for e in engines] if "{e}" in name else [None]):
             full = name.format(e=e)
             old, new = baseline.values.get(full), current.get(full)
             if _missing(old) and (baseline.as_published or _missing(new)):
                 continue
-            figures.append(Row(full, key, e, old, new, spec, baseline.notes.get(full)))
+            figures.append(ComparisonRow(full, key, e, old, new, spec, baseline.notes.get(full)))
     return Comparison(baseline, setup, unchanged, figures, all_labels,
                       narrative_values(baseline, current, engines))
 
 
-def delta(row: Row) -> tuple[float, float]:
+def delta(row: ComparisonRow) -> tuple[float, float]:
     """(new − old, new / old − 1); NaN where either side is not a number."""
     old, new = _number(row.old), _number(row.new)
     ratio = new / old - 1 if old not in (0.0,) and math.isfinite(old) else math.nan
@@ -240,7 +241,7 @@ def narrative_values(baseline: Baseline, current: Mapping[str, Value],
             old = baseline.values.get(full)
             out[f"baseline.{full}"] = math.nan if old is None else old
             if name in numeric:
-                d, r = delta(Row(full, "", e, old, current.get(full)))
+                d, r = delta(ComparisonRow(full, "", e, old, current.get(full)))
                 out[f"since.{full}.delta"] = d
                 out[f"since.{full}.change"] = r
     return dict(sorted(out.items()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -118,7 +119,7 @@ def _usable_grid(tiers: pd.DataFrame, column: str) -> pd.DataFrame:
                             aggfunc="first", dropna=False, sort=True)
     grid = grid.astype(float)
     grid = grid[np.isfinite(grid.index.to_numpy(dtype=float))]
-    return grid.where(np.isfinite(grid) & (grid > 0))
+    return cast(pd.DataFrame, grid.where(np.isfinite(grid) & (grid > 0)))
 
 
 def _grid_ratios(grid: pd.DataFrame, a: str, b: str) -> pd.DataFrame:

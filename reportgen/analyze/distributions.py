@@ -16,7 +16,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from reportgen.analyze.request_stats import _pooled_gaps
+from reportgen.analyze.request_stats import pooled_gaps
 
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
 METRICS = ("ttft", "tpot", "e2el", "itl")
@@ -69,7 +69,7 @@ def tier_gaps(per_request: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[str, 
     if per_request.empty or itls.empty:
         return {}
     ok = per_request[per_request["success"]]
-    by_record = _pooled_gaps(ok, itls)
+    by_record = pooled_gaps(ok, itls)
     keys = ok.drop_duplicates(["source", "record"])
     out: dict[tuple[str, float], list[np.ndarray]] = {}
     for eng, c, src, rec in keys[[*TIER_KEYS, "source", "record"]].itertuples(
@@ -87,7 +87,7 @@ def metric_values(per_request: pd.DataFrame, metric: str) -> np.ndarray:
     if metric == "tpot":
         keep = keep & (per_request["output_tokens"].to_numpy(float) > 1)
     values = per_request[f"{metric}_s"].to_numpy(float)[keep]
-    return values[np.isfinite(values)]
+    return cast(np.ndarray, values[np.isfinite(values)])
 
 
 def needed(p: float) -> int:

@@ -16,8 +16,8 @@ import pandas as pd
 from reportgen.analyze.claims import compare, noise, spread
 from reportgen.analyze.tiers import usable
 from reportgen.analyze.values import Value
-from reportgen.resources import templates_dir
-from reportgen.text import Bi, load_strings
+from reportgen.files.resources import templates_dir
+from reportgen.text.bilingual import Bi, load_strings
 
 SATURATION_GROWTH = 0.05   # saturated: the next tier adds less than 5 % output
 # how a sentence names a decode step of each basis (metric names read the same in zh and en)

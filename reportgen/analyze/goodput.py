@@ -36,7 +36,7 @@ import pandas as pd
 
 from reportgen.analyze.values import Value, flatten_rows
 from reportgen.slo import METRICS, Slo
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 GOODPUT_COLUMNS = ("engine", "concurrency", "requests_sent", "requests_good", "attainment",
                    "attainment_low", "attainment_high", "interval_basis", "runs",

@@ -33,10 +33,10 @@ import pandas as pd
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.values import tier_key
-from reportgen.manifest import Declared, InputProvenance
+from reportgen.load.manifest import Declared, InputProvenance
 
 if TYPE_CHECKING:
-    from reportgen.discover import EngineFiles
+    from reportgen.load.discover import EngineFiles
 
 Input = tuple[str, str, float | None]   # (file relative to the round folder, key, tier)
 

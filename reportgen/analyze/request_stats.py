@@ -34,7 +34,7 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     ok = requests[requests["success"].astype(bool)]
     # pooled ITL gaps of successful requests only, per (source, record)
-    gaps_by_key = _pooled_gaps(ok, itls) if len(itls) else {}
+    gaps_by_key = pooled_gaps(ok, itls) if len(itls) else {}
     rows = []
     for key, group in requests.groupby(KEYS, sort=True):
         good = group[group["success"].astype(bool)]
@@ -51,7 +51,7 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[Key, np.ndarray]:
+def pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[Key, np.ndarray]:
     """The ITL gaps of the successful requests ``ok``, pooled per (source, record) in the row
     order of ``itls`` — what merging ``itls`` with ``ok`` on (source, record, request) and
     grouping gives, without a merge over millions of rows. ``itls`` comes in runs of one

@@ -13,9 +13,9 @@ from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.round_facts import RoundInfo
 from reportgen.analyze.telemetry import AlignmentNote
 from reportgen.analyze.values import Value
-from reportgen.manifest import Inferred, Text
+from reportgen.errors import Inferred
 from reportgen.slo import Slo
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Constant:
     name: str
     value: Any
     unit: str
-    provenance: Text
+    provenance: Bi
 
 
 @dataclass(frozen=True)

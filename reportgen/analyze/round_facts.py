@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 
 @dataclass(frozen=True)

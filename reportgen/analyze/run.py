@@ -19,65 +19,44 @@ from reportgen.analyze import tier_metrics
 from reportgen.analyze.client_info import client_summary, configuration_clients
 from reportgen.analyze.crossover import (
     comparison_pairs,
-    crossings,
-    crossover_range,
     crossover_table,
-    pair_ratios,
     primary_pair,
 )
 from reportgen.analyze.distributions import distribution_table, tier_gaps, tier_requests
 from reportgen.analyze.findings import findings_values
 from reportgen.analyze.goodput import (
-    capacity_table,
     cheapest,
     cost_table,
-    goodput_table,
     missing_requests,
-    slo_values,
     tier_durations,
-    tier_rates,
-    with_replicas,
 )
-from reportgen.analyze.graph_reuse import graph_reuse_table, theoretical_max_reuse
+from reportgen.analyze.graph_reuse import graph_reuse_table
 from reportgen.analyze.memory import (
     GIB,
-    MEMORY_COLUMNS,
-    kv_capacity_ratio,
     kv_pool_gib,
     measured_used_mib,
     memory_row,
     memory_table,
 )
+from reportgen.analyze.named_values import named_values
 from reportgen.analyze.pareto import pareto_points, run_points, same_speed, same_speed_repeats
 from reportgen.analyze.prefill import (
     VLLM_PREFILL,
     llama_prefill,
     prefill_table,
-    relative_gap,
     vllm_prefill,
 )
 from reportgen.analyze.provenance import synthetic_values, unmatched_globs
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
 from reportgen.analyze.result import Analysis, Constant, RoundAnalysis
 from reportgen.analyze.roofline import (
-    GB,
     add_floor,
     engine_roofline,
-    engine_row,
     kv_tokens_per_slot,
-    step_ratio,
 )
 from reportgen.analyze.round_facts import EngineFacts, Related, RoundInfo, WorkloadInfo
+from reportgen.analyze.slo_telemetry import round_telemetry, slo_tables
 from reportgen.analyze.summary_keys import key_checks, prefer_arrays
-from reportgen.analyze.telemetry import (
-    TELEMETRY_COLUMNS,
-    combine,
-    run_windows,
-    telemetry_samples,
-    tier_engine,
-    tier_telemetry,
-)
-from reportgen.analyze.telemetry_inputs import telemetry_inputs
 from reportgen.analyze.tiers import (
     REPEAT_COLUMNS,
     aggregate_repeats,
@@ -86,22 +65,21 @@ from reportgen.analyze.tiers import (
     mark_excluded,
     tier_stats,
 )
-from reportgen.analyze.values import Value, flatten_rows, numeric_columns, scalar, tier_key
+from reportgen.analyze.values import flatten_rows, scalar
 from reportgen.analyze.waves import add_waves
-from reportgen.clients import client as client_row
-from reportgen.clients import itl_is_step, tpot_ties_e2el
 from reportgen.frames import ByEngine
-from reportgen.gpu_table import lookup_gpu_spec
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaFacts
+from reportgen.load.manifest import INFERRED, EngineSpec, Manifest
 from reportgen.load.placement import Workload
 from reportgen.load.prometheus import counter_delta
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import INFERRED, EngineSpec, Manifest, Text
-from reportgen.model_bytes import DTYPE_BYTES, model_bytes
-from reportgen.slo import Slo, goodput_arguments
-from reportgen.text import Bi
+from reportgen.reference.clients import client as client_row
+from reportgen.reference.clients import itl_is_step, tpot_ties_e2el
+from reportgen.reference.gpus import lookup_gpu_spec
+from reportgen.reference.model_bytes import DTYPE_BYTES, model_bytes
+from reportgen.text.bilingual import Bi
 
 __all__ = ["Analysis", "Constant", "RoundAnalysis", "analyze", "analyze_round"]
 
@@ -154,11 +132,11 @@ def _timings(data: EngineData | None) -> pd.DataFrame | None:
     return data.llama_log.timings if data is not None and data.llama_log is not None else None
 
 
-def _text(zh: str, en: str) -> Text:
-    return Text(zh, en)
+def _text(zh: str, en: str) -> Bi:
+    return Bi(zh, en)
 
 
-def _source(key: str, **params: Any) -> Text:
+def _source(key: str, **params: Any) -> Bi:
     """Where a constant came from, in both languages ([sources] of the analysis strings)."""
     return chk.strings().bi(f"sources.{key}", **params)
 
@@ -391,7 +369,7 @@ def _has_metric(data: EngineData | None, name: str) -> bool:
 
 def _graph_reuse(manifest: Manifest, engines: Mapping[str, EngineData], tiers: pd.DataFrame,
                  constants: list[Constant]
-                 ) -> tuple[pd.DataFrame, dict[str, dict], list[chk.Check]]:
+                 ) -> tuple[pd.DataFrame, dict[str, dict[str, Any]], list[chk.Check]]:
     frames, info = [], {}
     check_rows: list[chk.Check] = []
     for spec in manifest.engines:
@@ -498,162 +476,6 @@ def _temperatures(manifest: Manifest, engines: Mapping[str, EngineData]) -> dict
 
 # ----------------------------------------------------------------------------- values
 
-def _pair_values(tiers: pd.DataFrame, engines: pd.DataFrame, prefill: pd.DataFrame,
-                 memory: pd.DataFrame, pair: tuple[str, str] | None,
-                 labels: Mapping[str, Bi | None]) -> dict[str, Value]:
-    if pair is None:
-        return {}
-    a, b = pair
-    out: dict[str, Value] = {"pair.a": a, "pair.b": b, "pair.a_label": labels.get(a),
-                           "pair.b_label": labels.get(b)}
-    ratios = pair_ratios(tiers, a, b)
-    for _, r in ratios.iterrows():
-        out[f"crossover.ratio.{tier_key(r['concurrency'])}"] = float(r["ratio"])
-    hits = crossings(ratios["concurrency"], ratios["ratio"])
-    out["crossover.count"] = len(hits)
-    first = hits[0] if hits else {}
-    for key in ("concurrency", "lower_tier", "upper_tier", "ratio_lower", "ratio_upper"):
-        out[f"crossover.{key}"] = float(first.get(key, math.nan))
-    if "output_tok_s_min" in tiers.columns:  # repeated runs: where the crossover may lie
-        low, high = crossover_range(tiers, a, b)
-        out["crossover.range_low"], out["crossover.range_high"] = low, high
-
-    ea, eb = engine_row(engines, a), engine_row(engines, b)
-    for key, value in step_ratio(engines, a, b).items():
-        out[f"step_ratio.{key}"] = value
-    out["batching.efficiency_ratio"] = float(eb["efficiency_cmax"] / ea["efficiency_cmax"])
-    out["batching.slope_difference_ms"] = float(ea["ms_per_slot"] - eb["ms_per_slot"])
-    floors = engines["floor_ms_per_slot"].to_numpy(float)
-    same = bool(np.allclose(floors, floors[0], equal_nan=False))
-    out["batching.floor_ms_per_slot"] = float(floors[0]) if same else math.nan
-    gb = (engines["tokens_per_slot"] * engines["kv_bytes_per_token"] / GB).to_numpy(float)
-    out["batching.floor_gb_per_slot"] = float(gb[0]) if np.allclose(gb, gb[0]) else math.nan
-
-    # prefill: the lowest common usable tier where both servers reported a prefill time
-    rows = prefill[~prefill["excluded"] & np.isfinite(prefill["server_prefill_ms"])]
-    pa = rows[rows["engine"] == a].set_index("concurrency")
-    pb = rows[rows["engine"] == b].set_index("concurrency")
-    common = sorted(set(pa.index) & set(pb.index))
-    conc = common[0] if common else math.nan
-    out["prefill.concurrency"] = float(conc)
-    if common:
-        out["prefill.server_side_gap"] = relative_gap(pa.loc[conc, "server_prefill_ms"],
-                                                      pb.loc[conc, "server_prefill_ms"])
-        out["prefill.client_side_gap"] = relative_gap(pa.loc[conc, "ttft_p50_ms"],
-                                                      pb.loc[conc, "ttft_p50_ms"])
-    else:
-        out["prefill.server_side_gap"] = out["prefill.client_side_gap"] = math.nan
-    out["memory.kv_capacity_ratio"] = kv_capacity_ratio(memory, a, b)
-    return out
-
-
-def _ratio(num: float, den: float) -> float:
-    """num / den, NaN when the denominator is zero or missing (a tier with no output)."""
-    return float(num) / float(den) if den and math.isfinite(float(den)) else math.nan
-
-
-def _first_drop_values(tiers: pd.DataFrame, order: list[str]) -> dict[str, Value]:
-    """The first tier where an engine's output throughput falls below the previous tier."""
-    out: dict[str, Value] = {}
-    by_engine = ByEngine(tiers)
-    for engine in order:
-        own = by_engine[engine]
-        drops, _ = chk.throughput_drops(own)
-        if not drops:
-            continue
-        prev, cur = drops[0]
-        later = own[own["concurrency"] > cur["concurrency"]]
-        later = later.sort_values("concurrency")["output_tok_s"]
-        base = f"throughput_drop.{engine}"
-        out[f"{base}.concurrency"] = float(cur["concurrency"])
-        out[f"{base}.previous_concurrency"] = float(prev["concurrency"])
-        out[f"{base}.ratio_to_previous"] = _ratio(cur["output_tok_s"], prev["output_tok_s"])
-        out[f"{base}.next_over_this"] = (
-            _ratio(later.iloc[0], cur["output_tok_s"]) if len(later) else math.nan)
-    return out
-
-
-def _values(info: RoundInfo, tiers: pd.DataFrame, engines: pd.DataFrame,
-            graph_reuse: pd.DataFrame, reuse_info: Mapping[str, dict], prefill: pd.DataFrame,
-            memory: pd.DataFrame, parity: pd.DataFrame, temps: Mapping[str, float],
-            checks: pd.DataFrame, pair: tuple[str, str] | None,
-            output_tokens: float) -> dict[str, Value]:
-    v: dict[str, Value] = {}
-    setup = {
-        "gpu": info.gpu, "gpu_count": info.gpu_count, "memory_gib": info.memory_gib,
-        "bandwidth_gb_s": info.bandwidth_gb_s, "input_tokens": info.input_tokens,
-        "output_tokens": info.output_tokens, "kv_tokens_per_slot": info.kv_tokens_per_slot,
-        "model": info.model, "client": info.client, "date": info.date, "driver": info.driver,
-        "cuda": info.cuda, "requests_total": info.requests_total,
-        "requests_per_engine": info.requests_per_engine,
-        "completed_total": info.completed_total, "failed_total": info.failed_total}
-    for key, value in setup.items():
-        v[f"setup.{key}"] = scalar(value)
-    v["setup.title"] = info.title
-    v["setup.concurrency"] = " · ".join(str(c) for c in info.concurrency)
-    v["setup.tier_count"] = len(info.concurrency)
-
-    labels = {}
-    for facts in info.engines:
-        labels[facts.id] = facts.label
-        for f in dataclasses.fields(facts):
-            if f.name not in ("id", "sources"):
-                v[f"engines.{facts.id}.{f.name}"] = scalar(getattr(facts, f.name))
-    v |= flatten_rows(engines, "engines", "id", numeric_columns(engines), per_tier=False)
-    for _, e in engines.iterrows():
-        base = f"engines.{e['id']}"
-        v[f"{base}.weight_gb"] = float(e["weight_bytes_per_step"] / GB)
-        per_param = v.get(f"{base}.bytes_per_param")
-        v[f"{base}.matmul_params"] = (float(e["weight_bytes_per_step"] / per_param)
-                                      if per_param else math.nan)
-        one = 1.0 if math.isfinite(float(e["c1"])) else math.nan   # one sequence's KV
-        v[f"{base}.kv_gb_c1"] = float(one * e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
-        v[f"{base}.step_gb_c1"] = float(e["step_bytes_c1"] / GB)
-        v[f"{base}.floor_gb_per_slot"] = float(e["tokens_per_slot"] * e["kv_bytes_per_token"] / GB)
-
-    v |= flatten_rows(tiers, "tiers", "engine", numeric_columns(tiers, skip=("concurrency",)))
-    # handover_frac: the hand-over between waves (a new request's TTFT p50) per wave
-    waves = tiers.assign(gap=tiers["wave_gap"], e2el_p50_s=tiers["e2el_p50_ms"] / 1000.0,
-                         handover_frac=tiers["ttft_p50_ms"] / 1000.0
-                         / tiers["duration_per_wave_s"])
-    v |= flatten_rows(waves, "waves", "engine", ("waves", "duration_per_wave_s", "e2el_p50_s",
-                                                 "gap", "handover_frac"))
-    v |= _pair_values(tiers, engines, prefill, memory, pair, labels)
-    v |= _first_drop_values(tiers, list(engines["id"]))
-
-    for engine, blocks in reuse_info.items():
-        for key, value in blocks.items():
-            v[f"graph_reuse.{engine}.{key}"] = value
-        v[f"graph_reuse.{engine}.decode_steps_per_request"] = scalar(output_tokens)
-        v[f"graph_reuse.{engine}.theoretical_max_reuse"] = theoretical_max_reuse(output_tokens)
-    if len(graph_reuse):
-        v |= flatten_rows(graph_reuse, "graph_reuse", "engine",
-                          numeric_columns(graph_reuse, skip=("concurrency", "expected_lines")))
-
-    renamed = prefill.rename(columns={"server_prefill_ms": "server_ms"})
-    v |= flatten_rows(renamed, "prefill", "engine",
-                      ("server_ms", "server_samples", "ttft_p50_ms", "client_overhead_ms"))
-    v |= flatten_rows(memory, "memory", "engine", numeric_columns(memory), per_tier=False)
-    for _, m in memory.iterrows():
-        v[f"memory.{m['engine']}.measured_total_mib"] = float(m["measured_total_gib"] * 1024.0)
-    # An engine whose server log is missing still has its memory names (NaN → "—" in prose),
-    # so narrative written for the full round keeps building when an optional file is gone.
-    for engine in engines["id"]:
-        for column in [*MEMORY_NUMBERS, "measured_total_mib"]:
-            v.setdefault(f"memory.{engine}.{column}", math.nan)
-    v |= flatten_rows(parity, "output_tokens", "engine", numeric_columns(parity), per_tier=False)
-
-    finite = [t for t in temps.values() if np.isfinite(t)]
-    v["gpu.max_temperature_c"] = max(finite) if finite else math.nan
-    for engine, t in temps.items():
-        v[f"gpu.{engine}.max_temperature_c"] = t
-    for status in ("pass", "warn", "fail"):
-        v[f"checks.{status}"] = int((checks["status"] == status).sum())
-    return dict(sorted(v.items()))
-
-
-MEMORY_NUMBERS = tuple(c for c in MEMORY_COLUMNS if c != "engine" and not c.endswith("source"))
-
 
 # ----------------------------------------------------------------------------- entry point
 
@@ -683,21 +505,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     manifest = loaded.manifest
     engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
-    constants: list[Constant] = []
-
-    # the manifest records where the bandwidth came from (round.toml or the GPU table)
-    from_table = manifest.bandwidth_from_table
-    bandwidth_from = (
-        _source("bandwidth_unknown") if not math.isfinite(manifest.bandwidth_gb_s)
-        else _source("bandwidth_gpu_table", gpu=manifest.gpu) if from_table
-        else _source("bandwidth_round_toml"))
-    constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
-    tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
-    constants.append(Constant(
-        "kv_tokens_per_slot", tokens, "tokens",
-        _source("kv_tokens_per_slot", input=manifest.input_tokens,
-                output=manifest.output_tokens)))
-
+    constants, bandwidth_from, tokens = _round_constants(manifest)
     recomputed = recompute_stats(loaded.requests, loaded.itls)
     runs_summary = prefer_arrays(fill_missing_stats(loaded.summary, recomputed), recomputed)
     summary = aggregate_repeats(runs_summary)
@@ -733,76 +541,22 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     parity = chk.output_token_parity(
         tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens)
     temps = _temperatures(manifest, engines)
+    checks = _checks(loaded, tiers, engines_frame, parity, temps, segment_rows, clients,
+                     recomputed, step_basis)
 
-    reason = manifest.exclude_reason
-    # configurations whose client defines TPOT otherwise than (E2EL − TTFT) ÷ (n − 1)
-    untied = {e: client_row(c).name for e, c in clients.items()
-              if c and not tpot_ties_e2el(c)}
-    check_rows = [
-        *chk.finding_checks(loaded.findings),
-        *chk.failed_requests(tiers, order),
-        *chk.monotonic_throughput(tiers, order),
-        *chk.output_token_checks(parity),
-        *chk.identity_checks(
-            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens,
-            untied, _tiers_with_arrays(loaded.summary, recomputed)),
-        *chk.tpot_skew_checks(tiers, order, untied),
-        *chk.arrays_vs_summary(loaded.summary, recomputed),
-        *chk.unknown_values(loaded.requests),
-        *key_checks(loaded.summary, recomputed),
-        *chk.excluded_tiers(tiers, reason),
-        *segment_rows,
-        *chk.temperature_check(temps),
-        *chk.plausibility_checks(tiers, engines_frame, order, axis, step_basis),
-        *chk.absurd_values(tiers, order), *chk.duplicate_labels(labels),
-        *chk.unmatched_provenance(unmatched_globs(
-            manifest.declared, manifest.path.parent, loaded.summary,
-            {k: v.files for k, v in engines.items()})),
-    ]
-    for spec in manifest.engines:
-        preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
-        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
-    checks = chk.checks_frame(check_rows, axis)
-
-    facts = tuple(dataclasses.replace(
-        _engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id)),
-        step_basis=step_basis.get(spec.id)) for spec in manifest.engines)
-    concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
-    named = client_summary(clients, manifest.client if manifest.line_of("round.client")
-                           else None)
-    requests_total = _total(tiers["requests"])  # None when a tier's count is unknown
-    round_info = RoundInfo(
-        title=manifest.title, subtitle=manifest.subtitle, series=manifest.series,
-        date=manifest.date, default_language=manifest.default_language, gpu=manifest.gpu,
-        gpu_count=manifest.gpu_count, memory_gib=manifest.memory_gib,
-        bandwidth_gb_s=manifest.bandwidth_gb_s, bandwidth_source=bandwidth_from,
-        input_tokens=manifest.input_tokens, output_tokens=manifest.output_tokens,
-        kv_tokens_per_slot=tokens, model=manifest.model_name,
-        client=named.client, client_names=named.names, clients_differ=named.differ,
-        concurrency=concurrency,
-        requests_total=requests_total,
-        requests_per_engine=_same(tiers.groupby("engine")["requests"].sum(min_count=1))
-        if requests_total is not None else None,
-        completed_total=_total(tiers["completed"]),
-        failed_total=_total(tiers["failed"]),
-        driver=_joined([f.driver for f in facts]), cuda=_joined([f.cuda for f in facts]),
-        engines=facts, primary_pair=pair, axis=axis,
-        excluded={k: tuple(v) for k, v in manifest.exclude_from_conclusions.items()},
-        exclude_reason=reason, default_language_given=manifest.default_language_given,
-        related=tuple(Related(r.title, r.href) for r in manifest.related),
-        workload=workload)
+    round_info = _round_info(loaded, tiers, clients, step_basis, bandwidth_from, tokens, pair,
+                             workload)
     if manifest.exclude_from_conclusions:
         listed = "; ".join(f"{k}: {', '.join(f'C={c}' for c in v)}"
                            for k, v in manifest.exclude_from_conclusions.items())
         constants.append(Constant("exclude_from_conclusions", listed, "",
                                   _source("exclude_from_conclusions")))
 
-    values = _values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
+    values = named_values(round_info, tiers, engines_frame, graph_reuse, reuse_info, prefill,
                      memory, parity, temps, checks, pair, manifest.output_tokens)
     # the numbers the generated Findings are written from (names findings.*)
     values = dict(sorted((values | findings_values(
-        tiers, order, labels,
-        checks, values, axis=axis, step_basis=step_basis)).items()))
+        tiers, order, labels, checks, values, axis=axis, step_basis=step_basis)).items()))
     gpus = {spec.id: spec.gpus for spec in manifest.engines}
     pareto = pareto_points(tiers, gpus)
     speed_runs = run_points(runs_summary, gpus, [
@@ -812,33 +566,11 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
     durations = tier_durations(per_request, loaded.summary)
-    slo = manifest.slo or _slo_in_results(loaded.summary)
-    if slo is not None and manifest.slo is None and manifest.slo_target is not None:
-        slo = dataclasses.replace(slo, target=manifest.slo_target)
-    goodput = pd.DataFrame()
-    capacity_at_slo = pd.DataFrame()
     no_per_request = missing_requests(loaded.summary, per_request, order,
                                       {e.id: e.label for e in manifest.engines})
-    if slo is not None and len(per_request):
-        goodput = goodput_table(per_request, durations, slo)
-        excluded = [(e, float(c)) for e, cs in manifest.exclude_from_conclusions.items()
-                    for c in cs]
-        capacity_at_slo = with_replicas(capacity_table(goodput, slo.target, order, excluded),
-                                        tier_rates(tiers), gpus)
-        values = dict(sorted((values | slo_values(
-            slo, goodput, capacity_at_slo,
-            {e.id: e.label.en for e in manifest.engines})).items()))
-    windows = run_windows(loaded.summary)
-    inputs = telemetry_inputs(engines, manifest.utc_offset_min, windows,
-                              manifest.path.parent)
-    gpu_frames = {e: frame for e, (frame, _) in inputs.gpus.items()}
-    parts = [combine(tier_telemetry(gpu_frames.get(spec.id), windows, spec.id,
-                                    inputs.gpus[spec.id][1] if spec.id in inputs.gpus else ""),
-                     tier_engine(inputs.series.get(spec.id), windows, spec.id))
-             for spec in manifest.engines]
-    telemetry = pd.concat([p for p in parts if len(p)], ignore_index=True) \
-        if any(len(p) for p in parts) else pd.DataFrame(columns=list(TELEMETRY_COLUMNS))
-    samples = telemetry_samples(gpu_frames, windows)
+    slo, goodput, capacity_at_slo, values = slo_tables(
+        manifest, loaded.summary, per_request, durations, tiers, gpus, values)
+    windows, inputs, telemetry, samples = round_telemetry(loaded)
     price = manifest.gpu_hour_usd
     cost = pd.DataFrame()
     if slo is not None and len(per_request) and price is not None:
@@ -871,17 +603,98 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
                     telemetry_kv=inputs.kv_samples(windows))
 
 
-def _slo_in_results(summary: pd.DataFrame) -> Slo | None:
-    """A vLLM ``--goodput`` argument a result record carries (its ``--metadata goodput=…``
-    pair: vLLM itself saves only the resulting ``request_goodput``), first record first."""
-    if "metadata" not in summary.columns:
-        return None
-    for source, meta in zip(summary["source"], summary["metadata"], strict=True):
-        if isinstance(meta, Mapping) and isinstance(meta.get("goodput"), str):
-            found = goodput_arguments(meta["goodput"])
-            if found is not None:
-                return dataclasses.replace(found, source=f"{source} (goodput)")
-    return None
+def _round_constants(manifest: Manifest) -> tuple[list[Constant], Bi, float]:
+    """The round's constants (bandwidth and where it came from, KV tokens per slot), the
+    bandwidth's source and the KV tokens per slot."""
+    constants: list[Constant] = []
+    # the manifest records where the bandwidth came from (round.toml or the GPU table)
+    from_table = manifest.bandwidth_from_table
+    bandwidth_from = (
+        _source("bandwidth_unknown") if not math.isfinite(manifest.bandwidth_gb_s)
+        else _source("bandwidth_gpu_table", gpu=manifest.gpu) if from_table
+        else _source("bandwidth_round_toml"))
+    constants.append(Constant("bandwidth_gb_s", manifest.bandwidth_gb_s, "GB/s", bandwidth_from))
+    tokens = kv_tokens_per_slot(manifest.input_tokens, manifest.output_tokens)
+    constants.append(Constant(
+        "kv_tokens_per_slot", tokens, "tokens",
+        _source("kv_tokens_per_slot", input=manifest.input_tokens,
+                output=manifest.output_tokens)))
+    return constants, bandwidth_from, tokens
+
+
+def _checks(loaded: LoadedRound, tiers: pd.DataFrame, engines_frame: pd.DataFrame,
+            parity: pd.DataFrame, temps: Mapping[str, float], segment_rows: list[chk.Check],
+            clients: Mapping[str, str], recomputed: pd.DataFrame,
+            step_basis: Mapping[str, str]) -> pd.DataFrame:
+    """Every self-check of the round, as the checks frame."""
+    manifest, engines, axis = loaded.manifest, loaded.engines, loaded.axis
+    order = [e.id for e in manifest.engines]
+    labels = {e.id: e.label for e in manifest.engines}
+    reason = manifest.exclude_reason
+    # configurations whose client defines TPOT otherwise than (E2EL − TTFT) ÷ (n − 1)
+    untied = {e: client_row(c).name for e, c in clients.items()
+              if c and not tpot_ties_e2el(c)}
+    check_rows = [
+        *chk.finding_checks(loaded.findings),
+        *chk.failed_requests(tiers, order),
+        *chk.monotonic_throughput(tiers, order),
+        *chk.output_token_checks(parity),
+        *chk.identity_checks(
+            tiers, order, math.nan if manifest.lengths_measured else manifest.output_tokens,
+            untied, _tiers_with_arrays(loaded.summary, recomputed)),
+        *chk.tpot_skew_checks(tiers, order, untied),
+        *chk.arrays_vs_summary(loaded.summary, recomputed),
+        *chk.unknown_values(loaded.requests),
+        *key_checks(loaded.summary, recomputed),
+        *chk.excluded_tiers(tiers, reason),
+        *segment_rows,
+        *chk.temperature_check(temps),
+        *chk.plausibility_checks(tiers, engines_frame, order, axis, step_basis),
+        *chk.absurd_values(tiers, order), *chk.duplicate_labels(labels),
+        *chk.unmatched_provenance(unmatched_globs(
+            manifest.declared, manifest.path.parent, loaded.summary,
+            {k: v.files for k, v in engines.items()})),
+    ]
+    for spec in manifest.engines:
+        preempt = _counter_by_tier(engines.get(spec.id), VLLM_PREEMPTIONS)
+        check_rows += chk.counter_increase_check(spec.id, "vllm.preemptions", preempt)
+    checks = chk.checks_frame(check_rows, axis)
+    return checks
+
+
+def _round_info(loaded: LoadedRound, tiers: pd.DataFrame, clients: Mapping[str, str],
+                step_basis: Mapping[str, str], bandwidth_from: Bi, tokens: float,
+                pair: tuple[str, str] | None, workload: WorkloadInfo | None) -> RoundInfo:
+    """``Analysis.round``: the round's facts as frozen records."""
+    manifest, engines, axis = loaded.manifest, loaded.engines, loaded.axis
+    reason = manifest.exclude_reason
+    facts = tuple(dataclasses.replace(
+        _engine_facts(spec, engines.get(spec.id), manifest, clients.get(spec.id)),
+        step_basis=step_basis.get(spec.id)) for spec in manifest.engines)
+    concurrency = tuple(_axis_value(c) for c in sorted(set(tiers["concurrency"])))
+    named = client_summary(clients, manifest.client if manifest.line_of("round.client")
+                           else None)
+    requests_total = _total(tiers["requests"])  # None when a tier's count is unknown
+    return RoundInfo(
+        title=manifest.title, subtitle=manifest.subtitle, series=manifest.series,
+        date=manifest.date, default_language=manifest.default_language, gpu=manifest.gpu,
+        gpu_count=manifest.gpu_count, memory_gib=manifest.memory_gib,
+        bandwidth_gb_s=manifest.bandwidth_gb_s, bandwidth_source=bandwidth_from,
+        input_tokens=manifest.input_tokens, output_tokens=manifest.output_tokens,
+        kv_tokens_per_slot=tokens, model=manifest.model_name,
+        client=named.client, client_names=named.names, clients_differ=named.differ,
+        concurrency=concurrency,
+        requests_total=requests_total,
+        requests_per_engine=_same(tiers.groupby("engine")["requests"].sum(min_count=1))
+        if requests_total is not None else None,
+        completed_total=_total(tiers["completed"]),
+        failed_total=_total(tiers["failed"]),
+        driver=_joined([f.driver for f in facts]), cuda=_joined([f.cuda for f in facts]),
+        engines=facts, primary_pair=pair, axis=axis,
+        excluded={k: tuple(v) for k, v in manifest.exclude_from_conclusions.items()},
+        exclude_reason=reason, default_language_given=manifest.default_language_given,
+        related=tuple(Related(r.title, r.href) for r in manifest.related),
+        workload=workload)
 
 
 # ----------------------------------------------------------------------------- whole round

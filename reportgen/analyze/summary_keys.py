@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.checks import Check, check, not_recomputable, own_statistics
-from reportgen.clients import client
+from reportgen.reference.clients import client
 
 # 0.5 %: far above the rounding of a console printout (2 decimals) or a JSON float, far below
 # any correction worth making.

@@ -18,8 +18,8 @@ from reportgen.analyze.telemetry import (
     run_span,
     utc_to_local,
 )
+from reportgen.files.paths import display_path
 from reportgen.load.records import EngineData
-from reportgen.paths import display_path
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ class TierMetric:
     column: str                  # the tiers frame's column, unit in its name (_ms, _s, _tok_s)
     inputs: tuple[str, ...]      # the result-JSON keys it is computed from (provenance)
     count: bool = False          # a whole number: written as a JSON integer
-    spec: str = ""               # how a cell shows it (reportgen.formatting spec)
+    spec: str = ""               # how a cell shows it (reportgen.text.formatting spec)
     label: str = ""              # heading id under [data] in ui.toml: a column of the page
     terminal: str = ""           # check's heading: a column of its terminal table
     concurrency_only: bool = False  # needs requests in flight: NaN on a request-rate sweep

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
 
 # One named figure (narrative placeholders, headline cards, the tables' ``values``): a number
 # (NaN when missing), a count, a flag, a text (None when unknown) or a bilingual text.

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -19,8 +18,14 @@ from typing import Any
 
 import pandas as pd
 
-from reportgen.discover import EngineFiles
-from reportgen.errors import Finding, InputError
+from reportgen.errors import Finding, Inferred, InputError
+from reportgen.files.safe_read import (
+    SURROGATE_ESCAPE,
+    check_encoding,
+    read_head,
+    read_input,
+    whole_text,
+)
 from reportgen.frames import MEASURED_RATE
 from reportgen.load.bench_json import (
     RequestColumns,
@@ -29,6 +34,20 @@ from reportgen.load.bench_json import (
     decode_records,
     summary_frame,
 )
+from reportgen.load.configuration import (
+    PLACEHOLDER,
+    Setting,
+    SideFiles,
+    load_configuration,
+    owner,
+)
+from reportgen.load.manifest import (
+    GPU_TABLE,
+    EngineSpec,
+    Manifest,
+    Provenance,
+    default_title,
+)
 from reportgen.load.placement import (
     Configuration,
     Unplaced,
@@ -36,23 +55,8 @@ from reportgen.load.placement import (
     run_name,
 )
 from reportgen.load.records import EngineData, LoadedRound
-from reportgen.load.scan import ScannedFile
-from reportgen.manifest import (
-    GPU_TABLE,
-    EngineSpec,
-    Inferred,
-    Manifest,
-    Provenance,
-    Text,
-    default_title,
-)
-from reportgen.safe_read import (
-    SURROGATE_ESCAPE,
-    check_encoding,
-    read_head,
-    read_input,
-    whole_text,
-)
+from reportgen.load.scanned import ScannedFile
+from reportgen.text.bilingual import Bi
 
 Show = Callable[[Path], str]
 HARVEST_KEYS = {  # keys of an author's metadata JSON that name a setting of the run
@@ -72,7 +76,6 @@ NAME_RUN = re.compile(r"[\w.=-]+")
 RESULT_NAME = re.compile(r"\A.+\.jsonl?(?!\w)")
 HEAD = 4 << 20  # how much of a metadata JSON or a script is read for settings
 DATE_PREFIX = re.compile(r"^(\d{4})(\d{2})(\d{2})")  # a result's `20260427-104816` date
-PLACEHOLDER = re.compile(r"^\$|^\{\{|^<")  # "$MODEL", "{{model}}", "<path>": sanitized values
 
 
 @dataclass
@@ -133,7 +136,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
     """Load every result and console file; a file that looks like a result but cannot be read
     is an InputError naming it."""
     from reportgen.load.bench_console import parse_console
-    from reportgen.load.clients import read_client_files
+    from reportgen.load.client_files import read_client_files
     from reportgen.load.looks import describe_json
 
     rows: list[dict[str, object]] = []
@@ -194,28 +197,6 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
 
 
 # ------------------------------------------------------------------ where side files belong
-
-
-def _common_depth(a: str, b: str) -> int:
-    pa, pb = PurePosixPath(a).parts, PurePosixPath(b).parts
-    n = 0
-    while n < min(len(pa), len(pb)) and pa[n] == pb[n]:
-        n += 1
-    return n
-
-
-def owner(rel: str, homes: dict[str, str]) -> str | None:
-    """The configuration a side file (log, fingerprint, samples) belongs to: the one whose
-    results share the longest folder path with it; None when that is not one configuration
-    (then the file describes the whole round, or cannot be attributed)."""
-    folder = str(PurePosixPath(rel).parent)
-    folder = "" if folder == "." else folder
-    depth = {cid: _common_depth(folder, home) for cid, home in homes.items()}
-    best = max(depth.values(), default=0)
-    winners = [c for c, d in depth.items() if d == best]
-    if len(winners) == 1 and (best > 0 or len(homes) == 1):
-        return winners[0]
-    return None
 
 
 def homes(summary: pd.DataFrame) -> dict[str, str]:
@@ -282,38 +263,11 @@ def harvest_script(f: ScannedFile, result_names: list[str]) -> tuple[list[str], 
     return writes, found
 
 
-def most_common(values: list[str]) -> str | None:
-    counted = Counter(v for v in values if v)
-    return counted.most_common(1)[0][0] if counted else None
-
-
 def replace_findings(findings: list[Finding], engine: str) -> list[Finding]:
     return [dataclasses.replace(f, engine=engine) for f in findings]
 
 
 # ------------------------------------------------------------------ the whole round
-
-
-def _first(*candidates: list[ScannedFile] | None) -> ScannedFile | None:
-    """The first file of the first candidate list that has one."""
-    return next((c[0] for c in candidates if c), None)
-
-
-def _attach(files: list[ScannedFile], own: dict[str, str], kind: str
-            ) -> tuple[dict[str, list[ScannedFile]], list[ScannedFile]]:
-    """Side files of one kind by configuration (``own``: their home folders, ``homes``);
-    those that belong to none."""
-    by: dict[str, list[ScannedFile]] = {}
-    loose: list[ScannedFile] = []
-    for f in files:
-        if f.kind != kind:
-            continue
-        cid = owner(f.rel, own)
-        if cid is None:
-            loose.append(f)
-        else:
-            by.setdefault(cid, []).append(f)
-    return by, loose
 
 
 def _date(summary: pd.DataFrame) -> tuple[str, str]:
@@ -413,7 +367,9 @@ def _split_configs(configs: list[Configuration], present: list[str]
                 out.append(c)
                 continue
             suffix = e[len(c.id) + 1:]
-            out.append(Configuration(ID_CHARS.sub("-", f"{c.id}-{suffix}".lower()).strip("-"),
+            # the id keeps ASCII: `∞ req/s` is `inf-req-s` in it
+            slug = suffix.replace("∞", "inf")
+            out.append(Configuration(ID_CHARS.sub("-", f"{c.id}-{slug}".lower()).strip("-"),
                                      f"{c.label} · {suffix}", f"{c.basis}, {suffix}"))
             renamed[e] = out[-1].id
     return out, renamed
@@ -434,65 +390,6 @@ def _name_settings(rels: list[str]) -> list[tuple[str, str, str]]:
     return out
 
 
-def _server_info(rows: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """Settings a result record carries about its server (SGLang's ``server_info``)."""
-    out: list[tuple[str, str, str]] = []
-    if "server" not in rows.columns:
-        return out
-    for info, source in zip(rows["server"], rows["source"], strict=True):
-        if isinstance(info, dict):
-            out += [(k, str(v), f"{source} (server_info.{k})") for k, v in info.items()]
-            break
-    for stated in rows["stated"] if "stated" in rows.columns else ():
-        if isinstance(stated, dict):  # what another client's file states (ClientRun.settings)
-            out += [(k, str(v), src) for k, (v, src) in stated.items()]
-            break
-    return out
-
-
-def _config_gpu(data: EngineData, found: list[tuple[str, str, str]]
-                ) -> tuple[str, str] | None:
-    """(GPU name, where read) for one configuration: its nvidia-smi fingerprint, its
-    nvidia-smi CSV, else an author's metadata file beside its results."""
-    fp = data.fingerprint
-    if fp is not None and fp.gpu_name:
-        return fp.gpu_name, fp.provenance.get("gpu_name", fp.path)
-    if data.gpu is not None and "name" in data.gpu.columns and len(data.gpu):
-        return str(data.gpu["name"].iloc[0]), f"{data.files.gpu_csv} (name)"
-    return next(((v, src) for k, v, src in found if k == "gpu"), None)
-
-
-def _log_settings(data: EngineData) -> list[tuple[str, str, str]]:
-    """Launch settings a server log states (version, parallel sizes, model)."""
-    out: list[tuple[str, str, str]] = []
-    v = data.vllm_log
-    if v is not None:
-        for attr, key in (("version", "version"), ("tensor_parallel_size", "tensor_parallel"),
-                          ("pipeline_parallel_size", "pipeline_parallel"), ("model", "model")):
-            value = getattr(v, attr)
-            if value is not None:
-                out.append((key, str(value), v.provenance.get(attr, v.path)))
-    llama = data.llama_log
-    if llama is not None and llama.facts.build:
-        out.append(("version", str(llama.facts.build),
-                    llama.facts.provenance.get("build", llama.path)))
-    return out
-
-
-def _with_settings(spec: EngineSpec, found: list[tuple[str, str, str]]) -> EngineSpec:
-    """round.toml's values stay; what it leaves out is filled from the files (first found)."""
-    updates: dict[str, Any] = {}  # EngineSpec fields: int parallel sizes, str version/model
-    for key, value, _ in found:
-        if key in updates:
-            continue
-        if key in ("tensor_parallel", "pipeline_parallel", "data_parallel", "gpu_count") \
-                and getattr(spec, key) is None and value.isdigit() and int(value) >= 1:
-            updates[key] = int(value)
-        elif (key == "version" and spec.version is None) or (key == "model" and spec.model is None):
-            updates[key] = value
-    return dataclasses.replace(spec, **updates) if updates else spec
-
-
 def compare_with(item: Inferred, given: Manifest) -> Inferred:
     """Whether round.toml confirmed or overrode an inferred value (``status``)."""
     parts = item.key.split(".")
@@ -501,7 +398,7 @@ def compare_with(item: Inferred, given: Manifest) -> Inferred:
         spec = next((e for e in given.engines if e.id == parts[1]), None)
         attr = {"label": "label"}.get(parts[2], parts[2])
         stated = getattr(spec, attr, None) if spec is not None else None
-        if isinstance(stated, Text):
+        if isinstance(stated, Bi):
             stated = stated.en
     elif item.key == "hardware.gpu":
         stated = given.gpu or None
@@ -596,9 +493,6 @@ def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFi
 def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     """Load a round folder in any layout (see the module docstring)."""
     from reportgen.load import engine_data as legacy
-    from reportgen.load.copies import conflicting_runs
-    from reportgen.load.fingerprint import parse_fingerprint
-    from reportgen.load.nvidia_smi import load_gpu_csv
     from reportgen.load.placement import (
         configurations,
         dedupe,
@@ -608,7 +502,6 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         workloads,
     )
     from reportgen.load.scan import scan_round
-    from reportgen.load.telemetry import load_telemetry
 
     files = scan_round(root, show)
     results = read_results(files)
@@ -642,6 +535,58 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     if placed.empty:
         reasons = "; ".join(f"{u.source}: {u.reason}" for u in unplaced[:8])
         raise InputError(show(root), f"no run could be placed on the {axis} axis: {reasons}")
+    findings = _run_findings(results, summary, files)
+    inferred: list[Inferred] = []
+    own = homes(placed)
+    settings, round_settings = _harvested_settings(files, results, summary, own, skipped)
+    # what names state, used after every file's statement (a file wins over a name)
+    named = {str(config_id): _name_settings([str(r) for r in config_rels])
+             for config_id, config_rels in placed.groupby("engine", sort=False)["rel"]}
+    side = SideFiles.of(files, own)
+    given_engines = {e.id: e for e in (given.engines if given else ())}
+    engines: dict[str, EngineData] = {}
+    specs: list[EngineSpec] = []
+    # each configuration's rows, found once (a filter per configuration is quadratic)
+    by_engine = {str(k): g for k, g in placed.groupby("engine", sort=False, observed=True)}
+    for c in configs:
+        if c.id not in by_engine:
+            continue
+        data, own_inferred = load_configuration(
+            c, by_engine[c.id], root, show, given_engines.get(c.id), own.get(c.id, ""),
+            settings.get(c.id, []), named.get(c.id, []), side, findings)
+        engines[c.id] = data
+        inferred += own_inferred
+        specs.append(data.spec)
+    inferred += _workload_inferred(workload_specs, round_settings)
+
+    manifest = _manifest(root, given, tuple(specs), engines, placed, inferred, axis, split_note)
+    if given is not None:
+        manifest = dataclasses.replace(manifest, inferred=tuple(
+            compare_with(i, given) for i in manifest.inferred))
+    for data in engines.values():
+        legacy.resolve_kv_bytes(data, manifest)
+    req, itl = results.requests, results.itls
+    summary_out = placed.assign(concurrency=placed["tier"])
+    summary_out.insert(0, "engine", summary_out.pop("engine"))
+    requests = concat_requests(req)
+    engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
+    requests.insert(0, "engine", requests["source"].map(engine_of))
+    itls = legacy.concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
+                                for i in itl])
+    return LoadedRound(
+        manifest=manifest, summary=summary_out.reset_index(drop=True),
+        requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
+        runs=build_runs(placed, axis if sweeps is None else placed["_axis"]),
+        workloads=[w for w in workload_specs if w.id in set(placed["workload"])],
+        skipped=skipped, inferred=list(manifest.inferred))
+
+
+def _run_findings(results: ResultSet, summary: pd.DataFrame, files: list[ScannedFile]
+                  ) -> list[Finding]:
+    """The readers' findings, runs saved twice with different figures, files that could not be
+    read and failed runs' records."""
+    from reportgen.load.copies import conflicting_runs
+
     findings = list(results.findings) + conflicting_runs(summary)
     for f in files:
         if f.kind == "unreadable":  # a configuration must not vanish with a clean check
@@ -649,14 +594,19 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         if f.kind == "failure":
             findings.append(Finding(f.shown, "a failed run (the client saved a failure record); "
                                              "it has no results and is not plotted"))
+    return findings
 
-    inferred: list[Inferred] = []
+
+def _harvested_settings(files: list[ScannedFile], results: ResultSet, summary: pd.DataFrame,
+                        own: dict[str, str], skipped: list[tuple[str, str]]
+                        ) -> tuple[dict[str, list[Setting]], list[Setting]]:
+    """Settings the side JSON files and launch scripts state: per configuration id, and for the
+    whole round; a script with no literal setting is listed in ``skipped``."""
     names = [r.rsplit("/", 1)[-1] for r in summary["rel"]]  # rel: a normalised POSIX path
-    settings: dict[str, list[tuple[str, str, str]]] = {}  # config id -> [(key, value, source)]
-    round_settings: list[tuple[str, str, str]] = []
-    own = homes(placed)
+    settings: dict[str, list[Setting]] = {}
+    round_settings: list[Setting] = []
     for f in files:
-        found: list[tuple[str, str, str]] = []
+        found: list[Setting] = []
         targets: list[str] = []
         if f in results.other_json:
             found = harvest_json(f)
@@ -676,78 +626,13 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
                 settings.setdefault(cid, []).extend(found)
         else:
             round_settings.extend(found)
+    return settings, round_settings
 
-    # what names state, used after every file's statement (a file wins over a name)
-    named = {str(config_id): _name_settings([str(r) for r in config_rels])
-             for config_id, config_rels in placed.groupby("engine", sort=False)["rel"]}
-    logs_vllm, _ = _attach(files, own, "vllm_log")
-    logs_llama, _ = _attach(files, own, "llama_log")
-    prints, loose_prints = _attach(files, own, "fingerprint")
-    csvs, loose_csvs = _attach(files, own, "gpu_csv")
-    series, loose_series = _attach(files, own, "series")
 
-    given_engines = {e.id: e for e in (given.engines if given else ())}
-    engines: dict[str, EngineData] = {}
-    specs: list[EngineSpec] = []
-    # each configuration's rows, found once (a filter per configuration is quadratic)
-    by_engine = {str(k): g for k, g in placed.groupby("engine", sort=False, observed=True)}
-    for c in configs:
-        if c.id not in by_engine:
-            continue
-        rows = by_engine[c.id]
-        kind = None
-        log = _first(logs_vllm.get(c.id), logs_llama.get(c.id))
-        if log is not None:
-            kind = "vllm" if log.kind == "vllm_log" else "llamacpp"
-        elif (rows["backend"] == "sglang").all():
-            kind = "sglang"
-        spec = given_engines.get(c.id) or EngineSpec(
-            id=c.id, label=Text(c.label, c.label), dir=own.get(c.id, ""), kind=kind)
-        if spec.kind is None and kind is not None:
-            spec = dataclasses.replace(spec, kind=kind)
-        stated = settings.get(c.id, []) + _server_info(rows) + named.get(c.id, [])
-        spec = _with_settings(spec, settings.get(c.id, []) + _server_info(rows))
-        fp = _first(prints.get(c.id), loose_prints)
-        csv = _first(csvs.get(c.id), loose_csvs)
-        ef = EngineFiles(id=c.id, dir=root / own.get(c.id, ""),
-                         bench=tuple(dict.fromkeys(root / r for r in rows["rel"])),
-                         server_log=log.path if log else None,
-                         fingerprint=fp.path if fp else None, gpu_csv=csv.path if csv else None)
-        data = EngineData(spec=spec, files=ef)
-        legacy._load_log(data, show, findings)
-        log_facts = _log_settings(data)
-        data.spec = spec = _with_settings(_with_settings(spec, log_facts), named.get(c.id, []))
-        if fp is not None:
-            data.fingerprint = parse_fingerprint(fp.path, name=fp.shown)
-        if csv is not None:
-            data.gpu = load_gpu_csv(csv.path, name=csv.shown)
-        # a series file in no configuration's folder belongs to each (one server, one GPU set)
-        data.telemetry = load_telemetry([f.path for f in series.get(c.id) or loose_series],
-                                        show, c.id, findings)
-        gpu_found = _config_gpu(data, stated)
-        if gpu_found and spec.gpu is None:
-            data.spec = spec = dataclasses.replace(spec, gpu=gpu_found[0])
-        engines[c.id] = data
-        if spec.kind and log is not None:
-            inferred.append(Inferred(f"engines.{c.id}.kind", spec.kind,
-                                     f"{log.shown} (log lines)"))
-        seen_keys: set[str] = set()
-        for key, value, source in [*log_facts, *([("gpu", *gpu_found)] if gpu_found else []),
-                                   *stated]:
-            if key not in seen_keys:
-                seen_keys.add(key)
-                inferred.append(Inferred(f"engines.{c.id}.{key}", value, source))
-        model = most_common([m for m in rows["model_id"] if isinstance(m, str)
-                             and not PLACEHOLDER.match(m)])
-        if model and "model" not in seen_keys:
-            if spec.model is None:
-                data.spec = spec = dataclasses.replace(spec, model=model)
-            src = rows.loc[rows["model_id"] == model, "source"].iloc[0]
-            inferred.append(Inferred(f"engines.{c.id}.model", model, f"{src} (model_id)"))
-        inferred.append(Inferred(f"engines.{c.id}.label", c.label,
-                                 f"runs told apart by {c.basis}" if c.basis != "single"
-                                 else "the only configuration"))
-        specs.append(spec)
+def _workload_inferred(workload_specs: list[Workload], round_settings: list[Setting]
+                       ) -> list[Inferred]:
+    """The one workload's lengths and dataset, and the settings stated for the whole round."""
+    inferred: list[Inferred] = []
     if len(workload_specs) == 1:
         w = workload_specs[0]
         how = (f"{w.named_by} (lengths stated in its name)" if w.named_by
@@ -761,27 +646,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
             inferred.append(Inferred("workload.dataset", w.dataset, how))
     for key, value, source in round_settings:
         inferred.append(Inferred(key if "." in key else f"round.{key}", value, source))
-
-    manifest = _manifest(root, given, tuple(specs), engines, placed, inferred, axis, split_note)
-    if given is not None:
-        manifest = dataclasses.replace(manifest, inferred=tuple(
-            compare_with(i, given) for i in manifest.inferred))
-    for data in engines.values():
-        legacy.resolve_kv_bytes(data, manifest)
-    req, itl = results.requests, results.itls
-    summary_out = placed.assign(concurrency=placed["tier"])
-    summary_out.insert(0, "engine", summary_out.pop("engine"))
-    requests = concat_requests(req)
-    engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
-    requests.insert(0, "engine", requests["source"].map(engine_of))
-    itls = legacy._concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
-                                for i in itl])
-    return LoadedRound(
-        manifest=manifest, summary=summary_out.reset_index(drop=True),
-        requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,
-        runs=build_runs(placed, axis if sweeps is None else placed["_axis"]),
-        workloads=[w for w in workload_specs if w.id in set(placed["workload"])],
-        skipped=skipped, inferred=list(manifest.inferred))
+    return inferred
 
 
 def _place_views(summary: pd.DataFrame, sweeps: pd.Series, specs: list[Workload]
@@ -818,7 +683,7 @@ def _manifest(root: Path, given: Manifest | None, specs: tuple[EngineSpec, ...],
               axis: str, split: str = "") -> Manifest:
     """round.toml's values where it gives them, else what the files say (recorded in
     ``inferred``), else unknown (NaN / empty): the analyses that need it are left out."""
-    from reportgen.gpu_table import lookup_gpu
+    from reportgen.reference.gpus import lookup_gpu
 
     # one GPU for the round when every configuration names the same one; else each keeps its
     # own (engines.<id>.gpu) and the round states none

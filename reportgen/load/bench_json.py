@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from reportgen.discover import list_bench_files
 from reportgen.errors import Finding, InputError
-from reportgen.safe_read import SURROGATE_ESCAPE, read_input, whole_text
+from reportgen.files.safe_read import SURROGATE_ESCAPE, read_input, whole_text
+from reportgen.load.discover import list_bench_files
 
 orjson: ModuleType | None  # None: the stdlib decodes (a test sets it so)
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
@@ -30,7 +30,7 @@ try:  # orjson is a dependency (3× faster on big files); json stays as the fall
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
     orjson = None
 
-KIND = "bench"  # its size cap in reportgen.safe_read.CAPS
+KIND = "bench"  # its size cap in reportgen.files.safe_read.CAPS
 
 REQUIRED = ("duration", "completed")
 STRINGS = {"date": "date", "backend": "backend", "model_id": "model_id", "label": "label"}

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding, InputError
+from reportgen.files.safe_read import open_regular, read_head
 from reportgen.load.bench_json import empty_itls
 from reportgen.load.llama_log import parse_llama_log
+from reportgen.load.manifest import Manifest
 from reportgen.load.records import EngineData
 from reportgen.load.scan import LLAMA_MARKERS, VLLM_MARKERS
 from reportgen.load.vllm_log import parse_vllm_log
-from reportgen.manifest import Manifest
-from reportgen.model_bytes import model_bytes
-from reportgen.safe_read import open_regular, read_head
+from reportgen.reference.model_bytes import model_bytes
 
 Show = Callable[[Path], str]
 SNIFF_BYTES = 4 << 20
@@ -48,11 +48,11 @@ def _scores(path: Path, shown: str) -> tuple[int, int]:
     return sum(m in head for m in VLLM_MARKERS), sum(m in head for m in LLAMA_MARKERS)
 
 
-def _engine_findings(items: list[Finding], engine: str) -> list[Finding]:
+def engine_findings(items: list[Finding], engine: str) -> list[Finding]:
     return [dataclasses.replace(f, engine=engine) for f in items]
 
 
-def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
+def load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
     path = data.files.server_log
     if path is None:
         return
@@ -78,7 +78,7 @@ def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
         return
     if kind == "vllm":
         data.vllm_log = parse_vllm_log(path, name=shown)
-        findings += _engine_findings(data.vllm_log.findings, data.spec.id)
+        findings += engine_findings(data.vllm_log.findings, data.spec.id)
         if not data.vllm_log.provenance:  # not one start-up fact: empty, cut, or not vLLM's
             findings.append(Finding(shown, "no vLLM start-up lines found (expected e.g. 'vLLM "
                                            "API server version', 'Model loading took'); engine "
@@ -86,7 +86,7 @@ def _load_log(data: EngineData, show: Show, findings: list[Finding]) -> None:
                                     engine=data.spec.id))
     else:
         data.llama_log = parse_llama_log(path, name=shown)
-        findings += _engine_findings(data.llama_log.findings, data.spec.id)
+        findings += engine_findings(data.llama_log.findings, data.spec.id)
         if len(data.llama_log.timings) == 0 and data.spec.log_segments is None:
             findings.append(Finding(shown, "no print_timing blocks found (expected 'slot "
                                            "print_timing: id … prompt eval time = …' lines); "
@@ -122,7 +122,7 @@ def resolve_kv_bytes(data: EngineData, manifest: Manifest) -> None:
         data.kv_bytes_per_token_source = known.kv_source
 
 
-def _concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
+def concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """Concatenate long ITL frames keeping ``engine`` / ``source`` categorical (millions of
     rows: object strings would cost ~50 bytes each). Each part holds one file of one engine,
     so the category codes are built directly instead of re-encoding strings."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reportgen.errors import InputError
-from reportgen.safe_read import read_input
+from reportgen.files.safe_read import read_input
 
 HEADER = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
@@ -33,7 +33,7 @@ STATS_ROW = re.compile(
 KEY_VALUE = re.compile(r"^\s*([A-Za-z_][\w.\-/()]*(?:[ ]+[\w.\-/()]+)*)[ \t]*[:=]\s+(.*)$"
                        )
 
-KIND = "fingerprint"  # its size cap in reportgen.safe_read.CAPS
+KIND = "fingerprint"  # its size cap in reportgen.files.safe_read.CAPS
 NOT_NUMBER = re.compile(r"[^\d.]")  # the unit of `73C`, `350W`, `19089MiB`
 
 

@@ -31,17 +31,17 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from reportgen.errors import Finding, InputError
-from reportgen.safe_read import InputStream, open_input
+from reportgen.files.safe_read import InputStream, open_input
 
 CHUNK = 16 << 20
 OVERLAP = 64 << 10  # CHUNK must be well above 2 × OVERLAP
-KIND = "llama_log"  # its size cap in reportgen.safe_read.CAPS
+KIND = "llama_log"  # its size cap in reportgen.files.safe_read.CAPS
 STARTUP_WINDOW = 8 << 20  # how far before a listening line its startup text may begin
 PROMPT_LIT = b"prompt eval time"
 
@@ -206,7 +206,7 @@ def _timestamps(buf: Chunk, pos: np.ndarray) -> np.ndarray:
                      dtype="S12").astype(np.float64)
     out = parts @ np.array([60.0, 1.0, 1e-3, 1e-6])
     out[parts[:, 3] < 0] = np.nan
-    return out
+    return cast(np.ndarray, out)
 
 
 def _find_all(buf: Chunk, literal: bytes, lo: int, hi: int) -> list[int]:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
-from reportgen.safe_read import read_input
+from reportgen.files.safe_read import read_input
 
 SEP = ", "
 HEADER_FIELD = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)(?: \[([^\]]+)\])?$")
@@ -28,7 +28,7 @@ TEXT_FIELDS = {"name", "uuid", "pci.bus_id", "driver_version", "pstate", "comput
 TIME_FORMAT = "%Y/%m/%d %H:%M:%S.%f"
 UNIT = r"(?<=\d) ?(?:%|[A-Za-z][A-Za-z/]*)$"  # the unit after a number: "45 %", "250.07 W"
 
-KIND = "gpu_csv"  # its size cap in reportgen.safe_read.CAPS
+KIND = "gpu_csv"  # its size cap in reportgen.files.safe_read.CAPS
 NON_WORD = re.compile(r"\W+")
 
 

@@ -22,9 +22,10 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from reportgen.paths import natural_key  # re-exported: placement.natural_key
-from reportgen.resources import templates_dir
-from reportgen.text import Bi, load_strings
+from reportgen.files.paths import natural_key  # re-exported: placement.natural_key
+from reportgen.files.resources import templates_dir
+from reportgen.text.bilingual import Bi, load_strings
+from reportgen.text.formatting import tier_label
 
 AXES = ("concurrency", "request_rate")
 LENGTH_TOLERANCE = 0.10  # a gap wider than this between measured mean lengths parts workloads
@@ -454,7 +455,7 @@ def _fact(value: object) -> str:
 def _names_config(leaf: str) -> bool:
     """Whether a folder's name states something of a configuration: a layout, a GPU (count or
     name), an engine, a config word (`tp`, `node`, `gpu`)."""
-    from reportgen.gpu_table import names_gpu
+    from reportgen.reference.gpus import names_gpu
 
     words = [w.lower() for w in _words(leaf)]
     return bool(NAMES_CONFIG.search(leaf.lower()) or name_settings(f"{leaf}/x")
@@ -974,10 +975,8 @@ def place(summary: pd.DataFrame, axis: str | None = None
 
 
 def other_axis_label(axis: str, value: float) -> str:
-    """How a run's value on the axis not swept is named (`C=16`, `4 req/s`, `inf req/s`)."""
-    if axis == "concurrency":  # the other axis is the rate
-        return "inf req/s" if math.isinf(value) else f"{value:g} req/s"
-    return f"C={value:g}"
+    """How a run's value on the axis not swept is named (`C=16`, `4 req/s`, `∞ req/s`)."""
+    return tier_label(value, "request_rate" if axis == "concurrency" else "concurrency")
 
 
 def split_by_other_axis(placed: pd.DataFrame, axis: str) -> pd.DataFrame:

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
-from reportgen.safe_read import read_input
+from reportgen.files.safe_read import read_input
 
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 # names start after a non-name character: a long run of letters or blanks stays linear
 LABEL_NAME = re.compile(r"(?<![a-zA-Z0-9_])([a-zA-Z_][a-zA-Z0-9_]*)[ \t]*=[ \t]*\"")
 UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
 
-KIND = "metrics"  # its size cap in reportgen.safe_read.CAPS
+KIND = "metrics"  # its size cap in reportgen.files.safe_read.CAPS
 TIMESTAMP = re.compile(r"-?\d+")  # the optional sample timestamp (ms)
 
 

@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from reportgen.discover import EngineFiles
-from reportgen.errors import Finding
+from reportgen.errors import Finding, Inferred
+from reportgen.load.discover import EngineFiles
 from reportgen.load.fingerprint import Fingerprint
 from reportgen.load.llama_log import LlamaLog
+from reportgen.load.manifest import EngineSpec, Manifest
 from reportgen.load.placement import Workload
 from reportgen.load.telemetry import Telemetry
 from reportgen.load.vllm_log import VllmLog
-from reportgen.manifest import EngineSpec, Inferred, Manifest
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """``load_round(dir) -> LoadedRound``: every input file of a round, parsed and tagged by engine.
 
-Errors name files relative to the round directory's parent (see ``reportgen.discover``).
+Errors name files relative to the round directory's parent (see ``reportgen.load.discover``).
 Problems that still allow an honest report (a tier one engine lacks, an unpaired scrape, a
 folder round.toml does not mention…) become ``Finding``s; contradictions (the same tier twice,
 log_segments that do not add up to the log) are ``InputError``s.
@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reportgen.discover import RoundFiles, discover
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
     concat_file_itls,
@@ -23,20 +22,21 @@ from reportgen.load.bench_json import (
     joined_summary_frame,
     load_bench_rows,
 )
+from reportgen.load.discover import RoundFiles, discover
 from reportgen.load.engine_data import (
     Show,
-    _concat_itls,
-    _engine_findings,
-    _load_log,
+    concat_itls,
+    engine_findings,
+    load_log,
     resolve_kv_bytes,
     sniff_log_kind,
 )
 from reportgen.load.fingerprint import parse_fingerprint
+from reportgen.load.manifest import Manifest
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import nonfinite_note, parse_prometheus
 from reportgen.load.records import EngineData, LoadedRound
 from reportgen.load.telemetry import load_telemetry
-from reportgen.manifest import Manifest
 
 __all__ = ["EngineData", "LoadedRound", "load_round", "resolve_kv_bytes", "sniff_log_kind"]
 
@@ -106,10 +106,10 @@ def fixed_layout(root: Path, manifest: Manifest | None) -> bool:
 def load_round(round_dir: Path) -> LoadedRound:
     """Load a round directory (see docs/ARCHITECTURE.md, LoadedRound): the fixed layout when
     round.toml describes one, else every result found below the folder."""
-    from reportgen.discover import read_manifest
+    from reportgen.files.paths import display_paths
     from reportgen.load.auto import load_auto
-    from reportgen.manifest import check_comparisons
-    from reportgen.paths import display_paths
+    from reportgen.load.discover import read_manifest
+    from reportgen.load.manifest import check_comparisons
 
     root = Path(round_dir)
     manifest = read_manifest(root)
@@ -131,7 +131,7 @@ def load_round(round_dir: Path) -> LoadedRound:
         summary = joined_summary_frame([b.rows for b in bench])
         _check_tiers(spec.id, summary, findings)
         for b in bench:
-            findings += _engine_findings(b.findings, spec.id)
+            findings += engine_findings(b.findings, spec.id)
             # a summary-only file has no per-request parts: nothing to join (an empty frame
             # per file would cost more than reading it)
             if b.requests and len(file_requests := concat_requests(b.requests)):
@@ -140,7 +140,7 @@ def load_round(round_dir: Path) -> LoadedRound:
                 itls.append(file_itls.assign(engine=spec.id))
         summaries.append(summary.assign(engine=spec.id))
 
-        _load_log(data, show, findings)
+        load_log(data, show, findings)
         tiers = sorted(c for c in summary["concurrency"] if math.isfinite(c))
         _check_segments(data, show, tiers, manifest)
         if ef.fingerprint is not None:
@@ -170,13 +170,13 @@ def load_round(round_dir: Path) -> LoadedRound:
     req.insert(0, "engine", req.pop("engine"))
     return LoadedRound(manifest=manifest, summary=summary, requests=req,
                        runs=_runs(summary, files),
-                       itls=_concat_itls(itls), engines=engines, findings=findings)
+                       itls=concat_itls(itls), engines=engines, findings=findings)
 
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
     """The `runs` table of the fixed layout: one result per (engine, tier), one workload."""
+    from reportgen.files.safe_read import printable
     from reportgen.load.auto import build_runs
-    from reportgen.safe_read import printable
 
     rel = {files.show(p): printable(p.relative_to(files.root).as_posix())
            for ef in files.engines.values() for p in ef.bench}

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from reportgen.errors import InputError
+from reportgen.files.safe_read import check_head, leads_out, open_regular, printable
 from reportgen.load.copies import skip_copies
 from reportgen.load.scanned import ScannedFile  # re-exported: scan.ScannedFile
 from reportgen.load.walk import walk
-from reportgen.safe_read import check_head, leads_out, open_regular, printable
 
 SNIFF = 1 << 20  # enough for a console log's header and the first record of a result file
 WARMUP = re.compile(r"(?<![a-z])(?<!no[-_ ])warm[-_ ]?up", re.IGNORECASE)  # not `no-warmup`

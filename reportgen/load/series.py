@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import InputError
+from reportgen.files.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 from reportgen.load.prometheus import canonical_labels, parse_prometheus
-from reportgen.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 
-KIND = "series"  # its size cap in reportgen.safe_read.CAPS
+KIND = "series"  # its size cap in reportgen.files.safe_read.CAPS
 COLUMNS = ("name", "labels", "time_s", "value")
 JSON_SNIFF = (b'"resultType"', b'"result"')
 # `name{labels} value timestamp_ms`: a 10+ digit epoch in ms (no real counter prints so)

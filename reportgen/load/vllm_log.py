@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import Finding
-from reportgen.safe_read import read_input
+from reportgen.files.safe_read import read_input
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RAY_REPEAT = re.compile(r"(?<![ \t])[ \t]*\[repeated \d+x across cluster\]")
@@ -33,7 +33,7 @@ PREFIX = re.compile(r"^(?:\((?:[A-Za-z_][\w ]*?)?[ ]*pid=\d+(?:, ip=[\d.:a-fA-F]
                     re.MULTILINE)
 NUM = r"(\d[\d,]*(?:\.\d+)?)"
 
-KIND = "vllm_log"  # its size cap in reportgen.safe_read.CAPS
+KIND = "vllm_log"  # its size cap in reportgen.files.safe_read.CAPS
 CONFIG_ITEM = re.compile(r"(?:^|, )([a-z_]+)=('[^']*'|[^,{}()]*)(?=, |$)")  # engine config
 ARGS_ITEM = re.compile(r"'(\w+)': '?([^',}]+)'?")  # one item of a printed args dict
 

@@ -6,13 +6,13 @@ import math
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from reportgen.formatting import MISSING, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row
 from reportgen.page.data import num
 from reportgen.page.graph_reuse import graph_reuse
 from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import MISSING, fmt_g
 
 
 def anomalies(b: Builder) -> list[PageBlock]:

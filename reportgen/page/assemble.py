@@ -7,8 +7,7 @@ from collections.abc import Callable, Mapping
 
 from reportgen.analyze.compare import Comparison
 from reportgen.analyze.result import Analysis
-from reportgen.i18n import UI
-from reportgen.narrative import LANGS, SECTIONS, Prose
+from reportgen.narrative import SECTIONS, Prose
 from reportgen.page import (
     anomalies,
     constants,
@@ -40,7 +39,8 @@ from reportgen.page.model import (
     View,
 )
 from reportgen.page.provenance import provenance_notice
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.i18n import UI
 
 Maker = Callable[[Builder], list[PageBlock]]
 

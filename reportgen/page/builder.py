@@ -13,13 +13,13 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.result import Analysis
-from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
-from reportgen.i18n import UI
-from reportgen.narrative import LANGS, Prose
+from reportgen.narrative import Prose
 from reportgen.page.cells import EXCLUDED_MARK, marked, tier_cell, tier_row
 from reportgen.page.data import Data, num
 from reportgen.page.model import Cell, Column, Figure, Inputs, PageBlock, Para, Revisions, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import fmt, fmt_g, fmt_latency_ms
+from reportgen.text.i18n import UI
 
 # tiers columns derived from a latency metric whose name does not say so (the others start
 # with ttft_ / itl_ / tpot_)
@@ -198,7 +198,7 @@ class Builder:
             rows.append(tier_row(cells, self.any_excluded(c, engines)))
         return Table(cols, rows, self.client_caption(caption, [c for _, c, _ in columns]))
 
-    # --- clients that define a metric differently (reportgen/clients.py)
+    # --- clients that define a metric differently (reportgen/reference/clients.py)
 
     def client_metrics(self, column: str) -> tuple[str, ...]:
         """The metrics (ttft, itl, tpot) a tiers column rests on that this round's clients

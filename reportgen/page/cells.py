@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
-from reportgen.formatting import MISSING, fmt, fmt_g
 from reportgen.narrative import SYNTHETIC_MARK
 from reportgen.page.model import Cell, Row, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import MISSING, fmt, fmt_g
 
 # † belongs to values computed from declared-synthetic input; tiers excluded from conclusions
 # take the second mark.

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reportgen.formatting import exact, fmt
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell
 from reportgen.page.model import Column, PageBlock, Para, Row, Table
+from reportgen.text.formatting import exact, fmt
 
 # one precision per unit: sizes in GiB/GB as the memory and byte tables show them; counts and
 # bytes whole; anything else at six significant digits

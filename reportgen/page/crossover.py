@@ -9,14 +9,13 @@ import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.goodput import T975, Z95
-from reportgen.formatting import fmt, fmt_g
-from reportgen.narrative import LANGS
 from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tier_cell, tier_row
 from reportgen.page.data import num
 from reportgen.page.model import Cell, Column, PageBlock, Para, Row, SpeedTable, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import fmt, fmt_g
 
 
 def crossover(b: Builder) -> list[PageBlock]:

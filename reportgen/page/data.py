@@ -13,9 +13,9 @@ from reportgen.analyze.provenance import Synthetic
 from reportgen.analyze.result import Analysis
 from reportgen.analyze.round_facts import EngineFacts, RoundInfo
 from reportgen.analyze.values import Value
-from reportgen.bidi import has_bidi, isolate
 from reportgen.frames import rows_by_engine
-from reportgen.text import Bi
+from reportgen.text.bidi import has_bidi, isolate
+from reportgen.text.bilingual import Bi
 
 
 def num(value: object) -> float:

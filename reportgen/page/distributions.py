@@ -4,22 +4,21 @@ reader's SLO recomputed in the page (the SloPanel block; templates/static/slo.js
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import Any, cast
 
 import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.goodput import tier_rates
 from reportgen.analyze.values import tier_key
-from reportgen.figures import plotly_text
-from reportgen.formatting import fmt, fmt_g
-from reportgen.narrative import LANGS
+from reportgen.figures.base import plotly_text
 from reportgen.page import slo_payload
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row, with_mark
 from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
 from reportgen.slo import METRICS as SLO_METRICS
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import fmt, fmt_g
 
 METRICS = ("ttft", "tpot", "e2el", "itl")
 PERCENTILES = ("p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms")
@@ -131,7 +130,7 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
                                budget=slo_payload.EXACT_BUDGET)
     data["fig"] = fig_id
     # the reader's $/GPU-hour (round.toml [cost], build --price); the page's box starts there
-    cast(dict, data["defaults"])["price"] = a.price_usd_per_gpu_h
+    cast(dict[str, Any], data["defaults"])["price"] = a.price_usd_per_gpu_h
     data["energy"] = any(math.isfinite(v) for v in energy.values())
     gpus = {str(e): int(g) for e, g in a.pareto[["engine", "gpus"]].itertuples(
         index=False, name=None)} if len(a.pareto) else {}

@@ -11,10 +11,10 @@ import re
 from collections.abc import Mapping
 
 from reportgen.analyze.values import Value
-from reportgen.narrative import LANGS, render_markdown
+from reportgen.narrative import render_markdown
 from reportgen.page.builder import Builder
 from reportgen.page.model import Block, PageBlock, Para
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
 
 _NAMES = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)")
 _ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_\-]*$")

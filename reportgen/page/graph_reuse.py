@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import fmt
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tier_cell, tier_row
 from reportgen.page.model import Block, Column, Heading, PageBlock, Para, Table
+from reportgen.text.formatting import fmt
 
 
 def graph_reuse(b: Builder) -> list[PageBlock]:

@@ -9,15 +9,15 @@ import re
 import pandas as pd
 
 from reportgen.analyze.summary_keys import TOLERANCE
-from reportgen.clients import client as client_row
-from reportgen.formatting import fmt, fmt_g
+from reportgen.files.paths import natural_key
 from reportgen.frames import MEASURED_RATE
-from reportgen.listing import shorten
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, same, tcell
 from reportgen.page.data import num
 from reportgen.page.model import Cell, Column, Fold, Heading, PageBlock, Para, Row, Table
-from reportgen.paths import natural_key
+from reportgen.reference.clients import client as client_row
+from reportgen.text.formatting import fmt, fmt_g
+from reportgen.text.listing import shorten
 
 
 def inferred_table(b: Builder) -> list[PageBlock]:

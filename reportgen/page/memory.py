@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reportgen.formatting import fmt, is_missing
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell
 from reportgen.page.model import Column, PageBlock, Para, Row, Table
+from reportgen.text.formatting import fmt, is_missing
 
 
 def memory(b: Builder) -> list[PageBlock]:

@@ -8,8 +8,8 @@ import pandas as pd
 
 from reportgen.analyze.changes import Diff
 from reportgen.analyze.compare import Comparison, Missing
-from reportgen.analyze.result import Inferred  # the analysis carries them to the page
-from reportgen.text import Bi
+from reportgen.errors import Inferred  # the analysis carries them to the page
+from reportgen.text.bilingual import Bi
 
 
 @dataclass(frozen=True)

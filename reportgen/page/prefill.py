@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import MISSING
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row
 from reportgen.page.data import num
 from reportgen.page.model import Column, PageBlock, Para, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import MISSING
 
 
 def prefill(b: Builder) -> list[PageBlock]:

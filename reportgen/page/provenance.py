@@ -5,10 +5,9 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from reportgen.analyze.result import Analysis
-from reportgen.i18n import UI
-from reportgen.narrative import LANGS
 from reportgen.page.cells import html_list
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.i18n import UI
 
 
 def provenance_notice(analysis: Analysis, ui: UI) -> Bi | None:

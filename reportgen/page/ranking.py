@@ -8,11 +8,11 @@ import math
 
 from reportgen.analyze.claims import Claim, compare, margin_of, noise, spread
 from reportgen.analyze.ranking import RANKED, is_single_point, ranking
-from reportgen.formatting import fmt, fmt_g, fmt_latency_ms
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, tcell
 from reportgen.page.model import Card, Cell, Column, PageBlock, Para, Row, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import fmt, fmt_g, fmt_latency_ms
 
 SPECS = {"output_tok_s": ".1f", "ttft_p50_ms": ".0f", "itl_p50_ms": ".2f",
          "e2el_p50_ms": ".0f", "failed": "d"}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reportgen.formatting import change_texts
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell
 from reportgen.page.model import Cell, Column, PageBlock, Para, Row, Table
+from reportgen.text.formatting import change_texts
 
 
 def revisions(b: Builder) -> list[PageBlock]:

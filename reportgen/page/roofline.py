@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 
-from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import ncell, tcell
 from reportgen.page.data import num
 from reportgen.page.model import Column, PageBlock, Para, Row, Table
+from reportgen.text.formatting import fmt, fmt_g
 
 
 def _known(value: object) -> bool:

@@ -8,9 +8,6 @@ import math
 from markupsafe import Markup
 
 from reportgen.analyze.single_stream import lowest_in_flight
-from reportgen.clients import METRICS, client
-from reportgen.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
-from reportgen.narrative import LANGS
 from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell
@@ -28,7 +25,9 @@ from reportgen.page.model import (
     Row,
     Table,
 )
-from reportgen.text import Bi
+from reportgen.reference.clients import METRICS, client
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import MISSING, fmt, fmt_g, fmt_latency_ms, is_missing
 
 
 def setup(b: Builder) -> list[PageBlock]:

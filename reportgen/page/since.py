@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.analyze.compare import Missing
-from reportgen.analyze.compare import Row as SinceRow
+from reportgen.analyze.compare import ComparisonRow, Missing
 from reportgen.analyze.compare import delta as since_delta
-from reportgen.formatting import fmt, fmt_g, signed_change, signed_delta
-from reportgen.narrative import LANGS
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same
 from reportgen.page.model import Cell, Column, Heading, PageBlock, Para, Row, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import LANGS, Bi
+from reportgen.text.formatting import fmt, fmt_g, signed_change, signed_delta
 
 
 def since(b: Builder) -> list[PageBlock]:
@@ -30,7 +28,7 @@ def since(b: Builder) -> list[PageBlock]:
         out.append(Para(b.t("since.as_published", source=base.source or same("—")),
                         "note"))
 
-    def label(row: SinceRow, group: str) -> Bi:
+    def label(row: ComparisonRow, group: str) -> Bi:
         """Plain text (the template escapes it): UI label, engine label, published note."""
         engine = since.labels.get(row.engine or "", same(row.engine or ""))
         return b.ui.plain(f"since.{group}.{row.key}", engine=engine)
@@ -44,7 +42,7 @@ def since(b: Builder) -> list[PageBlock]:
             return same(str(value).lower())
         return same(fmt(value, spec) if spec else fmt_g(value))
 
-    def old(row: SinceRow) -> Bi:
+    def old(row: ComparisonRow) -> Bi:
         """The baseline's value; as published: at the precision printed, with its note."""
         spec = row.spec if not base.as_published or row.spec.endswith("pct") else ""
         text = shown(row.old, spec)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 
 from reportgen.analyze.values import tier_key
-from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row
 from reportgen.page.model import Column, PageBlock, Para, Table
+from reportgen.text.formatting import fmt, fmt_g
 
 ASSUMPTIONS = ("telemetry.assume_clock", "telemetry.assume_valid", "telemetry.assume_util")
 # optional columns: (frame column, ui key, format, scale), shown when any tier has a value

@@ -8,14 +8,14 @@ from markupsafe import Markup
 
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.distributions import needed
-from reportgen.formatting import fmt, fmt_g
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tcell, tier_cell, tier_row, with_mark
 from reportgen.page.data import num
 from reportgen.page.distributions import FEW_MARK
 from reportgen.page.inputs import inputs_tables
 from reportgen.page.model import Cell, Column, PageBlock, Para, Table
-from reportgen.text import Bi
+from reportgen.text.bilingual import Bi
+from reportgen.text.formatting import fmt, fmt_g
 
 
 def data(b: Builder) -> list[PageBlock]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from reportgen.formatting import fmt, pct_signed
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row
 from reportgen.page.data import num
 from reportgen.page.model import Column, PageBlock, Para, Table
+from reportgen.text.formatting import fmt, pct_signed
 
 
 def waves(b: Builder) -> list[PageBlock]:

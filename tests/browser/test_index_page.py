@@ -17,8 +17,8 @@ from benchmarks import tiny_rounds
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from reportgen import index_page
-    from reportgen.index import build_index
+    from reportgen.index import page as index_page
+    from reportgen.index.update import build_index
 
     root = tmp_path_factory.mktemp("many")
     rounds = tiny_rounds.generate(root / "rounds", 3)

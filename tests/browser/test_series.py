@@ -18,7 +18,7 @@ DRAWN = """() => (window.reportDrawAll && window.reportDrawAll(), true) &&
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from reportgen.index import build_index
+    from reportgen.index.update import build_index
 
     out = tmp_path_factory.mktemp("series") / "site"
     build_index(sorted(p for p in SAMPLES.iterdir() if p.is_dir()), out)

@@ -9,7 +9,7 @@ from typing import Any
 
 from pagekit import ALL_DRAWN, Watch, figure_count
 
-from reportgen.resources import sample_round_dir
+from reportgen.files.resources import sample_round_dir
 from reportgen.serve import Server
 
 

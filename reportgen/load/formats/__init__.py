@@ -16,7 +16,7 @@ A reader module defines:
   (naming ``shown`` and, where known, the line) for a file of this format that is broken.
 
 ``READERS`` lists them in the order they are tried; the first whose ``sniff`` answers wins.
-``sniff`` sees at most the file's first 64 KiB. ``reportgen.load.clients`` does the rest: the
+``sniff`` sees at most the file's first 64 KiB. ``reportgen.load.client_files`` does the rest: the
 scan asks every reader, the round loader reads what one claimed, joins split runs, and sets the
 summary's ``client`` column from ``CLIENT``.
 """

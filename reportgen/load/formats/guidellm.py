@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from reportgen.errors import InputError
 from reportgen.load.formats import ClientRun, NotRecomputable
@@ -180,7 +180,7 @@ def _strategy(bench: dict[str, Any]) -> dict[str, Any]:
     for holder in ("config", "args"):  # 0.4+ / 0.3
         h = bench.get(holder)
         if isinstance(h, dict) and isinstance(h.get("strategy"), dict):
-            return h["strategy"]
+            return cast(dict[str, Any], h["strategy"])
     return {}
 
 
@@ -334,13 +334,13 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
 def _model(bench: dict[str, Any]) -> str:
     worker = bench.get("worker")
     if isinstance(worker, dict) and isinstance(worker.get("backend_model"), str):
-        return worker["backend_model"]  # 0.3
+        return str(worker["backend_model"])  # 0.3
     config = bench.get("config")
     backend = config.get("backend") if isinstance(config, dict) else None
     if isinstance(backend, dict):
         for key in ("model", "backend_model"):
             if isinstance(backend.get(key), str):
-                return backend[key]
+                return cast(str, backend[key])
     return ""
 
 

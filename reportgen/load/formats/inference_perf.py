@@ -23,7 +23,7 @@ request, response, info, error}``: it writes no stage id. Times are ``time.perf_
 seconds (CLOCK_MONOTONIC, one base for all worker processes), and a stage ends only when its
 last request has finished (``run_stage`` waits for ``finished_requests_counter``), so the
 stages' requests follow one another in order of ``start_time``. The reader gives the requests
-sorted by ``start_time`` as ``requests_of="stage_*"``: ``reportgen.load.clients`` cuts them
+sorted by ``start_time`` as ``requests_of="stage_*"``: ``reportgen.load.client_files`` cuts them
 into the stage runs of the folder, in stage order, by each stage's request count. Token times
 are ``info.output_token_times`` (≤ 0.4), ``info.response_info.*`` (0.5),
 ``info.response_metrics.*`` (0.6+); TTFT is the first token time − ``start_time`` and needs

@@ -9,8 +9,8 @@ import re
 from typing import Any, cast
 
 from reportgen.errors import InputError
+from reportgen.files.safe_read import SURROGATE_ESCAPE, whole_text
 from reportgen.load.bench_json import decode_records
-from reportgen.safe_read import SURROGATE_ESCAPE, whole_text
 
 PERCENTILE = re.compile(r"^p(\d+(?:\.\d+)?)$")
 STATS = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "p50": "median",
