@@ -19,13 +19,13 @@ import pytest
 from reportgen.analyze.changes import diff_tables
 from reportgen.load.formats import llmperf
 from reportgen.load.placement import (
-    _run_dir,
     _short_hashes,
     name_lengths,
     name_settings,
-    workloads,
+    run_folder,
 )
 from reportgen.load.round import load_round
+from reportgen.load.workload_groups import workloads
 from reportgen.sources.diff import tables_from_round
 from tests.client_fixtures import CLIENTS
 from tests.data_paths import SHARED_ROUNDS
@@ -207,8 +207,8 @@ def test_agentic_runs_are_two_curves_over_one_workload(tmp_path: Path) -> None:
 
 
 def test_ratio_folders_name_workloads_not_configurations(tmp_path: Path) -> None:
-    assert _run_dir("results-2i-1o-h100/c8.json") == "results-h100"
-    assert _run_dir("results-6i-1o-h100/c8.json") == "results-h100"
+    assert run_folder("results-2i-1o-h100/c8.json") == "results-h100"
+    assert run_folder("results-6i-1o-h100/c8.json") == "results-h100"
     (_, f13), = _aiperf_runs()[:1]
     f03 = AIPERF_OLD / "stub-model-openai-chat-concurrency1" / "profile_export_aiperf.json"
     _copy(f13, tmp_path / "results-2i-1o-h100" / f13.name)

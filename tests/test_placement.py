@@ -19,8 +19,8 @@ from reportgen.load.placement import (
     effective_concurrency,
     layout,
     place,
-    workloads,
 )
+from reportgen.load.workload_groups import workloads
 
 NAN = math.nan
 INF = math.inf

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.load.placement import _run_dir
+from reportgen.load.placement import run_folder
 from reportgen.load.round import load_round
 from tests.client_fixtures import CLIENTS
 from tests.factories import result_json
@@ -31,7 +31,7 @@ from tests.factories import result_json
     ("gpu-8/result.json", "gpu-8"),
 ])
 def test_run_dir_cuts_only_point_folders(rel: str, folder: str) -> None:
-    assert _run_dir(rel) == folder
+    assert run_folder(rel) == folder
 
 
 def _engines(root: Path) -> dict[str, str]:

@@ -499,9 +499,9 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
         effective_concurrency,
         mixed_sweeps,
         place,
-        workloads,
     )
     from reportgen.load.scan import scan_round
+    from reportgen.load.workload_groups import workloads
 
     files = scan_round(root, show)
     results = read_results(files)
