@@ -295,10 +295,16 @@ def inference_perf(env: Env, stub: Stub, work: Path, dest: Path, log: list[str])
     """Three constant-rate stages (2/s and 4/s for 4 s, 6/s for 3 s) with the per-request
     report, which holds every stage's requests. Needs Python ≥ 3.12 in its env (``python3.12
     -m venv``); its ``chat`` API has no random data generator, so it sends completions."""
+    _run_inference_perf(INFERENCE_PERF_CONFIG, env, stub, work, dest, log)
+
+
+def _run_inference_perf(template: str, env: Env, stub: Stub, work: Path, dest: Path,
+                        log: list[str]) -> None:
+    """inference-perf run once with the config ``template`` (its fields filled in here)."""
     tok = build_tokenizer(env, work)
     out = work / "results"
     config = work / "config.yml"
-    config.write_text(INFERENCE_PERF_CONFIG.format(
+    config.write_text(template.format(
         model=STUB_SETTINGS["model"], url=stub.url, tokenizer=tok, inp=INPUT_TOKENS,
         out=OUTPUT_TOKENS, path=out), encoding="utf-8")
     log.append("config.yml: " + " ".join(config.read_text(encoding="utf-8").split()))
@@ -316,17 +322,9 @@ def inference_perf_concurrent(env: Env, stub: Stub, work: Path, dest: Path,
     """One ``concurrent`` stage per concurrency (1, 2, 4 requests in flight, 8 requests per
     request in flight): the load type whose stages get a placeholder rate (main.py sets it to
     num_requests, so here 8, 16 and 32 "req/s")."""
-    tok = build_tokenizer(env, work)
-    out = work / "results"
-    config = work / "config.yml"
     constant = INFERENCE_PERF_CONFIG.split("api:", 1)[1]
-    config.write_text((INFERENCE_PERF_CONCURRENT + "api:" + constant).format(
-        model=STUB_SETTINGS["model"], url=stub.url, tokenizer=tok, inp=INPUT_TOKENS,
-        out=OUTPUT_TOKENS, path=out), encoding="utf-8")
-    log.append("config.yml: " + " ".join(config.read_text(encoding="utf-8").split()))
-    run([str(env.bin / "inference-perf"), "--config_file", str(config)], work, log,
-        {"HF_HUB_OFFLINE": "1"})
-    copy_tree(out, dest / "results")
+    _run_inference_perf(INFERENCE_PERF_CONCURRENT + "api:" + constant, env, stub, work, dest,
+                        log)
 
 
 KEEP = (".json", ".jsonl", ".csv", ".yaml")

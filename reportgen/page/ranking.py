@@ -87,16 +87,12 @@ def leader_card(b: Builder) -> Card | None:
         return None
     first, second = own.iloc[0], own.iloc[1]
     c = claim(b, "output_tok_s", str(first["engine"]), str(second["engine"]))
+    name, tok = b.d.label(first["engine"]), fmt(first["value"], ".1f")
+    nxt, next_tok = b.d.label(second["engine"]), fmt(second["value"], ".1f")
     if not c.leads:   # a tie is not a lead (analyze.claims)
-        return Card(b.t("every.rank_card_par_label"),
-                    Bi(*(b.d.label(first["engine"]).get(lang) for lang in ("zh", "en"))),
-                    b.t("every.rank_card_par_sub", tok=fmt(first["value"], ".1f"),
-                        noise=fmt(c.noise, "pct"), next=b.d.label(second["engine"]),
-                        next_tok=fmt(second["value"], ".1f")),
-                    "accent")
-    return Card(b.t("every.rank_card_label"),
-                Bi(*(b.d.label(first["engine"]).get(lang) for lang in ("zh", "en"))),
-                b.t("every.rank_card_sub", tok=fmt(first["value"], ".1f"),
-                    pct=fmt(c.margin, "pct"), next=b.d.label(second["engine"]),
-                    next_tok=fmt(second["value"], ".1f")),
-                "accent")
+        return Card(b.t("every.rank_card_par_label"), name,
+                    b.t("every.rank_card_par_sub", tok=tok, noise=fmt(c.noise, "pct"),
+                        next=nxt, next_tok=next_tok), "accent")
+    return Card(b.t("every.rank_card_label"), name,
+                b.t("every.rank_card_sub", tok=tok, pct=fmt(c.margin, "pct"), next=nxt,
+                    next_tok=next_tok), "accent")
