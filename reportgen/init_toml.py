@@ -216,7 +216,7 @@ def write_round_toml(root: Path, force: bool = False) -> tuple[InitResult, Path,
 
 
 def write_example_csv(folder: Path) -> Path:
-    """``folder/runs.csv``: the commented example of the tidy import (README, "Your own
+    """``folder/runs.csv``: the commented example of the tidy import (docs/ROUNDS.md, "Your own
     harness: a tidy CSV"); the folder is created when missing, an existing file is never
     replaced."""
     from reportgen.files.write import write_atomic

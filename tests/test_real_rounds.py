@@ -533,7 +533,8 @@ def test_empty_folder_exits_2(tmp_path: Path) -> None:
     assert _fails(root) == (
         "Error: empty: no benchmark result found in this folder or below it (expected vllm "
         "bench serve / benchmark_serving.py JSON, SGLang bench_serving JSONL, their console "
-        "output, another client's files or a tidy CSV (see the README)); the folder is empty\n")
+        "output, another client's files or a tidy CSV (see reportgen's docs/ROUNDS.md)); the "
+        "folder is empty\n")
 
 
 def test_folder_with_only_a_readme_exits_2(tmp_path: Path) -> None:

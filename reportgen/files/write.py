@@ -11,7 +11,7 @@ round.toml, index's pages call ``output_target`` / ``write_output`` with their `
 - temporary files and child processes are cleaned up on every terminating signal
   (``cleanup_on_signals``; ``pdf.py`` ends its browser's whole process group).
 
-Output-path policy (``output_target``; README "Output file"):
+Output-path policy (``output_target``; docs/OUTPUT.md, "Output file"):
 
 - ``-o -`` writes to standard output.
 - A symlink is written *through*: the file it points to is replaced (atomically, the temporary

@@ -486,7 +486,7 @@ def _no_results(root: str, skipped: list[tuple[str, str]], files: list[ScannedFi
     return InputError(root, "no benchmark result found in this folder or below it (expected "
                             "vllm bench serve / benchmark_serving.py JSON, SGLang bench_serving "
                             "JSONL, their console output, another client's files or a tidy CSV "
-                            "(see the README))"
+                            "(see reportgen's docs/ROUNDS.md))"
                       + (f"; files seen: {shown}{more}" if shown else "; the folder is empty"))
 
 

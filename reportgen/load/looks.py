@@ -52,7 +52,8 @@ def describe_csv(head: bytes) -> str:
     cols = [c.strip() for c in first.split(",") if c.strip()]
     shown = ", ".join(cols[:6]) + (" …" if len(cols) > 6 else "")
     return (f"CSV with columns {shown}: not a format this tool reads (a tidy import needs "
-            "configuration, concurrency or request_rate and output_tok_s: see the README)"
+            "configuration, concurrency or request_rate and output_tok_s: see reportgen's "
+            "docs/ROUNDS.md)"
             if cols else "empty CSV")
 
 

@@ -1,5 +1,5 @@
 """The documented import for results of your own harness: a tidy CSV (or JSON list of objects)
-with one row per run. See the README, "Your own harness: a tidy CSV".
+with one row per run. See docs/ROUNDS.md, "Your own harness: a tidy CSV".
 
 Columns (names are case-insensitive; a line starting with ``#`` outside a quoted cell is a
 comment; counts are whole numbers; errors give the file's physical line):
