@@ -64,8 +64,10 @@ def analyze_dir(round_dir: Path, progress: Progress | None = None, *, slo: Slo |
 
     from reportgen.analyze.goodput import load_table
     from reportgen.analyze.run import analyze_round
+    from reportgen.frames import use_python_strings
     from reportgen.load.round import load_round
 
+    use_python_strings()   # before the round's first frame
     say = progress or no_progress
     say(f"load {round_dir}")
     loaded = with_price(with_slo(load_round(Path(round_dir)), slo, slo_target), price)
