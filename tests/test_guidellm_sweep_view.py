@@ -39,6 +39,28 @@ def test_a_sweep_is_one_series_on_the_rate_axis(folder: str, tmp_path: Path) -> 
     assert set(runs["concurrency_note"]) == {"measured_rate"}
 
 
+def test_the_measured_rate_note_comes_from_the_typed_field(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ClientRun.rate_measured`` decides the runs' note; the free text of ``units`` does not
+    (issue 33: no hidden channel between a reader and the stages after it)."""
+    import dataclasses
+
+    from reportgen.load.formats import guidellm
+
+    root = shutil.copytree(CLIENTS / "guidellm-0.8.1" / "sweep", tmp_path / "sweep")
+    real = guidellm.read
+
+    def notes(edit: dict[str, object]) -> set[str]:
+        monkeypatch.setattr(guidellm, "read", lambda raw, shown: [
+            dataclasses.replace(r, **edit) for r in real(raw, shown)])
+        runs = analyze_dir(root).analysis.runs
+        assert runs is not None
+        return set(runs["concurrency_note"])
+
+    assert notes({"units": {}}) == {"measured_rate"}          # no text: still measured
+    assert "measured_rate" not in notes({"rate_measured": False})
+
+
 @pytest.mark.parametrize("folder", GUIDELLM)
 def test_a_sweep_and_a_concurrent_profile_are_two_views(folder: str) -> None:
     done = analyze_dir(CLIENTS / folder)

@@ -192,7 +192,7 @@ def read_results(files: list[ScannedFile]) -> ResultSet:
         out.itls += got.itls
     if rows:
         out.summary = summary_frame(rows, ("rel", "copy", "many", "kind", "units", "stated",
-                                                   "not_recomputable", "latency_only"))
+                                           "not_recomputable", "rate_measured", "latency_only"))
     return out
 
 
@@ -340,11 +340,11 @@ def build_runs(placed: pd.DataFrame, axis: str | pd.Series) -> pd.DataFrame:
 def _axis_notes(placed: pd.DataFrame) -> list[str]:
     """How each run's value on the axis was established, beyond the configured one: the
     effective concurrency (``num_prompts``) or a measured request rate (``measured_rate``:
-    a GuideLLM sweep's benchmarks, whose reader says so in ``units["request_rate"]``)."""
-    units = placed["units"] if "units" in placed.columns else [None] * len(placed)
-    return [MEASURED_RATE if isinstance(u, dict) and str(u.get("request_rate", ""))
-            .startswith("measured") else str(n)
-            for n, u in zip(placed["concurrency_note"], units, strict=True)]
+    a GuideLLM sweep's benchmarks: ``ClientRun.rate_measured``)."""
+    measured = (placed["rate_measured"].eq(True) if "rate_measured" in placed.columns
+                else pd.Series(False, index=placed.index))
+    return [MEASURED_RATE if m else str(n)
+            for n, m in zip(placed["concurrency_note"], measured, strict=True)]
 
 
 def _split_configs(configs: list[Configuration], present: list[str]

@@ -87,6 +87,7 @@ def read_client_files(files: list[ScannedFile]) -> ClientRows:
             row["client"] = run.client
             row["units"] = dict(run.units)
             row["not_recomputable"] = run.not_recomputable
+            row["rate_measured"] = run.rate_measured
             if run.settings:
                 row["stated"] = dict(run.settings)
         out.rows[cf.file.rel] = got

@@ -71,6 +71,9 @@ class ClientRun:
     # the client's statistics that its own arrays do not reproduce, and why (the self-check
     # summary.arrays reads this; docs/CONTRIBUTING.md "Add a reader")
     not_recomputable: tuple[NotRecomputable, ...] = ()
+    # the record's ``request_rate`` is the rate the client measured, not one it was set to
+    # send (a GuideLLM sweep's benchmarks): the runs table's ``concurrency_note`` says so
+    rate_measured: bool = False
 
 
 Sniff = Callable[[str, bytes], "str | None"]

@@ -196,14 +196,16 @@ def _profile(bench: dict[str, Any]) -> str:
 
 
 def _sweep_axis(bench: dict[str, Any], strategy: dict[str, Any], ok: int, duration: float,
-                shown: str, i: int, record: dict[str, Any], units: dict[str, str]) -> str:
+                shown: str, i: int, record: dict[str, Any], units: dict[str, str]
+                ) -> tuple[str, bool]:
     """A benchmark of a ``sweep`` profile goes on the request-rate axis at its **measured**
     rate, as GuideLLM itself draws a sweep (``benchmark/outputs/html.py``: x = the successful
     requests per second; ``plot.py`` the same), whatever its strategy. A sweep runs
     synchronous, then throughput, then constant or Poisson rates spaced between those two
     measured rates, the last one equal to throughput's (``profiles/sweep.py``): at target
     rates, synchronous and throughput would have no place and the last two benchmarks would
-    land on one point. ``units["request_rate"]`` says the rate is measured, with the target
+    land on one point. Returns the strategy and whether the rate is measured
+    (``ClientRun.rate_measured``); ``units["request_rate"]`` names where, with the target
     where there was one. The sweep's ``max_concurrency`` (512 by default) is a cap, not a
     swept value: it is left out."""
     kind = str(strategy.get("type_") or "")
@@ -220,7 +222,7 @@ def _sweep_axis(bench: dict[str, Any], strategy: dict[str, Any], ok: int, durati
         aim = f", target {target:g} req/s" if target > 0 else ", no target rate"
         units["request_rate"] = (f"measured: the {kind} benchmark of a GuideLLM sweep{aim} "
                                  f"({shown}: {where})")
-    return kind
+    return kind, measured > 0
 
 
 def _axis(strategy: dict[str, Any], record: dict[str, Any]) -> str:
@@ -270,8 +272,10 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
     units = {"latency": "GuideLLM schema: *_ms fields in ms, request_latency in s",
              "duration": "end_time - start_time of the benchmark (s)",
              "output_throughput": "output_token_count.successful.total_sum / duration"}
+    rate_measured = False
     if _profile(bench) == "sweep":  # one sweep, one view: every benchmark on the rate axis
-        kind = _sweep_axis(bench, _strategy(bench), ok, duration, shown, i, record, units)
+        kind, rate_measured = _sweep_axis(bench, _strategy(bench), ok, duration, shown, i,
+                                          record, units)
         # the configuration's strategy: the same for every benchmark of the sweep
         settings = {"strategy": ("sweep", f"{shown}: benchmarks[{i}] profile")}
     else:
@@ -327,7 +331,7 @@ def _benchmark(bench: dict[str, Any], i: int, version: str, shown: str, line: in
         settings["client_version"] = (version, f"{shown}: metadata.guidellm_version")
     definitions = {k: v for k, v in DEFINITIONS.items() if not (old and k == "ntpot")}
     return ClientRun(record, line, CLIENT, units=units, settings=settings,
-                     not_recomputable=OWN_STATISTICS,
+                     not_recomputable=OWN_STATISTICS, rate_measured=rate_measured,
                      definitions=definitions)
 
 
