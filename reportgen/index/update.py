@@ -325,32 +325,33 @@ class Written(list[Path]):
     up_to_date: bool = False
 
 
-def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
-                progress: Progress | None = None, jobs: int | None = None, *,
-                self_contained: bool = False) -> Written:
-    """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
-    reports (re)written. Bad input raises InputError; nothing is visible in the site until
-    every changed round is built (see ``index.site``). The reports share the site's scripts
-    (``_static/``) unless ``self_contained``."""
+@dataclass
+class _Plan:
+    """Step 1 of ``build_index``: each round against its cache entry."""
+
+    rounds: list[tuple[str, Path, Fingerprint | None, bool]]   # name, folder, fp, changed
+    kept: dict[str, tuple[dict[str, Any], object]]   # unchanged rounds: card, nav
+    index_key: str
+
+    @property
+    def changed(self) -> list[str]:
+        return [name for name, _, fp, ch in self.rounds if fp is not None and ch]
+
+    @property
+    def names(self) -> list[str]:
+        """The site's report files (published rounds have none)."""
+        return [f"{name}.html" for name, _, fp, _ in self.rounds if fp is not None]
+
+
+def _plan(rounds: list[tuple[str, Path]], site: Site, key_lang: str | None) -> _Plan:
+    """What changed: a hash per round against its cache entry; the stamps of unchanged rounds
+    whose files were touched are written again (the next check trusts them)."""
     from reportgen import __version__
-    from reportgen.files.resources import templates_dir
     from reportgen.files.write import write_atomic
 
-    say = progress or (lambda _: None)
-    if not folders:
-        raise InputError("index", "no round folders given")
-    rounds = _checked(list(folders))
-    site = Site(Path(out_dir))
-    site.refuse_inside(f for _, f in rounds)
-
-    # 1. what changed: a hash per round against its cache entry
-    say(f"check {len(rounds)} round(s)")
-    plan: list[tuple[str, Path, Fingerprint | None, bool]] = []   # name, folder, fp, changed
-    fp: Fingerprint | None   # one name for a round's fingerprint here and in the plan's loops
+    plan: list[tuple[str, Path, Fingerprint | None, bool]] = []
     restamp: list[tuple[str, dict[str, Any]]] = []   # unchanged rounds: fresh stamps
-    kept: dict[str, tuple[dict[str, Any], object]] = {}   # unchanged rounds: card, nav
-    # a round's key covers how its page holds its scripts: switching rebuilds every page
-    key_lang = lang if self_contained else f"{lang or ''}\0{shared_key()}"
+    kept: dict[str, tuple[dict[str, Any], object]] = {}
     whole = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{key_lang or ''}\0".encode())
     for name, folder in rounds:
         if _is_published(folder):
@@ -371,42 +372,65 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                 restamp.append((name, {**old, **fp.head()}))
         whole.update(f"{name}\0{fp.key}\0".encode("utf-8", "surrogateescape"))
         del old
-    changed = [name for name, _, fp, ch in plan if fp is not None and ch]
-    names = [f"{name}.html" for name, _, fp, _ in plan if fp is not None]
-    gone = sorted(f for f in site.owned if f.endswith(".html") and f != INDEX
-                  and f not in names)
-    site.check_targets([INDEX, *names, *gone])
-    for name, head in restamp:     # only the stamps differ: the next check trusts them
+    done = _Plan(plan, kept, whole.hexdigest())
+    gone = _gone(site, done)
+    site.check_targets([INDEX, *done.names, *gone])
+    for name, head in restamp:
         write_atomic(entry_path(site.cache, name), dump_entry(head))
-    del restamp
-    index_key = whole.hexdigest()
-    from reportgen import dataset
+    return done
 
+
+def _gone(site: Site, plan: _Plan) -> list[str]:
+    """The site's reports of rounds no longer given."""
+    names = set(plan.names)
+    return sorted(f for f in site.owned if f.endswith(".html") and f != INDEX
+                  and f not in names)
+
+
+def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
+                progress: Progress | None = None, jobs: int | None = None, *,
+                self_contained: bool = False) -> Written:
+    """Bring the site in ``out_dir`` up to date with ``folders``; returns index.html then the
+    reports (re)written. Bad input raises InputError; nothing is visible in the site until
+    every changed round is built (see ``index.site``). The reports share the site's scripts
+    (``_static/``) unless ``self_contained``."""
+    from reportgen import dataset
+    from reportgen.files.resources import templates_dir
+    from reportgen.text.i18n import load_ui
+
+    say = progress or (lambda _: None)
+    if not folders:
+        raise InputError("index", "no round folders given")
+    rounds = _checked(list(folders))
+    site = Site(Path(out_dir))
+    site.refuse_inside(f for _, f in rounds)
+    say(f"check {len(rounds)} round(s)")
+    # a round's key covers how its page holds its scripts: switching rebuilds every page
+    key_lang = lang if self_contained else f"{lang or ''}\0{shared_key()}"
+    plan = _plan(rounds, site, key_lang)
+    changed, names, gone = plan.changed, plan.names, _gone(site, plan)
     ds = site.out / DATASET if dataset.available() else None
-    unbuilt = [] if ds is None else [name for name, _, fp, _ in plan
+    unbuilt = [] if ds is None else [name for name, _, fp, _ in plan.rounds
                                      if fp is not None and not dataset.has_round(ds, name)]
     # a site whose reports share scripts needs its _static/ (deleted: made again below)
     static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
     if not changed and not gone and not unbuilt and not static_gone \
-            and site.unchanged(index_key, INDEX):
+            and site.unchanged(plan.index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
         fresh = Written([site.out / INDEX])
         fresh.up_to_date = True
         return fresh
-    from reportgen.text.i18n import load_ui
-
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
-    index_label, series_label = ui.t("series.index"), ui.t("series.label")
+    labels = (ui.t("series.index"), ui.t("series.label"))
     site.prepare([INDEX, *names])
     say(f"{len(changed)} round(s) to build, {len(names) - len(changed)} unchanged, "
         f"{len(gone)} removed")
-
     try:
         # 2. build what changed into staged files (nothing visible yet)
         todo = [Job(name, folder, lang, staged(site.out / f"{name}.html"),
                     staged(tables_path(site.cache, name)), staged(entry_path(site.cache, name)),
-                    fp, index_label, series_label, None if self_contained else site.out, ds)
-                for name, folder, fp, ch in plan if fp is not None and ch]
+                    fp, *labels, None if self_contained else site.out, ds)
+                for name, folder, fp, ch in plan.rounds if fp is not None and ch]
         _run_jobs(todo, max(1, jobs or os.cpu_count() or 1), say)
         if not self_contained:     # the scripts of kept pages and of index.html
             from reportgen.index.page import INDEX_TRACES
@@ -419,80 +443,102 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                 tables = _cached_tables(tables_path(site.cache, name))
                 if tables is not None:
                     dataset.write_round(ds, name, tables)
-
         # 3. entries from the cached tables alone; the series order; every page's nav
-        entries: list[Entry] = []
-        first_lang: str | None = None    # the first round's stated language
-        for name, folder, fp, _ in plan:
-            if fp is None:
-                entries.append(_published(name, folder))
-                continue
-            if name not in kept:
-                path = staged(entry_path(site.cache, name))
-                data = read_entry(path)
-                if data is None:
-                    raise InputError(printable(str(path)), "the cache entry just written "
-                                                           "cannot be read back")
-                kept[name] = (data["card"], data.get("nav"))
-            card = kept[name][0]
-            entries.append(entry_from_tables(name, folder, card))
-            stated = (card.get("round") or {}).get("default_language")
-            if first_lang is None and stated in ("zh", "en"):
-                first_lang = str(stated)
+        entries, first_lang = _entries(plan, site)
         if ds is not None and dataset.duckdb_available():
             entries = _trend_from_dataset(entries, ds)
         order = _series_order(entries)
-        updates: list[str] = []      # names whose staged page and entry are ready
-        changed_set = set(changed)
-        for e, links in zip(order, _navs(order), strict=True):
-            if e.href is None:
-                continue
-            was_changed = e.name in changed_set
-            if not was_changed and kept[e.name][1] == _nav_key(links):
-                continue
-            path = entry_path(site.cache, e.name)
-            data = read_entry(staged(path) if was_changed else path)
-            assert data is not None
-            page = site.out / f"{e.name}.html"
-            source = staged(page) if was_changed else page
-            from reportgen.page.model import Series
-            from reportgen.render import series_nav
-
-            # the site's own page, through the checked reader (a FIFO or a link to a device in
-            # its place is refused, never read)
-            old_page = read_bytes(source, printable(str(source)), "report")
-            body = splice_nav(old_page, str(series_nav(
-                Series(INDEX, series_label, links), index_label)))
-            if not was_changed and page_sha256(old_page) != data.get("page_sha256"):
-                raise InputError(printable(str(page)), "was changed since `reportgen index` "
-                                                       "wrote it; refused, not replaced")
-            write_atomic(staged(page), body)
-            data["nav"], data["page_sha256"] = _nav_key(links), page_sha256(body)
-            write_atomic(staged(path), dump_entry(data))
-            updates.append(e.name)
-
+        updates = _splice_navs(order, plan, site, labels)
         # 4. commit: new pages first, each cache entry after its page, index.html last
         say("write the site")
-        default = lang or first_lang or "zh"
-
-        index_html = render_index(order, ui, default, shared=not self_contained).encode("utf-8")
-        existing = {n for n in updates if (site.out / f"{n}.html").exists()}
-        for name in sorted(updates, key=lambda n: (n in existing, n)):
-            page = site.out / f"{name}.html"
-            os.replace(staged(page), page)
-            for path in (tables_path(site.cache, name), entry_path(site.cache, name)):
-                if staged(path).exists():        # a nav-only update has no new tables
-                    os.replace(staged(path), path)
-        if not _same_bytes(site.out / INDEX, index_html):
-            write_atomic(site.out / INDEX, index_html)
+        index_html = render_index(order, ui, lang or first_lang or "zh",
+                                  shared=not self_contained).encode("utf-8")
+        _commit(site, updates, index_html)
     finally:
         site.discard_staged()
     for name in gone:
         site.remove(name)
         dataset.remove_round(site.out / DATASET, name[:-len(".html")])
-    site.write_manifest([INDEX, *names], index_key, page_sha256(index_html))
+    site.write_manifest([INDEX, *names], plan.index_key, page_sha256(index_html))
     say(f"done: {len(updates)} page(s) written, {len(gone)} removed")
     return Written([site.out / INDEX, *(site.out / f"{n}.html" for n in sorted(updates))])
+
+
+def _entries(plan: _Plan, site: Site) -> tuple[list[Entry], str | None]:
+    """Every round's index entry, read from the cache alone (a round just built: from its
+    staged entry, added to ``plan.kept``), and the first round's stated language."""
+    entries: list[Entry] = []
+    first_lang: str | None = None
+    for name, folder, fp, _ in plan.rounds:
+        if fp is None:
+            entries.append(_published(name, folder))
+            continue
+        if name not in plan.kept:
+            path = staged(entry_path(site.cache, name))
+            data = read_entry(path)
+            if data is None:
+                raise InputError(printable(str(path)), "the cache entry just written "
+                                                       "cannot be read back")
+            plan.kept[name] = (data["card"], data.get("nav"))
+        card = plan.kept[name][0]
+        entries.append(entry_from_tables(name, folder, card))
+        stated = (card.get("round") or {}).get("default_language")
+        if first_lang is None and stated in ("zh", "en"):
+            first_lang = str(stated)
+    return entries, first_lang
+
+
+def _splice_navs(order: list[Entry], plan: _Plan, site: Site,
+                 labels: tuple[Bi, Bi]) -> list[str]:
+    """Each page whose series links changed (or that was just built) gets its nav, staged with
+    its entry; returns their names. A kept page changed by hand since is refused."""
+    from reportgen.files.write import write_atomic
+    from reportgen.page.model import Series
+    from reportgen.render import series_nav
+
+    index_label, series_label = labels
+    updates: list[str] = []
+    changed = set(plan.changed)
+    for e, links in zip(order, _navs(order), strict=True):
+        if e.href is None:
+            continue
+        was_changed = e.name in changed
+        if not was_changed and plan.kept[e.name][1] == _nav_key(links):
+            continue
+        path = entry_path(site.cache, e.name)
+        data = read_entry(staged(path) if was_changed else path)
+        assert data is not None
+        page = site.out / f"{e.name}.html"
+        source = staged(page) if was_changed else page
+        # the site's own page, through the checked reader (a FIFO or a link to a device in
+        # its place is refused, never read)
+        old_page = read_bytes(source, printable(str(source)), "report")
+        body = splice_nav(old_page, str(series_nav(
+            Series(INDEX, series_label, links), index_label)))
+        if not was_changed and page_sha256(old_page) != data.get("page_sha256"):
+            raise InputError(printable(str(page)), "was changed since `reportgen index` "
+                                                   "wrote it; refused, not replaced")
+        write_atomic(staged(page), body)
+        data["nav"], data["page_sha256"] = _nav_key(links), page_sha256(body)
+        write_atomic(staged(path), dump_entry(data))
+        updates.append(e.name)
+    return updates
+
+
+def _commit(site: Site, updates: list[str], index_html: bytes) -> None:
+    """Make the staged files visible: new pages first, each cache entry after its page,
+    index.html last (unless it is byte-identical)."""
+    from reportgen.files.write import write_atomic
+
+    existing = {n for n in updates if (site.out / f"{n}.html").exists()}
+    for name in sorted(updates, key=lambda n: (n in existing, n)):
+        page = site.out / f"{name}.html"
+        os.replace(staged(page), page)
+        for path in (tables_path(site.cache, name), entry_path(site.cache, name)):
+            if staged(path).exists():        # a nav-only update has no new tables
+                os.replace(staged(path), path)
+    if not _same_bytes(site.out / INDEX, index_html):
+        write_atomic(site.out / INDEX, index_html)
 
 
 def _cached_tables(path: Path) -> dict[str, Any] | None:
