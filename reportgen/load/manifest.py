@@ -629,11 +629,8 @@ def _sources(r: _Reader, data: dict[str, Any], engines: tuple[EngineSpec, ...], 
     return out
 
 
-def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = None) -> Manifest:
-    """Read ``round.toml`` (the only reader of that file). ``gpu_lookup(name) ->
-    (bandwidth_gb_s, memory_gib) | None`` fills hardware values the manifest leaves out (the
-    built-in GPU table). ``name``: how the file is shown in provenance (default: the path)."""
-    r = _Reader(path)
+def _decode(r: _Reader, path: Path) -> dict[str, Any]:
+    """round.toml's tables, every way it can fail one line naming the file (and line)."""
     raw_bytes = read_input(path, path, "round.toml",
                            missing="round.toml not found (every round directory needs one)")
     try:
@@ -654,6 +651,39 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
     except RecursionError:
         raise InputError(path, "invalid TOML: arrays or tables nested too deeply") from None
     _check_integers(r, data, "")
+    return data
+
+
+def _gpu_figures(r: _Reader, hw: dict[str, Any], gpu: str, gpu_lookup: Any
+                 ) -> tuple[float, float, dict[str, Provenance]]:
+    """[hardware] bandwidth and memory, each left out filled from the GPU table (with that
+    provenance) when the GPU is known there."""
+    known = gpu_lookup(gpu) if gpu_lookup and gpu else None
+    bandwidth = r.number(hw, "bandwidth_gb_s", "hardware", required=False)
+    memory = r.number(hw, "memory_gib", "hardware", required=False)
+    filled: dict[str, Provenance] = {}
+    if known is not None:
+        for key, value in (("bandwidth_gb_s", bandwidth), ("memory_gib", memory)):
+            if math.isnan(value):
+                filled[f"hardware.{key}"] = Provenance(GPU_TABLE, gpu)
+        bandwidth = known[0] if math.isnan(bandwidth) else bandwidth
+        memory = known[1] if math.isnan(memory) else memory
+    return bandwidth, memory, filled
+
+
+def _gpu_count(r: _Reader, hw: dict[str, Any], key: str) -> int:
+    count = hw.get(key, 1)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise r.fail(f"hardware.{key}", "an integer >= 1", count)
+    return count
+
+
+def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = None) -> Manifest:
+    """Read ``round.toml`` (the only reader of that file). ``gpu_lookup(name) ->
+    (bandwidth_gb_s, memory_gib) | None`` fills hardware values the manifest leaves out (the
+    built-in GPU table). ``name``: how the file is shown in provenance (default: the path)."""
+    r = _Reader(path)
+    data = _decode(r, path)
 
     r.check_keys(data, "", "")
     # Every table is optional: what round.toml leaves out is inferred from the files
@@ -680,16 +710,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         raise r.fail("round.date", 'a date (2026-11-20) or a string', date)
 
     gpu = r.string(hw, "gpu", "hardware") if "gpu" in hw else ""
-    known = gpu_lookup(gpu) if gpu_lookup and gpu else None
-    bandwidth = r.number(hw, "bandwidth_gb_s", "hardware", required=False)
-    memory = r.number(hw, "memory_gib", "hardware", required=False)
-    filled: dict[str, Provenance] = {}
-    if known is not None:
-        for key, value in (("bandwidth_gb_s", bandwidth), ("memory_gib", memory)):
-            if math.isnan(value):
-                filled[f"hardware.{key}"] = Provenance(GPU_TABLE, gpu)
-        bandwidth = known[0] if math.isnan(bandwidth) else bandwidth
-        memory = known[1] if math.isnan(memory) else memory
+    bandwidth, memory, filled = _gpu_figures(r, hw, gpu, gpu_lookup)
 
     raw_engines = data.get("engines", [])
     if not isinstance(raw_engines, list):
@@ -702,9 +723,7 @@ def parse_manifest(path: Path, gpu_lookup: Any = None, *, name: str | None = Non
         raise r.fail("engines", "unique engine ids", dupes[0])
 
     count_key = "gpu_count" if "gpu_count" in hw else "count"
-    count = hw.get(count_key, 1)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise r.fail(f"hardware.{count_key}", "an integer >= 1", count)
+    count = _gpu_count(r, hw, count_key)
     axis = rnd.get("axis")
     if axis is not None and axis not in ("concurrency", "request_rate"):
         raise r.fail("round.axis", '"concurrency" or "request_rate"', axis)
