@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from reportgen.errors import Inferred, InputError
 from reportgen.files.safe_read import printable
-from reportgen.load.manifest import folder_name
+from reportgen.load.manifest import EngineSpec, folder_name
 from reportgen.load.records import LoadedRound
 from reportgen.reference.gpus import lookup_gpu_spec
 from reportgen.reference.model_bytes import model_bytes
@@ -121,45 +121,54 @@ def init_text(loaded: LoadedRound) -> InitResult:
             todo.append("telemetry.utc_offset (power, J/tok, peak KV usage from DCGM / engine "
                         "scrapes)")
     for spec in m.engines:
-        data = loaded.engines.get(spec.id)
-        out += ["", "[[engines]]", f"id = {_q(spec.id)}"]
-        label = found.get(f"engines.{spec.id}.label")
-        out.append(_line("label", _q(spec.label.en), label.source if label else ""))
-        home = PurePosixPath(spec.dir)
-        if home.name == "bench" and (m.path.parent / folder_name(m.path.parent, str(home))
-                                     ).is_dir():  # the <dir>/bench layout
-            out.append(f"dir = {_q(str(home.parent))}")
-        for key in ("kind", "version", "model", *(("gpu",) if gpu is None else ())):
-            value = getattr(spec, key)
-            if value:
-                item = found.get(f"engines.{spec.id}.{key}")
-                out.append(_line(key, _q(str(value)), item.source if item else ""))
-        for key in ("tensor_parallel", "pipeline_parallel", "data_parallel", "gpu_count"):
-            value = getattr(spec, key)
-            if value is not None:
-                item = found.get(f"engines.{spec.id}.{key}")
-                out.append(_line(key, str(value), item.source if item else ""))
-        if spec.tensor_parallel is None:
-            out.append("# TODO tensor_parallel = ?  # GPUs that split each step's weights; "
-                       "leave out for one GPU")
-        known = model_bytes(data.model_name(m.model_name), *data.dtypes()) if data else None
-        if math.isfinite(spec.weight_bytes_per_step):
-            out.append(f"weight_bytes_per_step = {_num(spec.weight_bytes_per_step)}")
-        elif data is not None and data.llama_log is not None \
-                and data.llama_log.facts.model_buffer_mib:
-            out.append("# weight_bytes_per_step: read from the llama-server log's model "
-                       "buffer at build time")
-        elif data is not None and data.vllm_log is not None and data.vllm_log.weights_gib:
-            out.append("# weight_bytes_per_step: read from the vLLM log's weight size at build "
-                       "time")
-        elif known is not None and math.isfinite(known.weight_bytes_per_step):
-            out.append(f"weight_bytes_per_step = {_num(known.weight_bytes_per_step)}  # "
-                       f"{_c(known.weight_source)}")
-        else:
-            out.append("# TODO weight_bytes_per_step = ?  # weight bytes read per decode step "
-                       "(active parameters × bytes per parameter)")
-            todo.append(f"engines.{spec.id}.weight_bytes_per_step (roofline floor, MBU)")
+        out += _engine_lines(loaded, spec, found, todo, gpu is None)
     return InitResult("\n".join(out) + "\n", todo)
+
+
+def _engine_lines(loaded: LoadedRound, spec: EngineSpec, found: dict[str, Inferred],
+                  todo: list[str], own_gpu: bool) -> list[str]:
+    """One [[engines]] entry: its values with their sources, TODOs (added to ``todo``) for
+    what no file states. ``own_gpu``: the round names no one GPU, so each entry names its."""
+    m = loaded.manifest
+    data = loaded.engines.get(spec.id)
+    out = ["", "[[engines]]", f"id = {_q(spec.id)}"]
+    label = found.get(f"engines.{spec.id}.label")
+    out.append(_line("label", _q(spec.label.en), label.source if label else ""))
+    home = PurePosixPath(spec.dir)
+    if home.name == "bench" and (m.path.parent / folder_name(m.path.parent, str(home))
+                                 ).is_dir():  # the <dir>/bench layout
+        out.append(f"dir = {_q(str(home.parent))}")
+    for key in ("kind", "version", "model", *(("gpu",) if own_gpu else ())):
+        value = getattr(spec, key)
+        if value:
+            item = found.get(f"engines.{spec.id}.{key}")
+            out.append(_line(key, _q(str(value)), item.source if item else ""))
+    for key in ("tensor_parallel", "pipeline_parallel", "data_parallel", "gpu_count"):
+        value = getattr(spec, key)
+        if value is not None:
+            item = found.get(f"engines.{spec.id}.{key}")
+            out.append(_line(key, str(value), item.source if item else ""))
+    if spec.tensor_parallel is None:
+        out.append("# TODO tensor_parallel = ?  # GPUs that split each step's weights; "
+                   "leave out for one GPU")
+    known = model_bytes(data.model_name(m.model_name), *data.dtypes()) if data else None
+    if math.isfinite(spec.weight_bytes_per_step):
+        out.append(f"weight_bytes_per_step = {_num(spec.weight_bytes_per_step)}")
+    elif data is not None and data.llama_log is not None \
+            and data.llama_log.facts.model_buffer_mib:
+        out.append("# weight_bytes_per_step: read from the llama-server log's model "
+                   "buffer at build time")
+    elif data is not None and data.vllm_log is not None and data.vllm_log.weights_gib:
+        out.append("# weight_bytes_per_step: read from the vLLM log's weight size at build "
+                   "time")
+    elif known is not None and math.isfinite(known.weight_bytes_per_step):
+        out.append(f"weight_bytes_per_step = {_num(known.weight_bytes_per_step)}  # "
+                   f"{_c(known.weight_source)}")
+    else:
+        out.append("# TODO weight_bytes_per_step = ?  # weight bytes read per decode step "
+                   "(active parameters × bytes per parameter)")
+        todo.append(f"engines.{spec.id}.weight_bytes_per_step (roofline floor, MBU)")
+    return out
 
 
 def _kv_line(loaded: LoadedRound) -> str:
