@@ -589,25 +589,10 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     # nothing about which configuration it is
     stems = _strip_common([PurePosixPath(rels[first_row[g]]).name.split(".")[0]
                            for g in groups])
-    texts: dict[str, list[str]] = {}
-    for name in chosen:
-        raw = [candidates[name][first_row[g]] for g in groups]
-        shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
-        if name == "model":  # the last path part (whole where labels would collide: below)
-            full_models = [s.rstrip("/") for s in shown]
-            shown = [s.split("/")[-1] for s in full_models]
-        elif name == "metadata":
-            pairs = [meta[first_row[g]] for g in groups]  # raw, as the KEY=VALUE tuples
-            shown = [" ".join(v.split("=", 1)[1] if len(pairs[0]) == 1 else v for v in values)
-                     for values in pairs]
-        elif name == "file":
-            shown = [stem if s else "" for s, stem in zip(shown, stems, strict=True)]
-        elif name == "folder":
-            names = _folder_names(list(dict.fromkeys(s for s in shown if s)))
-            shown = [names.get(s, "") for s in shown]
-        elif name == "layout":
-            shown = [s.upper() for s in shown]
-        texts[name] = shown
+    rows = [first_row[g] for g in groups]
+    texts = {name: _shown(name, [candidates[name][i] for i in rows], stems) for name in chosen}
+    full_models = [("-".join(v) if isinstance(v, tuple) else (v or "")).rstrip("/")
+                   for v in (model[i] for i in rows)]
     configs: list[Configuration] = []
     ids: set[str] = set()
     labels: list[str] = []
@@ -634,6 +619,26 @@ def configurations(summary: pd.DataFrame, workload: pd.Series
     assigned = pd.Series([configs[groups.index(g)].id for g in full], index=summary.index,
                          dtype=object)
     return assigned, configs
+
+
+def _shown(name: str, raw: Sequence[str | tuple[str, ...] | None], stems: list[str]
+           ) -> list[str]:
+    """How one chosen trait reads in the configurations' labels (one per configuration)."""
+    shown = ["-".join(v) if isinstance(v, tuple) else (v or "") for v in raw]
+    if name == "model":  # the last path part (whole where labels would collide: the caller)
+        return [s.rstrip("/").split("/")[-1] for s in shown]
+    if name == "metadata":   # raw, as the KEY=VALUE tuples: the value alone when one key
+        pairs = [v if isinstance(v, tuple) else () for v in raw]
+        return [" ".join(v.split("=", 1)[1] if len(pairs[0]) == 1 else v for v in values)
+                for values in pairs]
+    if name == "file":
+        return [stem if s else "" for s, stem in zip(shown, stems, strict=True)]
+    if name == "folder":
+        names = _folder_names(list(dict.fromkeys(s for s in shown if s)))
+        return [names.get(s, "") for s in shown]
+    if name == "layout":
+        return [s.upper() for s in shown]
+    return shown
 
 
 def _short_hashes(label: str, labels: Sequence[str]) -> str:
