@@ -193,19 +193,7 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
             for column in ("itl_p50_ms", "roofline_attainment"):
                 if match(bench_inputs(e, c, column)):
                     names.add(f"{key}.{column}")
-        for row in _own(memory, e, per_tier=False):
-            key = f"memory.{e}"
-            logged = bool(log and match([(log, "memory", None)]))
-            measured_at = row.get("measured_source")
-            measured = isinstance(measured_at, str) and bool(measured_at) and match(
-                [(_relative(measured_at.split(" (")[0], root_name), "memory_used", None)])
-            if logged:
-                names |= {f"{key}.{c}" for c in ("weights_gib", "kv_pool_gib", "kv_pool_tokens",
-                                                 "estimated_total_gib")}
-            if measured:
-                names |= {f"{key}.measured_total_gib", f"{key}.measured_total_mib"}
-            if logged or measured:
-                names |= {f"{key}.other_gib", f"{key}.estimate_gap"}
+        names |= _memory_names(memory, e, log, match, root_name)
         temps = [(p, "temperature", None) for p in (
             _path(files.fingerprint, root), _path(files.gpu_csv, root)) if p]
         if match(temps):
@@ -227,6 +215,27 @@ def synthetic_values(declared: Declared, root: Path, summary: pd.DataFrame,
                 names |= {f"capacity.{e}.load", "capacity.best_load"}
     names |= _derived(names, tiers, values)
     return Synthetic(frozenset(n for n in names if n in values or _is_cell(n)), declared)
+
+
+def _memory_names(memory: pd.DataFrame, e: str, log: str | None, match: _Matcher,
+                  root_name: str) -> set[str]:
+    """The memory split's values of configuration ``e`` that rest on a synthetic input: the
+    server log's split, the measured total (nvidia-smi), and what is derived from either."""
+    names: set[str] = set()
+    for row in _own(memory, e, per_tier=False):
+        key = f"memory.{e}"
+        logged = bool(log and match([(log, "memory", None)]))
+        measured_at = row.get("measured_source")
+        measured = isinstance(measured_at, str) and bool(measured_at) and match(
+            [(_relative(measured_at.split(" (")[0], root_name), "memory_used", None)])
+        if logged:
+            names |= {f"{key}.{c}" for c in ("weights_gib", "kv_pool_gib", "kv_pool_tokens",
+                                             "estimated_total_gib")}
+        if measured:
+            names |= {f"{key}.measured_total_gib", f"{key}.measured_total_mib"}
+        if logged or measured:
+            names |= {f"{key}.other_gib", f"{key}.estimate_gap"}
+    return names
 
 
 def _is_cell(name: str) -> bool:
