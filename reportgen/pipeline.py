@@ -17,13 +17,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reportgen import __version__
 from reportgen.analyze.result import RoundAnalysis
 from reportgen.errors import InputError
 from reportgen.figures.built import FigureSet
 from reportgen.load.records import LoadedRound
+from reportgen.schema import JsonObject
 from reportgen.slo import Slo
 from reportgen.text.bilingual import Bi
 from reportgen.text.i18n import UI, load_ui
@@ -118,7 +119,7 @@ def with_slo(loaded: LoadedRound, slo: Slo | None, target: float | None) -> Load
                                                                    slo=chosen))
 
 
-def tables_of(round_dir: Path) -> dict[str, Any]:
+def tables_of(round_dir: Path) -> JsonObject:
     """The tables dict of a round folder (what its report would embed)."""
     from reportgen.tables import to_json_dict
 
@@ -161,7 +162,7 @@ class Reuse:
     they are computed once (and only read afterwards)."""
 
     figures: dict[str, FigureSet] = field(default_factory=dict)   # by workload and language
-    report_data: dict[str, Any] | None = None
+    report_data: JsonObject | None = None
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ class Assembled:
     (tests/test_page_gold.py) reads ``page`` too."""
 
     page: Page
-    report_data: dict[str, Any]
+    report_data: JsonObject
     figures: FigureSet
 
     def html(self, shared: bool = False) -> str:

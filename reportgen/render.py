@@ -36,6 +36,7 @@ from markupsafe import Markup
 
 from reportgen.files import datablock
 from reportgen.page.model import Page, Row, Series
+from reportgen.schema import JsonObject
 from reportgen.text.bidi import has_bidi, isolate
 from reportgen.text.bilingual import Bi
 from reportgen.text.formatting import input_percent, input_value
@@ -343,8 +344,8 @@ def shared_scripts(trace_types: Collection[str], templates: Path) -> dict[str, b
     return out
 
 
-def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
-                figs: dict[str, Any], trace_types: Collection[str], version: str,
+def render_page(page: Page, *, templates: Path, report_data: JsonObject,
+                figs: dict[str, object], trace_types: Collection[str], version: str,
                 shared: bool = False) -> str:
     """The complete HTML document as text; ``shared``: plotly.js and the page's scripts
     referenced as the site's ``shared_scripts`` instead of inlined."""

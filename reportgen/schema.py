@@ -23,6 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The tables as plain data (``tables.to_json_dict``): what the page's data block, the tables
+# JSON and ``diff`` carry between stages
+Json = dict[str, "Json"] | list["Json"] | str | int | float | bool | None
+JsonObject = dict[str, Json]
+
 SCHEMA = "reportgen.tables/2"
 READABLE = (SCHEMA, "reportgen.tables/1")
 # table → {analysis column: exported name}; also how a version-1 file is read as version 2

@@ -40,7 +40,7 @@ from reportgen import schema
 from reportgen.analyze import tier_metrics
 from reportgen.analyze.result import Analysis, RoundAnalysis
 from reportgen.analyze.round_facts import RoundInfo
-from reportgen.schema import RENAMED, SCHEMA
+from reportgen.schema import RENAMED, SCHEMA, JsonObject
 from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import MISSING, plain
 
@@ -290,7 +290,7 @@ def _as_round(ra: RoundAnalysis | Analysis) -> RoundAnalysis:
     return ra
 
 
-def to_json_dict(ra: RoundAnalysis | Analysis, axis_columns: bool = False) -> dict[str, Any]:
+def to_json_dict(ra: RoundAnalysis | Analysis, axis_columns: bool = False) -> JsonObject:
     """The tables as plain data; ``axis_columns``: as the ``tables`` command writes them (see
     ``frames``)."""
     ra = _as_round(ra)

@@ -4,7 +4,6 @@ named figures, and the constants used."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +22,7 @@ class Constant:
     """One input constant the analysis used, with where it came from (shown in the report)."""
 
     name: str
-    value: Any
+    value: Value
     unit: str
     provenance: Bi
 

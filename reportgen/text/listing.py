@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from reportgen.schema import JsonObject
 
 MAX_LISTED = 100
 TOP_REASONS = 3
@@ -30,7 +31,7 @@ def shorten(entries: Sequence[tuple[str, str]], limit: int = MAX_LISTED) -> Shor
     return Shortened(entries[:limit], len(rest), reasons)
 
 
-def shorten_data(data: dict[str, Any], limit: int = MAX_LISTED) -> dict[str, Any]:
+def shorten_data(data: JsonObject, limit: int = MAX_LISTED) -> JsonObject:
     """A tables dict for a page's data block: its ``skipped`` list cut to ``limit`` rows with
     ``skipped_not_listed`` counting the rest (``reportgen tables`` keeps every row; no reader
     of a page's block compares that list)."""
