@@ -18,6 +18,7 @@ from reportgen.pipeline import (
     against_baseline,
     analyze_dir,
     assemble_page,
+    figure_values,
     no_progress,
 )
 from reportgen.sources.diff import load_tables
@@ -36,8 +37,9 @@ __all__ = ["assemble_report", "build_report", "narrative_values", "render_dir", 
 def narrative_values(round_dir: Path, baseline: Path | None = None) -> dict[str, object]:
     """Every name the narrative of ``round_dir`` (first workload) can use, baseline included."""
     done = analyze_dir(Path(round_dir))
-    return against_baseline(done.analysis.first,
-                            resolve_baseline(done.loaded.manifest, baseline))[1]
+    _, values, base = against_baseline(done.analysis.first,
+                                       resolve_baseline(done.loaded.manifest, baseline))
+    return values | figure_values(done.analysis, base)
 
 
 def build_report(round_dir: Path, out: Path | str, lang: str | None = None,

@@ -12,6 +12,7 @@ comes from round.toml, else SOURCE_DATE_EPOCH, else it is left out.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 from collections.abc import Callable
@@ -212,6 +213,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     from reportgen.files.resources import templates_dir
     from reportgen.narrative import load_narrative
     from reportgen.page.assemble import build_page, build_sections
+    from reportgen.page.figure_refs import figure_marks, resolve_marks
     from reportgen.page.model import Figure, Inputs, View
     from reportgen.render import plotly_version
     from reportgen.tables import to_json_dict
@@ -247,8 +249,6 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         prefix = f"w{i + 1}-" if many else ""
         workload = part.round.workload
         since, prose_values, base = against_baseline(part, baseline)
-        progress("narrative")
-        narrative = load_narrative(round_dir, prose_values, part.synthetic.names)
         progress("figures")
         key = f"figures:{i}:{default}"
         cached = reuse.figures.get(key) if reuse is not None else None
@@ -261,6 +261,10 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         own = own.prefixed(prefix)
         built.append(own)
         kinds = own.placed()
+        titles = {fig_id: ui.t(f"fig.{kind}.title") for kind, (fig_id, _) in kinds.items()}
+        progress("narrative")
+        narrative = load_narrative(round_dir, prose_values | figure_marks(kinds),
+                                   part.synthetic.names)
         runs = ra.runs
         if runs is not None and workload is not None:
             runs = runs[runs["workload"] == workload.id]
@@ -269,12 +273,12 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         progress("page")
         if many:
             label = workload.label if workload is not None else Bi("", "")
-            views.append(View(prefix.rstrip("-"), label,
-                              build_sections(part, ui, narrative, kinds, revisions, inputs,
-                                             prefix)))
+            views.append(View(prefix.rstrip("-"), label, resolve_marks(
+                build_sections(part, ui, narrative, kinds, revisions, inputs, prefix), titles)))
         else:
             page = build_page(part, ui, narrative, kinds, stated, page_chrome, date,
                               revisions, inputs, series=series, fallback_lang=fallback)
+            page = dataclasses.replace(page, sections=resolve_marks(page.sections, titles))
     if page is None:
         page = build_page(first, ui, {}, {}, stated, page_chrome, date, views=views,
                           series=series, fallback_lang=fallback)
@@ -291,6 +295,24 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         if reuse is not None:
             reuse.report_data = report_data
     return Assembled(page, report_data, figures)
+
+
+def figure_values(ra: RoundAnalysis, baseline: Baseline | None) -> dict[str, Bi]:
+    """``figure.<kind>`` → the number the first workload's figure has on the page, as
+    ``reportgen values`` lists them: its sections laid out once without prose (prose never
+    moves a figure), so a narrative that does not build yet can still be listed."""
+    from reportgen.figures.registry import figures_payload
+    from reportgen.files.resources import templates_dir
+    from reportgen.page.assemble import build_sections
+    from reportgen.page.figure_refs import figure_numbers
+    from reportgen.page.model import Inputs
+
+    part = ra.first
+    ui = load_ui(templates_dir() / "i18n" / "ui.toml")
+    kinds = figures_payload(part, ui.for_axis(ra.axis), "en", baseline).placed()
+    numbers = figure_numbers(build_sections(part, ui, {}, kinds, inputs=Inputs(runs=ra.runs)))
+    return {f"figure.{kind}": numbers[fig_id] for kind, (fig_id, _) in kinds.items()
+            if fig_id in numbers}
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None
