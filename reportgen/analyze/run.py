@@ -501,6 +501,23 @@ def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analys
         return _analyze(loaded, workload)
 
 
+def _tier_table(summary: pd.DataFrame, order: list[str], clients: Mapping[str, str],
+                params: pd.DataFrame, manifest: Manifest, on_rate_axis: bool
+                ) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The tiers table (every column of ``tier_metrics``) and each configuration's decode-step
+    basis: statistics per tier, the step, latency shape, floor, waves, exclusions."""
+    tiers = tier_stats(summary, order)
+    tiers, step_basis = decode_step(tiers, {e: itl_is_step(c) for e, c in clients.items()})
+    tiers = latency_shape(tiers)
+    tiers = add_floor(tiers, params)
+    tiers = add_waves(tiers)
+    tiers = mark_excluded(tiers, manifest.exclude_from_conclusions)
+    if on_rate_axis:  # the floor, waves and slots count concurrent requests: no such axis here
+        tiers[list(tier_metrics.concurrency_only())] = math.nan
+    return tiers[[*tier_metrics.tier_columns(),
+                  *(c for c in REPEAT_COLUMNS if c in tiers.columns)]], step_basis
+
+
 def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     manifest = loaded.manifest
     engines: Mapping[str, EngineData] = loaded.engines
@@ -511,19 +528,10 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     summary = aggregate_repeats(runs_summary)
 
     params = _engine_params(manifest, engines, constants)
-    tiers = tier_stats(summary, order)
     clients = configuration_clients(loaded.summary, order)
-    tiers, step_basis = decode_step(tiers, {e: itl_is_step(c) for e, c in clients.items()})
-    tiers = latency_shape(tiers)
-    tiers = add_floor(tiers, params)
-    tiers = add_waves(tiers)
-    tiers = mark_excluded(tiers, manifest.exclude_from_conclusions)
     axis = loaded.axis
     on_rate_axis = axis == "request_rate"
-    if on_rate_axis:  # the floor, waves and slots count concurrent requests: no such axis here
-        tiers[list(tier_metrics.concurrency_only())] = math.nan
-    tiers = tiers[[*tier_metrics.tier_columns(),
-                   *(c for c in REPEAT_COLUMNS if c in tiers.columns)]]
+    tiers, step_basis = _tier_table(summary, order, clients, params, manifest, on_rate_axis)
 
     roof = engine_roofline(params, tiers, axis)
     if on_rate_axis:
