@@ -127,7 +127,7 @@ def test_pretty_printed_single_object(tmp_path: Path) -> None:
 
 def test_detail_arrays_are_seconds(tmp_path: Path) -> None:
     bench = load_bench_file(write(tmp_path, json.dumps(record(**DETAIL))), name="d.json")
-    req, itl = bench.requests, bench.itls
+    req, itl = bench.requests, bench.itls.frame()
     assert bench.summary.loc[0, "has_detail"]
     assert list(req["ttft_s"]) == [0.1, 0.2, 0.05]  # seconds stay seconds
     assert list(req["latency_s"]) == [0.5, 0.7, 0.3]

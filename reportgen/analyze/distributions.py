@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.request_stats import pooled_gaps
+from reportgen.load.gaps import Gaps
 
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
 METRICS = ("ttft", "tpot", "e2el", "itl")
@@ -63,7 +64,7 @@ def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
     return out.drop(columns="_rank").reset_index(drop=True)
 
 
-def tier_gaps(per_request: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[str, float],
+def tier_gaps(per_request: pd.DataFrame, itls: Gaps) -> dict[tuple[str, float],
                                                                        np.ndarray]:
     """The ITL gaps (s) of each tier's successful requests, pooled over its repeats."""
     if per_request.empty or itls.empty:

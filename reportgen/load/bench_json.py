@@ -23,6 +23,7 @@ import pandas as pd
 from reportgen.errors import Finding, InputError
 from reportgen.files.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 from reportgen.load.discover import list_bench_files
+from reportgen.load.gaps import Gaps, RecordGaps
 
 orjson: ModuleType | None  # None: the stdlib decodes (a test sets it so)
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
@@ -107,12 +108,13 @@ __all__ = ["BenchFile", "list_bench_files", "load_bench_file"]  # list_bench_fil
 
 @dataclass
 class BenchFile:
-    """One result file: ``summary`` (one row per record), ``requests`` and ``itls`` (long)."""
+    """One result file: ``summary`` (one row per record), ``requests`` (one row a request)
+    and ``itls`` (each record's gaps)."""
 
     path: str
     summary: pd.DataFrame
     requests: pd.DataFrame
-    itls: pd.DataFrame
+    itls: Gaps
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -495,10 +497,6 @@ def empty_requests() -> pd.DataFrame:
     return _empty_requests().copy()  # a copy of a built frame: ~30× cheaper than building one
 
 
-def empty_itls() -> pd.DataFrame:
-    return _empty_itls().copy()
-
-
 @functools.cache
 def _empty_requests() -> pd.DataFrame:
     return pd.DataFrame({
@@ -506,14 +504,6 @@ def _empty_requests() -> pd.DataFrame:
         "request": pd.Series(dtype=np.int64),
         **{c: pd.Series(dtype=np.float64) for c in REQUEST_COLUMNS[3:11]},
         "success": pd.Series(dtype="boolean"), "error": pd.Series(dtype=object),
-    })
-
-
-@functools.cache
-def _empty_itls() -> pd.DataFrame:
-    return pd.DataFrame({
-        "source": pd.Categorical([]), "record": pd.Series(dtype=np.int32),
-        "request": pd.Series(dtype=np.int32), "itl_s": pd.Series(dtype=np.float64),
     })
 
 
@@ -534,7 +524,7 @@ class RequestColumns:
 
 def _detail_frames(
     rec: _Record, name: str, index: int, findings: list[Finding],
-) -> tuple[RequestColumns | None, pd.DataFrame | None]:
+) -> tuple[RequestColumns | None, RecordGaps | None]:
     present = [k for k in ARRAYS if k in rec.data and rec.data[k] is not None]
     if not present:
         return None, None
@@ -585,16 +575,12 @@ def _detail_frames(
     requests = RequestColumns(name, index, floats, errors)
     itls = None
     if itl_lengths is not None and flat is not None:
+        # the request of each gap lives only while this record is read (bincount sums in
+        # order, as the page's figures always were)
         request_idx = np.repeat(np.arange(n, dtype=np.int32), itl_lengths)
         floats["itl_sum_s"] = np.asarray(  # weighted: already float64, no copy
             np.bincount(request_idx, weights=flat, minlength=n), dtype=np.float64)
-        itls = pd.DataFrame({
-            "source": pd.Categorical.from_codes(np.zeros(flat.size, dtype=np.int8),
-                                                pd.Index([name])),
-            "record": np.full(flat.size, index, dtype=np.int32),
-            "request": request_idx,
-            "itl_s": flat,
-        })
+        itls = RecordGaps(name, index, itl_lengths, flat)
     return requests, itls
 
 
@@ -630,7 +616,7 @@ class BenchRows:
 
     rows: list[dict[str, Any]]
     requests: list[RequestColumns]
-    itls: list[pd.DataFrame]
+    itls: list[RecordGaps]
     findings: list[Finding]
 
 
@@ -687,7 +673,7 @@ def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = 
         path=shown,
         summary=_summary_frame(got.rows),
         requests=concat_requests(got.requests),
-        itls=concat_file_itls(got.itls),
+        itls=Gaps(got.itls),
         findings=got.findings,
     )
 
@@ -720,12 +706,3 @@ def concat_requests(parts: list[RequestColumns]) -> pd.DataFrame:
         "success": pd.arrays.BooleanArray(success, unknown),
         "error": pd.Series(error, dtype=object),
     })
-
-
-def concat_file_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """One file's ITL frames (one per record) as one frame."""
-    if not parts:
-        return empty_itls()
-    if len(parts) == 1:
-        return parts[0]
-    return pd.concat(parts, ignore_index=True)  # same single category: stays categorical

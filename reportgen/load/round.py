@@ -16,7 +16,6 @@ import pandas as pd
 
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
-    concat_file_itls,
     concat_requests,
     empty_requests,
     joined_summary_frame,
@@ -25,13 +24,13 @@ from reportgen.load.bench_json import (
 from reportgen.load.discover import RoundFiles, discover
 from reportgen.load.engine_data import (
     Show,
-    concat_itls,
     engine_findings,
     load_log,
     resolve_kv_bytes,
     sniff_log_kind,
 )
 from reportgen.load.fingerprint import parse_fingerprint
+from reportgen.load.gaps import Gaps
 from reportgen.load.manifest import Manifest
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import nonfinite_note, parse_prometheus
@@ -136,8 +135,7 @@ def load_round(round_dir: Path) -> LoadedRound:
             # per file would cost more than reading it)
             if b.requests and len(file_requests := concat_requests(b.requests)):
                 requests.append(file_requests.assign(engine=spec.id))
-            if b.itls and len(file_itls := concat_file_itls(b.itls)):
-                itls.append(file_itls.assign(engine=spec.id))
+            itls += b.itls   # each record's gaps as they are: never joined into one array
         summaries.append(summary.assign(engine=spec.id))
 
         load_log(data, show, findings)
@@ -170,7 +168,7 @@ def load_round(round_dir: Path) -> LoadedRound:
     req.insert(0, "engine", req.pop("engine"))
     return LoadedRound(manifest=manifest, summary=summary, requests=req,
                        runs=_runs(summary, files),
-                       itls=concat_itls(itls), engines=engines, findings=findings)
+                       itls=Gaps(itls), engines=engines, findings=findings)
 
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:
