@@ -23,7 +23,7 @@ import pandas as pd
 from reportgen.errors import Finding, InputError
 from reportgen.files.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 from reportgen.load.discover import list_bench_files
-from reportgen.load.gaps import Gaps, RecordGaps
+from reportgen.load.gaps import Gaps, Ragged, RecordGaps
 
 orjson: ModuleType | None  # None: the stdlib decodes (a test sets it so)
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
@@ -291,10 +291,10 @@ class _Record:
 
     def numeric_array(self, key: str) -> np.ndarray:
         value = self.data[key]
-        if not isinstance(value, list):
+        if not isinstance(value, list | np.ndarray):  # a reader's column comes as an array
             raise self.fail(key, f"expected a list of numbers, got {type(value).__name__}")
         try:
-            arr = np.asarray(value) if value else np.empty(0, dtype=np.float64)
+            arr = np.asarray(value) if len(value) else np.empty(0, dtype=np.float64)
         except (ValueError, TypeError, OverflowError):  # ragged, e.g. [[], 1024]
             raise self.fail(key, "expected a flat list of numbers") from None
         # dtype inference instead of dtype=float: numpy would silently parse "1.5" or None
@@ -307,12 +307,15 @@ class _Record:
             raise self.fail(key, "contains NaN/Infinity; expected finite numbers")
         if key != "start_times" and known.size and known.min() < 0:
             i = int(np.nanargmin(arr))
-            raise self.fail(key, f"request {i}: expected a value >= 0, got {value[i]!r}")
+            shown_value = value[i] if isinstance(value, list) else float(arr[i])
+            raise self.fail(key, f"request {i}: expected a value >= 0, got {shown_value!r}")
         return arr
 
     def itls(self) -> tuple[np.ndarray, np.ndarray]:
         """(lengths per request, all samples concatenated) in seconds."""
         value = self.data["itls"]
+        if isinstance(value, Ragged):  # a reader's columns: the same checks, on the array
+            return self._ragged(value)
         if not isinstance(value, list):
             raise self.fail("itls", f"expected a list of lists, got {type(value).__name__}")
         parts = []
@@ -335,6 +338,14 @@ class _Record:
         if flat.size and flat.min() < 0:
             raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
         return lengths, flat
+
+    def _ragged(self, value: Ragged) -> tuple[np.ndarray, np.ndarray]:
+        flat = np.asarray(value.values, dtype=np.float64)
+        if not np.isfinite(flat).all():
+            raise self.fail("itls", "contains NaN/Infinity; expected finite numbers")
+        if flat.size and flat.min() < 0:
+            raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
+        return np.asarray(value.lengths, dtype=np.int64), flat
 
     def strings(self, key: str) -> list[str]:
         value = self.data[key]

@@ -83,3 +83,15 @@ class Gaps:
                                        for p in parts]) if parts else np.empty(0, np.int64),
             "itl_s": np.concatenate([p.values for p in parts]) if parts else np.empty(0),
         })
+
+
+@dataclass(frozen=True)
+class Ragged:
+    """A reader's per-request lists of numbers (``itls``) as columns: each request's count and
+    every value one after another, so a million requests' gaps never become Python lists."""
+
+    lengths: np.ndarray   # int64, one count a request
+    values: np.ndarray    # float64
+
+    def __len__(self) -> int:
+        return int(self.lengths.size)
