@@ -14,8 +14,9 @@ the whole file the usual way, with its usual values and errors.
 
 from __future__ import annotations
 
+import gc
 import math
-from typing import Any
+from typing import Any, Literal, get_args
 
 import msgspec
 import numpy as np
@@ -28,23 +29,33 @@ from reportgen.load.gaps import Ragged
 BLOCK = 16 << 20   # bytes decoded at once: the Structs of ~6,000 records
 
 
+# a time's unit as TIME_UNITS spells it (a literal makes no string a record); any other
+# spelling goes the usual route, which lower-cases it or says it is no time
+Unit = Literal["ns", "us", "µs", "ms", "s", "sec", "seconds", "milliseconds", "nanoseconds"]
+assert set(get_args(Unit)) == set(TIME_UNITS)
+
+
 class _Value(msgspec.Struct):
     value: float | None = None
-    unit: Any = None
+    unit: Unit | None = None
+
+
+class _Count(msgspec.Struct):
+    value: float | None = None   # its unit is not read
 
 
 class _Gaps(msgspec.Struct):
     # the list's bytes, parsed once for a whole block (a Python float a gap costs more than
     # the rest of the record)
     value: msgspec.Raw = msgspec.Raw(b"null")
-    unit: Any = None
+    unit: Unit | None = None
 
 
 class _Metrics(msgspec.Struct):
     time_to_first_token: _Value | None = None
     request_latency: _Value | None = None
-    input_sequence_length: _Value | None = None
-    output_sequence_length: _Value | None = None
+    input_sequence_length: _Count | None = None
+    output_sequence_length: _Count | None = None
     inter_chunk_latency: _Gaps | None = None
 
 
@@ -84,21 +95,28 @@ def _factors(metrics: list[_Value | None] | list[_Gaps | None]) -> np.ndarray:
     return np.asarray([table[u] for u in units], dtype=np.float64)
 
 
-def _values(metrics: list[_Value | None]) -> np.ndarray:
+def _values(metrics: list[_Value | None] | list[_Count | None]) -> np.ndarray:
     # None (no metric, or a null value) becomes NaN
     return np.asarray([m.value if m is not None else None for m in metrics], dtype=np.float64)
 
 
 def _gaps(metrics: list[_Gaps | None], failed: list[bool]) -> tuple[np.ndarray, np.ndarray]:
-    """(gaps each record lists, every gap in its unit): a failed request's are left out."""
-    raws = [bytes(m.value) if m is not None and not bad else b"null"
-            for m, bad in zip(metrics, failed, strict=True)]
-    inner = [r[1:-1].strip() if r[:1] == b"[" and r[-1:] == b"]" else None for r in raws]
-    if any(x is None and r != b"null" for x, r in zip(inner, raws, strict=True)):
-        raise _Odd  # a value that is no list: the usual route decides
-    counts = np.asarray([x.count(b",") + 1 if x else 0 for x in inner], dtype=np.int64)
-    values = np.asarray(_NUMBERS.decode(b"[" + b",".join(x for x in inner if x) + b"]"),
-                        dtype=np.float64)
+    """(gaps each record lists, every gap in its unit): a failed request's are left out.
+
+    Every record's list is joined into one text decoded at once: ``[1,2][][3]`` → ``[1,2,3]``.
+    That is what the records hold only if each value was one flat list of numbers: a value
+    that is no list leaves a bracket too few, a string or a nested list fails the decode, a
+    count thrown off by whitespace fails the total; then the usual route decides."""
+    texts = [b"[]" if m is None or bad else bytes(m.value)
+             for m, bad in zip(metrics, failed, strict=True)]
+    texts = [b"[]" if t == b"null" else t for t in texts]
+    joined = b"".join(texts)
+    if joined.count(b"[") != len(texts) or joined.count(b"]") != len(texts):
+        raise _Odd
+    counts = np.asarray([t.count(b",") + 1 if len(t) > 2 else 0 for t in texts],
+                        dtype=np.int64)
+    flat = joined.replace(b"[]", b"")[1:-1].replace(b"][", b",")
+    values = np.asarray(_NUMBERS.decode(b"[" + flat + b"]"), dtype=np.float64)
     if values.size != counts.sum():
         raise _Odd
     return counts, values
@@ -168,10 +186,15 @@ def columns(stream: InputStream, head: bytes) -> dict[str, Any] | None:
     empty ``errors`` means no profiling record."""
     if head.startswith(UTF8_BOM):
         return None
+    collect = gc.isenabled()
+    gc.disable()  # millions of acyclic Structs: the cycle collector would double the time
     try:
         blocks = _blocks(stream, head)
     except (msgspec.DecodeError, msgspec.ValidationError, TypeError, _Odd):
         return None
+    finally:
+        if collect:
+            gc.enable()
     if not blocks:
         return None
 
