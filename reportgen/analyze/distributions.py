@@ -58,7 +58,8 @@ def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
         "input_tokens": req["input_tokens"].to_numpy(float), "output_tokens": n,
         "ttft_s": ttft, "tpot_s": tpot, "e2el_s": e2e})
     rank = {e: i for i, e in enumerate(order)}
-    out.insert(0, "_rank", out["engine"].map(lambda e: rank.get(e, len(rank))))
+    out.insert(0, "_rank", out["engine"].map(rank).fillna(len(rank)))  # hashed, not a call a row
+
     out = out.sort_values(["_rank", "concurrency", "source", "record", "request"],
                           kind="stable")
     return out.drop(columns="_rank").reset_index(drop=True)
