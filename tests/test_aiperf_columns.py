@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from reportgen.errors import InputError
-from reportgen.load.formats import aiperf
+from reportgen.load.formats import aiperf, aiperf_records
 from reportgen.load.gaps import Ragged
 
 DATA = Path(__file__).parent / "data" / "clients"
@@ -105,3 +105,17 @@ def test_nan_literal_and_cut_line_are_left_to_the_usual_route() -> None:
         aiperf.read(raw, "p.jsonl")
     nan = _lines(_record()) + _lines(_record()).replace(b"150.0", b"NaN")
     assert _streamed(nan) is None
+
+
+@pytest.mark.parametrize("block", [1, 7, 100, 2657, 5000])
+def test_any_block_size_gives_the_same_columns(block: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = GENUINE[0].read_bytes()
+    whole = _streamed(raw)
+    assert whole is not None
+    monkeypatch.setattr(aiperf_records, "BLOCK", block)
+    for text in (raw, raw.rstrip(b"\n"), raw + b"\n  \n"):
+        got = aiperf_records.columns(io.BytesIO(text[10:]), text[:10])  # type: ignore[arg-type]
+        assert got is not None
+        _same(got, {k: list(v) if k != "itls" else [] for k, v in whole.items()} | {
+            "itls": np.split(whole["itls"].values, np.cumsum(whole["itls"].lengths)[:-1])})

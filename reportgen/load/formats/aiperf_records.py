@@ -150,16 +150,26 @@ def _block(lines: list[_Line]) -> dict[str, Any]:
 
 def _blocks(stream: InputStream, head: bytes) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    rest = head
-    while True:
-        more = stream.read(BLOCK)
-        data = rest + more
-        cut = data.rfind(b"\n") + 1 if more else len(data)
-        rest = data[cut:]
-        if cut:
-            blocks.append(_block(_DECODER.decode_lines(memoryview(data)[:cut])))
-        if not more:
-            return blocks
+    rest = b""
+    data = head
+    while data:
+        # the line cut by the last block, completed; then this block's whole lines, decoded
+        # in place (no copy of the block)
+        first = data.find(b"\n") + 1
+        lines = _DECODER.decode_lines(rest + data[:first]) if rest and first else []
+        if not first:
+            rest += data
+        else:
+            cut = data.rfind(b"\n") + 1
+            lines += _DECODER.decode_lines(memoryview(data)[first if rest else 0:cut])
+            rest = data[cut:]
+        if lines:
+            blocks.append(_block(lines))
+        data = stream.read(BLOCK)
+    if rest.strip():
+        blocks.append(_block(_DECODER.decode_lines(rest)))
+    return blocks
+
 
 
 def _seconds(values: np.ndarray, factor: np.ndarray, failed: np.ndarray) -> np.ndarray:
