@@ -68,7 +68,12 @@ class Gaps:
         for key, group in ok.groupby(["source", "record"], sort=False):
             part = self.parts.get(key)
             if part is not None:
-                out[key] = part.values[part.mask(group["request"].to_numpy(np.int64))]
+                requests = group["request"].to_numpy(np.int64)
+                # every request of the record (the usual case): its array as it is, no copy
+                every = requests.size == part.lengths.size and bool(
+                    (np.sort(requests) == np.arange(requests.size)).all())
+                out[key] = part.values if every else part.values[part.mask(requests)]
+
         return out
 
     def frame(self) -> pd.DataFrame:

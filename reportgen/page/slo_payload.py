@@ -165,9 +165,14 @@ def _runs(per_request: pd.DataFrame, index: np.ndarray) -> list[int]:
     (tier_requests sorts a tier's rows by run)."""
     if not len(index):
         return []
-    rows = per_request.iloc[index]
-    key = rows["source"].astype(str) + "\0" + rows["record"].astype(str)
-    return [int(n) for n in key.groupby(key, sort=False).size()]
+    # a run is contiguous: its boundaries are where (source, record) changes from the row
+    # before (what grouping on the joined key gave, without a string a row)
+    source = per_request["source"].to_numpy(object)[index]
+    record = per_request["record"].to_numpy()[index]
+    starts = np.flatnonzero(np.r_[True, (source[1:] != source[:-1])
+                                  | (record[1:] != record[:-1])])
+    return [int(n) for n in np.diff(np.r_[starts, len(index)])]
+
 
 
 def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarray],
