@@ -9,6 +9,7 @@ and ``completed``; see docs/ARCHITECTURE.md for the frame contracts.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import re
@@ -318,6 +319,14 @@ class _Record:
             return self._ragged(value)
         if not isinstance(value, list):
             raise self.fail("itls", f"expected a list of lists, got {type(value).__name__}")
+        fast = _flat_gaps(value)
+        if fast is not None:
+            lengths, flat = fast
+            if not np.isfinite(flat).all():
+                raise self.fail("itls", "contains NaN/Infinity; expected finite numbers")
+            if flat.size and flat.min() < 0:
+                raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
+            return lengths, flat
         parts = []
         for i, item in enumerate(value):
             if not isinstance(item, list):
@@ -354,7 +363,27 @@ class _Record:
         return value
 
 
+def _flat_gaps(value: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every request's gaps as one array in one call, when that is what converting request by
+    request gives (a float array; no 0, 1 or |x| ≥ 2⁶³, which a request of bools or of huge
+    integers alone would have refused); else None, and each request is converted and
+    checked on its own."""
+    if not all(isinstance(item, list) for item in value):
+        return None
+    try:
+        flat = np.asarray(list(itertools.chain.from_iterable(value)))
+    except (ValueError, TypeError, OverflowError):  # a nested list: ragged
+        return None
+    if flat.ndim != 1 or flat.dtype != np.float64:
+        return None
+    with np.errstate(invalid="ignore"):
+        if ((flat == 0) | (flat == 1) | (np.abs(flat) >= 2.0**63)).any():
+            return None
+    return np.fromiter(map(len, value), dtype=np.int64, count=len(value)), flat
+
+
 # ---------------------------------------------------------------- frames
+
 
 
 def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
