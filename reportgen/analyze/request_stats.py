@@ -7,6 +7,8 @@ gaps; percentiles use numpy's linear interpolation. Arrays are seconds, results 
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -35,12 +37,18 @@ def recompute_stats(requests: pd.DataFrame, itls: Gaps) -> pd.DataFrame:
     # pooled ITL gaps of successful requests only, per (source, record)
     gaps_by_key = pooled_gaps(ok, itls)
     rows = []
-    for key, group in requests.groupby(KEYS, sort=True):
-        good = group[group["success"].astype(bool)]
-        ttft = good["ttft_s"].to_numpy(float)
-        latency = good["latency_s"].to_numpy(float)
-        n = good["output_tokens"].to_numpy(float)
+    # each record's rows as positions into whole columns (a frame a record cost more than
+    # its statistics), in the order grouping with sort=True gives
+    success = requests["success"].astype(bool).to_numpy()
+    ttft_all, latency_all, n_all = (requests[c].to_numpy(float)
+                                    for c in ("ttft_s", "latency_s", "output_tokens"))
+    groups = cast("dict[tuple[str, int], np.ndarray]", requests.groupby(KEYS, sort=True).indices)
+    for key in sorted(groups):
+        at = groups[key][success[groups[key]]]
+
+        ttft, latency, n = ttft_all[at], latency_all[at], n_all[at]
         multi = n > 1
+
         tpot = (latency[multi] - ttft[multi]) / (n[multi] - 1)
         row = {"source": key[0], "record": key[1]}
         row |= _stats(ttft, "ttft") | _stats(tpot, "tpot")

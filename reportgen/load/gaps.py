@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -65,10 +66,15 @@ class Gaps:
         out: dict[Key, np.ndarray] = {}
         if not self.parts or ok.empty:
             return out
-        for key, group in ok.groupby(["source", "record"], sort=False):
+        every_request = ok["request"].to_numpy(np.int64)
+        groups = cast("dict[Key, np.ndarray]",   # positions, no frame a record
+                      ok.groupby(["source", "record"], sort=False).indices)
+
+        for key, at in groups.items():
             part = self.parts.get(key)
             if part is not None:
-                requests = group["request"].to_numpy(np.int64)
+                requests = every_request[at]
+
                 # every request of the record (the usual case): its array as it is, no copy
                 every = requests.size == part.lengths.size and bool(
                     (np.sort(requests) == np.arange(requests.size)).all())
