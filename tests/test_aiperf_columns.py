@@ -119,3 +119,13 @@ def test_any_block_size_gives_the_same_columns(block: int,
         assert got is not None
         _same(got, {k: list(v) if k != "itls" else [] for k, v in whole.items()} | {
             "itls": np.split(whole["itls"].values, np.cumsum(whole["itls"].lengths)[:-1])})
+
+
+def test_a_gap_beyond_any_measurement_is_refused() -> None:
+    from reportgen.load.client_files import _possible
+
+    raw = _lines(_record(), _record(inter_chunk_latency={"value": [1.0, 1e21], "unit": "ms"}))
+    run = aiperf.read_stream(io.BytesIO(raw), "p.jsonl")  # type: ignore[arg-type]
+    assert run is not None
+    with pytest.raises(InputError, match=r"itls: 1e\+18 is no possible value \(request 1\)"):
+        _possible(run[0], "p.jsonl")

@@ -24,6 +24,7 @@ from reportgen.files.safe_read import open_input, read_input
 from reportgen.load.bench_json import BenchRows, bench_rows
 from reportgen.load.formats import ClientRun, reader
 from reportgen.load.formats.metric_keys import LARGEST_WHOLE
+from reportgen.load.gaps import Ragged
 
 if TYPE_CHECKING:
     from reportgen.load.scanned import ScannedFile
@@ -139,7 +140,15 @@ def _possible(run: ClientRun, shown: str) -> None:
             if kind is float and abs(value) > LARGEST_VALUE:
                 raise InputError(shown, f"{key}: {value:g} is no possible value", run.line)
             continue
-        if isinstance(value, list | np.ndarray) and len(value):  # a reader's column: an array
+        if isinstance(value, Ragged):  # a reader's gaps as columns: each request's, by count
+            big = np.abs(value.values) > LARGEST_VALUE
+            if big.any():
+                at = int(np.argmax(big))
+                request = int(np.searchsorted(np.cumsum(value.lengths), at, side="right"))
+                raise InputError(shown, f"{key}: {value.values[at]:g} is no possible value "
+                                        f"(request {request})", run.line)
+        elif isinstance(value, list | np.ndarray) and len(value):  # a reader's column
+
             try:
                 arr = np.asarray(value, dtype=np.float64)
             except (TypeError, ValueError):
