@@ -640,21 +640,25 @@ def measure_columns(report: Report, mode: str, work: Path) -> None:
     report.stages["columns (whole process tree)"] = {
         f"{name} {key}": value for name, row in got.items() for key, value in row.items()}
     d, a, g = got["detailed"], got["aiperf"], got["guidellm"]
-    note = (f"{d['requests']:,} requests; CPU {d['cpu_s']:.1f} s; largest process "
+    note = (f"{d['itl_values'] / 1e6:.1f} M ITL gaps; CPU {d['cpu_s']:.1f} s; largest process "
             f"{d['peak_process_mb']:.0f} MB")
-    report.rows.append(Row("columns: build, 64 × 12 with ~39 M ITL gaps", d["wall_s"], "s",
-                           None, None, "≤ 10 s", d["wall_s"] <= 10, note))
-    report.rows.append(Row("columns: build, 64 × 12 with ~39 M ITL gaps, peak RSS",
-                           d["peak_mb"] / 1e3, "GB", None, None, "≤ 1 GB",
+    name = f"columns: build, {d['requests']:,} requests with --save-detailed arrays"
+    report.rows.append(Row(name, d["wall_s"], "s", None, None, "≤ 10 s", d["wall_s"] <= 10,
+                           note))
+    report.rows.append(Row(f"{name}, peak RSS", d["peak_mb"] / 1e3, "GB", None, None, "≤ 1 GB",
                            d["peak_mb"] <= 1000, note))
     note = (f"{a['records']:,} records, {a['jsonl_gb']:.2f} GB of JSON Lines; CPU "
             f"{a['cpu_s']:.1f} s")
-    report.rows.append(Row("columns: tables, 1 M AIPerf records", a["wall_s"], "s", None, None,
-                           "≤ 15 s", a["wall_s"] <= 15, note))
-    report.rows.append(Row("columns: tables, 1 M AIPerf records, peak RSS", a["peak_mb"] / 1e3,
-                           "GB", None, None, "≤ 1 GB", a["peak_mb"] <= 1000, note))
-    before = columns.GUIDELLM_BEFORE_S
-    report.rows.append(Row("columns: build, 100,000 GuideLLM requests", g["wall_s"], "s",
+    name = f"columns: tables, {a['records']:,} AIPerf records"
+    report.rows.append(Row(name, a["wall_s"], "s", None, None, "≤ 15 s", a["wall_s"] <= 15,
+                           note))
+    report.rows.append(Row(f"{name}, peak RSS", a["peak_mb"] / 1e3, "GB", None, None,
+                           "≤ 1 GB", a["peak_mb"] <= 1000, note))
+    # the floor was measured at 100,000 requests: a quick run's smaller round is not compared
+    before = columns.GUIDELLM_BEFORE_S if g["requests"] == 100_000 else 0.0
+    report.rows.append(Row(f"columns: build, {g['requests']:,} GuideLLM requests", g["wall_s"],
+                           "s",
+
                            before or None, g["wall_s"] / before if before else None,
                            "no slower than before issue 35",
                            g["wall_s"] <= before * 1.1 if before else None,
