@@ -111,8 +111,10 @@ def _row(engine: str, c: float, metric: str, values_s: np.ndarray) -> dict[str, 
     if values_s.size == 0:
         return row | {"mean_ms": np.nan} | dict.fromkeys(PERCENTILE_COLUMNS, np.nan)
     ms = values_s * 1000.0
-    row["mean_ms"] = float(ms.mean())
-    for column, value in zip(PERCENTILE_COLUMNS, np.percentile(ms, PERCENTILES), strict=True):
+    row["mean_ms"] = float(ms.mean())   # before ``ms``, this call's own copy, is partitioned
+    for column, value in zip(PERCENTILE_COLUMNS,
+                             np.percentile(ms, PERCENTILES, overwrite_input=True), strict=True):
+
         row[column] = float(value)
     return row
 
