@@ -125,8 +125,10 @@ def _read(f: ScannedFile) -> list[ClientRun]:
 
 def _streamed(module: ModuleType, f: ScannedFile) -> list[ClientRun] | None:
     stream = getattr(module, "read_stream", None)
-    if stream is None:
+    streams = getattr(module, "streams", None)   # which of its files, by what the sniff said
+    if stream is None or streams is None or not streams(f.reason):
         return None
+
     with open_input(f.path, f.shown, "bench") as opened:
         return cast("list[ClientRun] | None", stream(opened, f.shown))
 

@@ -87,7 +87,8 @@ def sniff(name: str, head: bytes) -> str | None:
         if b'"timeslices"' in head[:4096] and b'"aiperf_version"' in head:
             return "AIPerf timeslices (profile_export_aiperf_timeslices.json)"
         if b'"metadata"' in head and b'"benchmark_phase"' in head and b'"metrics"' in head:
-            return "AIPerf per-request records (profile_export.jsonl)"
+            return REQUESTS
+
         if all(m in head for m in SUMMARY_MARKERS) or (
                 b'"input_config"' in head and b'"time_to_first_token"' in head
                 and b'"endpoint"' in head and b'"loadgen"' in head):
@@ -103,6 +104,14 @@ def sniff(name: str, head: bytes) -> str | None:
 
 
 HEAD = 1 << 20   # a per-request file is told by its first line, within its first MiB
+REQUESTS = "AIPerf per-request records (profile_export.jsonl)"
+
+
+def streams(what: str) -> bool:
+    """Whether a file the sniff described so is worth streaming (``read_stream``): only the
+    per-request records; any other file is read whole at once."""
+    return what == REQUESTS
+
 
 
 def read_stream(stream: InputStream, shown: str) -> list[ClientRun] | None:
