@@ -519,8 +519,9 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     engines: Mapping[str, EngineData] = loaded.engines
     order = [e.id for e in manifest.engines]
     constants, bandwidth_from, tokens = _round_constants(manifest)
-    mine = _own_requests(loaded.requests, loaded.summary)
-    recomputed = recompute_stats(mine, loaded.itls)
+    recomputed = recompute_stats(mine := _own_requests(loaded.requests, loaded.summary),
+                                 loaded.itls)
+
     runs_summary = prefer_arrays(fill_missing_stats(loaded.summary, recomputed), recomputed)
     summary = aggregate_repeats(runs_summary)
 
