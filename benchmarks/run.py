@@ -658,7 +658,6 @@ def measure_columns(report: Report, mode: str, work: Path) -> None:
     before = columns.GUIDELLM_BEFORE_S if g["requests"] == 100_000 else 0.0
     report.rows.append(Row(f"columns: build, {g['requests']:,} GuideLLM requests", g["wall_s"],
                            "s",
-
                            before or None, g["wall_s"] / before if before else None,
                            "no slower than before issue 35",
                            g["wall_s"] <= before * 1.1 if before else None,

@@ -123,7 +123,6 @@ def test_any_block_size_gives_the_same_columns(block: int,
 
 def test_a_gap_beyond_any_measurement_is_refused() -> None:
     from reportgen.load.client_files import _possible
-
     raw = _lines(_record(), _record(inter_chunk_latency={"value": [1.0, 1e21], "unit": "ms"}))
     run = aiperf.read_stream(io.BytesIO(raw), "p.jsonl")  # type: ignore[arg-type]
     assert run is not None

@@ -59,7 +59,6 @@ def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
         "ttft_s": ttft, "tpot_s": tpot, "e2el_s": e2e})
     rank = {e: i for i, e in enumerate(order)}
     out.insert(0, "_rank", out["engine"].map(rank).fillna(len(rank)))  # hashed, not a call a row
-
     out = out.sort_values(["_rank", "concurrency", "source", "record", "request"],
                           kind="stable")
     return out.drop(columns="_rank").reset_index(drop=True)
@@ -114,7 +113,6 @@ def _row(engine: str, c: float, metric: str, values_s: np.ndarray) -> dict[str, 
     row["mean_ms"] = float(ms.mean())   # before ``ms``, this call's own copy, is partitioned
     for column, value in zip(PERCENTILE_COLUMNS,
                              np.percentile(ms, PERCENTILES, overwrite_input=True), strict=True):
-
         row[column] = float(value)
     return row
 

@@ -52,10 +52,8 @@ def recompute_stats(requests: pd.DataFrame, itls: Gaps) -> pd.DataFrame:
     groups = cast("dict[tuple[str, int], np.ndarray]", requests.groupby(KEYS, sort=True).indices)
     for key in sorted(groups):
         at = groups[key][success[groups[key]]]
-
         ttft, latency, n = ttft_all[at], latency_all[at], n_all[at]
         multi = n > 1
-
         tpot = (latency[multi] - ttft[multi]) / (n[multi] - 1)
         row = {"source": key[0], "record": key[1]}
         row |= _stats(ttft, "ttft") | _stats(tpot, "tpot")

@@ -515,13 +515,11 @@ def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analys
 
 
 def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
-    manifest = loaded.manifest
-    engines: Mapping[str, EngineData] = loaded.engines
+    manifest, engines = loaded.manifest, loaded.engines
     order = [e.id for e in manifest.engines]
     constants, bandwidth_from, tokens = _round_constants(manifest)
-    recomputed = recompute_stats(mine := _own_requests(loaded.requests, loaded.summary),
-                                 loaded.itls)
-
+    mine = _own_requests(loaded.requests, loaded.summary)
+    recomputed = recompute_stats(mine, loaded.itls)
     runs_summary = prefer_arrays(fill_missing_stats(loaded.summary, recomputed), recomputed)
     summary = aggregate_repeats(runs_summary)
 

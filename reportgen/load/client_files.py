@@ -150,7 +150,6 @@ def _possible(run: ClientRun, shown: str) -> None:
                 raise InputError(shown, f"{key}: {value.values[at]:g} is no possible value "
                                         f"(request {request})", run.line)
         elif isinstance(value, list | np.ndarray) and len(value):  # a reader's column
-
             try:
                 arr = np.asarray(value, dtype=np.float64)
             except (TypeError, ValueError):

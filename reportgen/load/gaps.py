@@ -74,12 +74,10 @@ class Gaps:
             part = self.parts.get(key)
             if part is not None:
                 requests = every_request[at]
-
                 # every request of the record (the usual case): its array as it is, no copy
                 every = requests.size == part.lengths.size and bool(
                     (np.sort(requests) == np.arange(requests.size)).all())
                 out[key] = part.values if every else part.values[part.mask(requests)]
-
         return out
 
     def frame(self) -> pd.DataFrame:

@@ -136,7 +136,6 @@ def load_round(round_dir: Path) -> LoadedRound:
             # every record's columns, joined once for the round (a frame a file cost more
             # than its requests)
             requests += [(spec.id, part) for part in b.requests if part.size]
-
             itls += b.itls   # each record's gaps as they are: never joined into one array
         summaries.append(summary.assign(engine=spec.id))
 

@@ -109,7 +109,6 @@ def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPan
         pairs = pairs.drop_duplicates()
     keys = list(dict.fromkeys(
         (str(e), float(c)) for e, c in pairs.itertuples(index=False, name=None)))
-
     keys.sort(key=lambda k: (engines.index(k[0]) if k[0] in engines else len(engines), k[1]))
     durations = {(str(e), float(c)): float(d) for e, c, d in a.tier_durations[
         ["engine", "concurrency", "duration_s"]].itertuples(index=False, name=None)}

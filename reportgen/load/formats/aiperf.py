@@ -88,7 +88,6 @@ def sniff(name: str, head: bytes) -> str | None:
             return "AIPerf timeslices (profile_export_aiperf_timeslices.json)"
         if b'"metadata"' in head and b'"benchmark_phase"' in head and b'"metrics"' in head:
             return REQUESTS
-
         if all(m in head for m in SUMMARY_MARKERS) or (
                 b'"input_config"' in head and b'"time_to_first_token"' in head
                 and b'"endpoint"' in head and b'"loadgen"' in head):
