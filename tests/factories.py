@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 
 from reportgen.errors import Finding
-from reportgen.load.bench_json import empty_itls, empty_requests
+from reportgen.load.bench_json import empty_requests
 from reportgen.load.discover import EngineFiles
 from reportgen.load.fingerprint import Fingerprint
+from reportgen.load.gaps import Gaps
 from reportgen.load.llama_log import LlamaFacts, LlamaLog
 from reportgen.load.manifest import Manifest
 from reportgen.load.records import EngineData, LoadedRound
@@ -50,7 +51,7 @@ def loaded_round(manifest: Manifest, summary: pd.DataFrame,
     all_engines = {spec.id: given.get(spec.id) or engine_data(manifest, spec.id)
                    for spec in manifest.engines}
     requests = empty_requests().assign(engine=pd.Series(dtype=object))
-    return LoadedRound(manifest=manifest, summary=summary, requests=requests, itls=empty_itls(),
+    return LoadedRound(manifest=manifest, summary=summary, requests=requests, itls=Gaps(),
                        engines=all_engines, findings=list(findings or []), **extra)
 
 

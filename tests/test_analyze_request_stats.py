@@ -7,17 +7,17 @@ import pandas as pd
 import pytest
 
 from reportgen.analyze.request_stats import fill_missing_stats, recompute_stats
+from reportgen.load.gaps import Gaps, RecordGaps
 
 
-def _requests() -> tuple[pd.DataFrame, pd.DataFrame]:
+def _requests() -> tuple[pd.DataFrame, Gaps]:
     requests = pd.DataFrame({
         "source": ["s"] * 3, "record": [0] * 3, "request": [0, 1, 2],
         "output_tokens": [11.0, 11.0, 0.0], "ttft_s": [0.1, 0.3, 0.0],
         "latency_s": [1.1, 2.3, 0.0], "success": [True, True, False],
     })
-    itls = pd.DataFrame({"source": "s", "record": 0,
-                         "request": [0] * 10 + [1] * 10 + [2],
-                         "itl_s": [0.1] * 10 + [0.2] * 10 + [9.0]})
+    itls = Gaps([RecordGaps("s", 0, np.array([10, 10, 1]),
+                            np.array([0.1] * 10 + [0.2] * 10 + [9.0]))])
     return requests, itls
 
 
@@ -32,7 +32,7 @@ def test_recompute_matches_hand_values_and_ignores_failed_requests() -> None:
 
 
 def test_no_detail_gives_an_empty_frame() -> None:
-    out = recompute_stats(pd.DataFrame(), pd.DataFrame())
+    out = recompute_stats(pd.DataFrame(), Gaps())
     assert out.empty and "ttft_median_ms" in out.columns
 
 

@@ -127,7 +127,7 @@ def test_pretty_printed_single_object(tmp_path: Path) -> None:
 
 def test_detail_arrays_are_seconds(tmp_path: Path) -> None:
     bench = load_bench_file(write(tmp_path, json.dumps(record(**DETAIL))), name="d.json")
-    req, itl = bench.requests, bench.itls
+    req, itl = bench.requests, bench.itls.frame()
     assert bench.summary.loc[0, "has_detail"]
     assert list(req["ttft_s"]) == [0.1, 0.2, 0.05]  # seconds stay seconds
     assert list(req["latency_s"]) == [0.5, 0.7, 0.3]
@@ -287,3 +287,22 @@ def test_inconsistent_counts_are_findings(tmp_path: Path) -> None:
     assert messages == ["record 0: completed 3 + failed 0 != num_prompts 4",
                         "record 0: per-request arrays hold 2 requests, num_prompts = 4"]
     assert {f.path for f in bench.findings} == {"f.json"}
+
+
+@pytest.mark.parametrize(("itls", "error"), [
+    ([[0.1, 0.2], [True], [0.25]], "request 1: expected a list of numbers"),   # bools alone
+    ([[0.1, 0.2], ["0.1"], [0.25]], "request 1: expected a list of numbers"),
+    ([[0.1, 0.2], [[0.1]], [0.25]], "request 1: expected a"),
+    ([[0.1, 0.2], [-0.1], [0.25]], "expected gaps >= 0 s, got -0.1"),
+])
+def test_gaps_converted_at_once_refuse_what_each_request_refused(
+        tmp_path: Path, itls: list[list[object]], error: str) -> None:
+    with pytest.raises(InputError, match=error.replace("[", r"\[")):
+        load_bench_file(write(tmp_path, json.dumps(record(**dict(DETAIL, itls=itls)))))
+
+
+def test_gaps_of_zero_and_integers_read_as_before(tmp_path: Path) -> None:
+    itls = [[0.1, 0.0], [1, 2, 0], [0.25]]
+    bench = load_bench_file(write(tmp_path, json.dumps(record(**dict(DETAIL, itls=itls)))))
+    assert bench.itls.frame()["itl_s"].tolist() == [0.1, 0.0, 1.0, 2.0, 0.0, 0.25]
+    assert list(bench.requests["itl_count"]) == [2, 3, 1]

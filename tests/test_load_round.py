@@ -103,8 +103,9 @@ def test_loads_and_tags_everything(tmp_path: Path) -> None:
         ["llama", "r2-test/llama/bench/c1.json", 1.0],
         ["llama", "r2-test/llama/bench/c2.json", 2.0]]
     assert list(loaded.requests["engine"]) == ["vllm", "vllm"]
-    assert list(loaded.itls["engine"].astype(str)) == ["vllm"] * 3
-    assert list(loaded.itls["itl_s"]) == [0.02, 0.02, 0.03]
+    itls = loaded.itls.frame()
+    assert list(itls["request"]) == [0, 0, 1]
+    assert list(itls["itl_s"]) == [0.02, 0.02, 0.03]
     vllm, llama = loaded.engines["vllm"], loaded.engines["llama"]
     assert vllm.vllm_log is not None and vllm.vllm_log.kv_cache_tokens == 74898
     # kind unset: recognised from the content

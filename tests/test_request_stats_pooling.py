@@ -1,4 +1,5 @@
-"""ITL pooling in recompute_stats: numpy runs + lookup tables instead of a pandas merge."""
+"""ITL pooling in recompute_stats: per record, a mask over its gaps (reportgen.load.gaps), no
+per-gap key and no merge."""
 
 from __future__ import annotations
 
@@ -7,44 +8,44 @@ import pandas as pd
 import pytest
 
 from reportgen.analyze.request_stats import pooled_gaps, recompute_stats
+from reportgen.load.gaps import Gaps, RecordGaps
 
 
-def _frames(categorical: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _gaps(source: str, record: int, per_request: list[list[float]]) -> RecordGaps:
+    return RecordGaps(source, record, np.array([len(g) for g in per_request], dtype=np.int64),
+                      np.array([x for g in per_request for x in g], dtype=np.float64))
+
+
+def _frames() -> tuple[pd.DataFrame, Gaps]:
     requests = pd.DataFrame({
         "source": ["a", "a", "a", "b", "b"], "record": [0, 0, 1, 0, 0],
         "request": [0, 1, 0, 0, 1],
         "output_tokens": [3.0] * 5, "ttft_s": [0.1] * 5, "latency_s": [1.0] * 5,
         "success": [True, False, True, True, True],
     })
-    # a0 split in two runs around b0; an ITL of an unknown record (a, 7) and of a request
-    # index the record does not have (b0 request 5)
-    rows = [("a", 0, 0, 0.010), ("a", 0, 1, 0.900), ("b", 0, 0, 0.020), ("b", 0, 5, 0.800),
-            ("a", 0, 0, 0.030), ("a", 1, 0, 0.040), ("a", 7, 0, 0.700), ("b", 0, 1, 0.050)]
-    itls = pd.DataFrame(rows, columns=["source", "record", "request", "itl_s"])
-    itls["record"] = itls["record"].astype(np.int32)
-    itls["request"] = itls["request"].astype(np.int32)
-    if categorical:
-        itls["source"] = pd.Categorical(itls["source"])
+    # a record no request names (a, 7), and a request index b0 does not have (5: no gaps)
+    itls = Gaps([_gaps("a", 0, [[0.010, 0.030], [0.900]]), _gaps("a", 1, [[0.040]]),
+                 _gaps("b", 0, [[0.020], [0.050]]), _gaps("a", 7, [[0.700]])])
     return requests, itls
 
 
-@pytest.mark.parametrize("categorical", [True, False])
-def test_pooled_gaps_keep_successful_requests_in_row_order(categorical: bool) -> None:
-    requests, itls = _frames(categorical)
+def test_pooled_gaps_keep_successful_requests_in_request_order() -> None:
+    requests, itls = _frames()
     ok = requests[requests["success"]]
     pooled = pooled_gaps(ok, itls)
     assert sorted(pooled) == [("a", 0), ("a", 1), ("b", 0)]
     assert pooled[("a", 0)].tolist() == [0.010, 0.030]  # request 1 failed: its 0.9 s dropped
     assert pooled[("a", 1)].tolist() == [0.040]
-    assert pooled[("b", 0)].tolist() == [0.020, 0.050]  # request 5 does not exist
+    assert pooled[("b", 0)].tolist() == [0.020, 0.050]
+    extra = pd.DataFrame({"source": ["b"], "record": [0], "request": [5]})
+    assert pooled_gaps(extra, itls)[("b", 0)].size == 0   # request 5 does not exist
 
 
-@pytest.mark.parametrize("categorical", [True, False])
-def test_pooling_agrees_with_a_merge(categorical: bool) -> None:
-    requests, itls = _frames(categorical)
+def test_pooling_agrees_with_a_merge() -> None:
+    requests, itls = _frames()
     ok = requests[requests["success"]]
-    merged = itls.astype({"source": object}).merge(ok[["source", "record", "request"]],
-                                                   on=["source", "record", "request"])
+    merged = itls.frame().merge(ok[["source", "record", "request"]],
+                                on=["source", "record", "request"])
     expected = {key: g["itl_s"].to_numpy() for key, g in merged.groupby(["source", "record"])}
     pooled = pooled_gaps(ok, itls)
     assert pooled.keys() == expected.keys()
@@ -52,7 +53,13 @@ def test_pooling_agrees_with_a_merge(categorical: bool) -> None:
         np.testing.assert_array_equal(pooled[key], gaps)
 
 
+def test_gaps_hold_a_float_a_gap() -> None:
+    _, itls = _frames()
+    assert len(itls) == 7 and not itls.empty and Gaps().empty
+    assert sum(p.values.nbytes for p in itls) == 7 * 8
+
+
 def test_recomputed_itl_stats_use_the_pooled_gaps() -> None:
-    out = recompute_stats(*_frames(True)).set_index(["source", "record"])
+    out = recompute_stats(*_frames()).set_index(["source", "record"])
     assert out.loc[("a", 0), "itl_mean_ms"] == pytest.approx(20.0)
     assert out.loc[("b", 0), "itl_median_ms"] == pytest.approx(35.0)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.analyze.request_stats import pooled_gaps
+from reportgen.load.gaps import Gaps
 
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
 METRICS = ("ttft", "tpot", "e2el", "itl")
@@ -57,13 +58,13 @@ def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
         "input_tokens": req["input_tokens"].to_numpy(float), "output_tokens": n,
         "ttft_s": ttft, "tpot_s": tpot, "e2el_s": e2e})
     rank = {e: i for i, e in enumerate(order)}
-    out.insert(0, "_rank", out["engine"].map(lambda e: rank.get(e, len(rank))))
+    out.insert(0, "_rank", out["engine"].map(rank).fillna(len(rank)))  # hashed, not a call a row
     out = out.sort_values(["_rank", "concurrency", "source", "record", "request"],
                           kind="stable")
     return out.drop(columns="_rank").reset_index(drop=True)
 
 
-def tier_gaps(per_request: pd.DataFrame, itls: pd.DataFrame) -> dict[tuple[str, float],
+def tier_gaps(per_request: pd.DataFrame, itls: Gaps) -> dict[tuple[str, float],
                                                                        np.ndarray]:
     """The ITL gaps (s) of each tier's successful requests, pooled over its repeats."""
     if per_request.empty or itls.empty:
@@ -109,8 +110,9 @@ def _row(engine: str, c: float, metric: str, values_s: np.ndarray) -> dict[str, 
     if values_s.size == 0:
         return row | {"mean_ms": np.nan} | dict.fromkeys(PERCENTILE_COLUMNS, np.nan)
     ms = values_s * 1000.0
-    row["mean_ms"] = float(ms.mean())
-    for column, value in zip(PERCENTILE_COLUMNS, np.percentile(ms, PERCENTILES), strict=True):
+    row["mean_ms"] = float(ms.mean())   # before ``ms``, this call's own copy, is partitioned
+    for column, value in zip(PERCENTILE_COLUMNS,
+                             np.percentile(ms, PERCENTILES, overwrite_input=True), strict=True):
         row[column] = float(value)
     return row
 

@@ -99,7 +99,7 @@ def missing_requests(summary: pd.DataFrame, per_request: pd.DataFrame, order: li
     them (templates/i18n/analysis.toml [requests.missing])."""
     from reportgen.analyze.checks import strings
 
-    have = set(per_request["engine"]) if len(per_request) else set()
+    have = set(per_request["engine"].unique()) if len(per_request) else set()
     rows = []
     for engine in order:
         mine = summary[summary["engine"] == engine] if "engine" in summary.columns \

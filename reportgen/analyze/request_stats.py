@@ -7,26 +7,34 @@ gaps; percentiles use numpy's linear interpolation. Arrays are seconds, results 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
+from reportgen.load.gaps import Gaps, Key
+
 STATS = ("mean", "median", "p99")
 KEYS = ["source", "record"]
-Key = tuple[Hashable, ...]  # (source, record): a groupby key over KEYS
 
 
 def _stats(values: np.ndarray, metric: str) -> dict[str, float]:
-    values = values[np.isfinite(values)]
+    finite = np.isfinite(values)
+    if not finite.all():   # a record's gaps: 50,000 values, copied only when one is not finite
+        values = values[finite]
     if values.size == 0:
         return {f"{metric}_{s}_ms": np.nan for s in STATS}
     ms = values * 1000.0
-    return {f"{metric}_mean_ms": float(ms.mean()), f"{metric}_median_ms": float(np.median(ms)),
-            f"{metric}_p99_ms": float(np.percentile(ms, 99))}
+    mean = float(ms.mean())   # before ``ms`` is reordered below
+    # ``ms`` is this call's own copy: the median and the percentile partition it in place
+    # (neither depends on the order) instead of each copying it
+    return {f"{metric}_mean_ms": mean,
+            f"{metric}_median_ms": float(np.median(ms, overwrite_input=True)),
+            f"{metric}_p99_ms": float(np.percentile(ms, 99, overwrite_input=True))}
 
 
-def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
+
+def recompute_stats(requests: pd.DataFrame, itls: Gaps) -> pd.DataFrame:
     """One row per (source, record) that has per-request rows, with `{metric}_{stat}_ms` columns
     named like the bench summary (ttft, tpot, itl, e2el × mean, median, p99)."""
     columns = [*KEYS, *(f"{m}_{s}_ms" for m in ("ttft", "tpot", "itl", "e2el") for s in STATS)]
@@ -34,13 +42,17 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     ok = requests[requests["success"].astype(bool)]
     # pooled ITL gaps of successful requests only, per (source, record)
-    gaps_by_key = pooled_gaps(ok, itls) if len(itls) else {}
+    gaps_by_key = pooled_gaps(ok, itls)
     rows = []
-    for key, group in requests.groupby(KEYS, sort=True):
-        good = group[group["success"].astype(bool)]
-        ttft = good["ttft_s"].to_numpy(float)
-        latency = good["latency_s"].to_numpy(float)
-        n = good["output_tokens"].to_numpy(float)
+    # each record's rows as positions into whole columns (a frame a record cost more than
+    # its statistics), in the order grouping with sort=True gives
+    success = requests["success"].astype(bool).to_numpy()
+    ttft_all, latency_all, n_all = (requests[c].to_numpy(float)
+                                    for c in ("ttft_s", "latency_s", "output_tokens"))
+    groups = cast("dict[tuple[str, int], np.ndarray]", requests.groupby(KEYS, sort=True).indices)
+    for key in sorted(groups):
+        at = groups[key][success[groups[key]]]
+        ttft, latency, n = ttft_all[at], latency_all[at], n_all[at]
         multi = n > 1
         tpot = (latency[multi] - ttft[multi]) / (n[multi] - 1)
         row = {"source": key[0], "record": key[1]}
@@ -51,42 +63,10 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[Key, np.ndarray]:
-    """The ITL gaps of the successful requests ``ok``, pooled per (source, record) in the row
-    order of ``itls`` — what merging ``itls`` with ``ok`` on (source, record, request) and
-    grouping gives, without a merge over millions of rows. ``itls`` comes in runs of one
-    (source, record) (each is one record of one file), and within a run a per-record table of
-    successful request indexes picks the rows. Request indexes are unique within a record (the
-    loader numbers them)."""
-    tables: dict[Key, np.ndarray] = {}
-    for key, group in ok.groupby(KEYS, sort=False):
-        index = group["request"].to_numpy(np.int64)
-        index = index[index >= 0]
-        table = np.zeros(int(index.max()) + 1 if index.size else 0, dtype=bool)
-        table[index] = True
-        tables[key] = table
-    source = itls["source"]
-    labels: list[Hashable] | pd.Index
-    if isinstance(source.dtype, pd.CategoricalDtype):
-        codes, labels = source.cat.codes.to_numpy(), list(source.cat.categories)
-    else:
-        codes, labels = pd.factorize(source)
-    record = itls["record"].to_numpy()
-    request = itls["request"].to_numpy()
-    gaps = itls["itl_s"].to_numpy(float)
-    starts = np.flatnonzero(np.r_[True, (codes[1:] != codes[:-1]) | (record[1:] != record[:-1])])
-    pooled: dict[Key, list[np.ndarray]] = {}
-    for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(itls)], strict=True):
-        wanted = tables.get((labels[codes[a]], record[a])) if codes[a] >= 0 else None
-        if wanted is None:
-            continue
-        req = request[a:b]
-        inside = (req >= 0) & (req < wanted.size)
-        keep = np.zeros(b - a, dtype=bool)
-        keep[inside] = wanted[req[inside]]
-        pooled.setdefault((labels[codes[a]], record[a]), []).append(gaps[a:b][keep])
-    return {key: parts[0] if len(parts) == 1 else np.concatenate(parts)
-            for key, parts in pooled.items()}
+def pooled_gaps(ok: pd.DataFrame, itls: Gaps) -> dict[Key, np.ndarray]:
+    """The ITL gaps of the successful requests ``ok``, pooled per (source, record) in request
+    order (``Gaps.pooled``: per record, a mask over its gaps, no per-gap key)."""
+    return itls.pooled(ok)
 
 
 def fill_missing_stats(summary: pd.DataFrame, recomputed: pd.DataFrame) -> pd.DataFrame:

@@ -492,7 +492,20 @@ def _tiers_with_arrays(summary: pd.DataFrame, recomputed: pd.DataFrame
                                                strict=True)}
 
 
+def _own_requests(requests: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """The requests of the summary's records: a round of several workloads is analysed one
+    workload at a time, and what is computed per request for the others would be dropped by
+    every join with the summary (1 M requests: a second pass over all of them)."""
+    if requests.empty or summary.empty:
+        return requests
+    keys = ["source", "record"]
+    mask = pd.MultiIndex.from_frame(requests[keys]).isin(
+        pd.MultiIndex.from_frame(summary[keys].drop_duplicates()))
+    return requests if mask.all() else requests[mask]
+
+
 def analyze(loaded: LoadedRound, workload: WorkloadInfo | None = None) -> Analysis:
+
     """Compute every table and figure of the report from a LoadedRound (``workload``: which
     of the round's workloads it holds, when it was restricted to one)."""
     # a ratio over a zero or overflowing input is inf/NaN, shown as missing; numpy must not
@@ -519,11 +532,11 @@ def _tier_table(summary: pd.DataFrame, order: list[str], clients: Mapping[str, s
 
 
 def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
-    manifest = loaded.manifest
-    engines: Mapping[str, EngineData] = loaded.engines
+    manifest, engines = loaded.manifest, loaded.engines
     order = [e.id for e in manifest.engines]
     constants, bandwidth_from, tokens = _round_constants(manifest)
-    recomputed = recompute_stats(loaded.requests, loaded.itls)
+    mine = _own_requests(loaded.requests, loaded.summary)
+    recomputed = recompute_stats(mine, loaded.itls)
     runs_summary = prefer_arrays(fill_missing_stats(loaded.summary, recomputed), recomputed)
     summary = aggregate_repeats(runs_summary)
 
@@ -570,7 +583,7 @@ def _analyze(loaded: LoadedRound, workload: WorkloadInfo | None) -> Analysis:
     speed_runs = run_points(runs_summary, gpus, [
         (e, float(c)) for e, cs in manifest.exclude_from_conclusions.items() for c in cs])
     speeds = same_speed_repeats(same_speed(pareto, order), speed_runs)
-    per_request = tier_requests(loaded.requests, loaded.summary, order)
+    per_request = tier_requests(mine, loaded.summary, order)
     gaps = tier_gaps(per_request, loaded.itls)
     distributions = distribution_table(per_request, gaps)
     durations = tier_durations(per_request, loaded.summary)

@@ -53,7 +53,7 @@ def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     fig = Fig()
     labels = engine_labels(analysis)
     color = colors(analysis)
-    present = set(analysis.requests["engine"])
+    present = set(analysis.requests["engine"].unique())
     engines = [e for e in engine_order(analysis) if e in present]
     for i in range(len(DIST_METRICS)):
         x, y = axis_names(i)

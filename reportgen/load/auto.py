@@ -41,6 +41,7 @@ from reportgen.load.configuration import (
     load_configuration,
     owner,
 )
+from reportgen.load.gaps import Gaps, RecordGaps
 from reportgen.load.manifest import (
     GPU_TABLE,
     EngineSpec,
@@ -84,7 +85,7 @@ class ResultSet:
 
     summary: pd.DataFrame
     requests: list[RequestColumns] = field(default_factory=list)
-    itls: list[pd.DataFrame] = field(default_factory=list)
+    itls: list[RecordGaps] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     other_json: list[ScannedFile] = field(default_factory=list)  # read for settings
@@ -571,8 +572,7 @@ def load_auto(root: Path, show: Show, given: Manifest | None) -> LoadedRound:
     requests = concat_requests(req)
     engine_of = dict(zip(summary_out["source"], summary_out["engine"], strict=False))
     requests.insert(0, "engine", requests["source"].map(engine_of))
-    itls = legacy.concat_itls([i.assign(engine=i["source"].astype(str).map(engine_of))
-                                for i in itl])
+    itls = Gaps(itl)   # a record's configuration is its requests' (by source)
     return LoadedRound(
         manifest=manifest, summary=summary_out.reset_index(drop=True),
         requests=requests, itls=itls, engines=engines, findings=findings, axis=axis,

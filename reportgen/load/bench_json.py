@@ -9,6 +9,7 @@ and ``completed``; see docs/ARCHITECTURE.md for the frame contracts.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import re
@@ -23,6 +24,7 @@ import pandas as pd
 from reportgen.errors import Finding, InputError
 from reportgen.files.safe_read import SURROGATE_ESCAPE, read_input, whole_text
 from reportgen.load.discover import list_bench_files
+from reportgen.load.gaps import Gaps, Ragged, RecordGaps
 
 orjson: ModuleType | None  # None: the stdlib decodes (a test sets it so)
 try:  # orjson is a dependency (3× faster on big files); json stays as the fallback
@@ -107,12 +109,13 @@ __all__ = ["BenchFile", "list_bench_files", "load_bench_file"]  # list_bench_fil
 
 @dataclass
 class BenchFile:
-    """One result file: ``summary`` (one row per record), ``requests`` and ``itls`` (long)."""
+    """One result file: ``summary`` (one row per record), ``requests`` (one row a request)
+    and ``itls`` (each record's gaps)."""
 
     path: str
     summary: pd.DataFrame
     requests: pd.DataFrame
-    itls: pd.DataFrame
+    itls: Gaps
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -289,10 +292,10 @@ class _Record:
 
     def numeric_array(self, key: str) -> np.ndarray:
         value = self.data[key]
-        if not isinstance(value, list):
+        if not isinstance(value, list | np.ndarray):  # a reader's column comes as an array
             raise self.fail(key, f"expected a list of numbers, got {type(value).__name__}")
         try:
-            arr = np.asarray(value) if value else np.empty(0, dtype=np.float64)
+            arr = np.asarray(value) if len(value) else np.empty(0, dtype=np.float64)
         except (ValueError, TypeError, OverflowError):  # ragged, e.g. [[], 1024]
             raise self.fail(key, "expected a flat list of numbers") from None
         # dtype inference instead of dtype=float: numpy would silently parse "1.5" or None
@@ -305,14 +308,25 @@ class _Record:
             raise self.fail(key, "contains NaN/Infinity; expected finite numbers")
         if key != "start_times" and known.size and known.min() < 0:
             i = int(np.nanargmin(arr))
-            raise self.fail(key, f"request {i}: expected a value >= 0, got {value[i]!r}")
+            shown_value = value[i] if isinstance(value, list) else float(arr[i])
+            raise self.fail(key, f"request {i}: expected a value >= 0, got {shown_value!r}")
         return arr
 
     def itls(self) -> tuple[np.ndarray, np.ndarray]:
         """(lengths per request, all samples concatenated) in seconds."""
         value = self.data["itls"]
+        if isinstance(value, Ragged):  # a reader's columns: the same checks, on the array
+            return self._ragged(value)
         if not isinstance(value, list):
             raise self.fail("itls", f"expected a list of lists, got {type(value).__name__}")
+        fast = _flat_gaps(value)
+        if fast is not None:
+            lengths, flat = fast
+            if not np.isfinite(flat).all():
+                raise self.fail("itls", "contains NaN/Infinity; expected finite numbers")
+            if flat.size and flat.min() < 0:
+                raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
+            return lengths, flat
         parts = []
         for i, item in enumerate(value):
             if not isinstance(item, list):
@@ -334,6 +348,14 @@ class _Record:
             raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
         return lengths, flat
 
+    def _ragged(self, value: Ragged) -> tuple[np.ndarray, np.ndarray]:
+        flat = np.asarray(value.values, dtype=np.float64)
+        if not np.isfinite(flat).all():
+            raise self.fail("itls", "contains NaN/Infinity; expected finite numbers")
+        if flat.size and flat.min() < 0:
+            raise self.fail("itls", f"expected gaps >= 0 s, got {float(flat.min())!r}")
+        return np.asarray(value.lengths, dtype=np.int64), flat
+
     def strings(self, key: str) -> list[str]:
         value = self.data[key]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -341,7 +363,27 @@ class _Record:
         return value
 
 
+def _flat_gaps(value: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every request's gaps as one array in one call, when that is what converting request by
+    request gives (a float array; no 0, 1 or |x| ≥ 2⁶³, which a request of bools or of huge
+    integers alone would have refused); else None, and each request is converted and
+    checked on its own."""
+    if not all(isinstance(item, list) for item in value):
+        return None
+    try:
+        flat = np.asarray(list(itertools.chain.from_iterable(value)))
+    except (ValueError, TypeError, OverflowError):  # a nested list: ragged
+        return None
+    if flat.ndim != 1 or flat.dtype != np.float64:
+        return None
+    with np.errstate(invalid="ignore"):
+        if ((flat == 0) | (flat == 1) | (np.abs(flat) >= 2.0**63)).any():
+            return None
+    return np.fromiter(map(len, value), dtype=np.int64, count=len(value)), flat
+
+
 # ---------------------------------------------------------------- frames
+
 
 
 def _summary_row(rec: _Record, name: str, index: int) -> dict[str, Any]:
@@ -495,10 +537,6 @@ def empty_requests() -> pd.DataFrame:
     return _empty_requests().copy()  # a copy of a built frame: ~30× cheaper than building one
 
 
-def empty_itls() -> pd.DataFrame:
-    return _empty_itls().copy()
-
-
 @functools.cache
 def _empty_requests() -> pd.DataFrame:
     return pd.DataFrame({
@@ -506,14 +544,6 @@ def _empty_requests() -> pd.DataFrame:
         "request": pd.Series(dtype=np.int64),
         **{c: pd.Series(dtype=np.float64) for c in REQUEST_COLUMNS[3:11]},
         "success": pd.Series(dtype="boolean"), "error": pd.Series(dtype=object),
-    })
-
-
-@functools.cache
-def _empty_itls() -> pd.DataFrame:
-    return pd.DataFrame({
-        "source": pd.Categorical([]), "record": pd.Series(dtype=np.int32),
-        "request": pd.Series(dtype=np.int32), "itl_s": pd.Series(dtype=np.float64),
     })
 
 
@@ -534,7 +564,7 @@ class RequestColumns:
 
 def _detail_frames(
     rec: _Record, name: str, index: int, findings: list[Finding],
-) -> tuple[RequestColumns | None, pd.DataFrame | None]:
+) -> tuple[RequestColumns | None, RecordGaps | None]:
     present = [k for k in ARRAYS if k in rec.data and rec.data[k] is not None]
     if not present:
         return None, None
@@ -585,16 +615,12 @@ def _detail_frames(
     requests = RequestColumns(name, index, floats, errors)
     itls = None
     if itl_lengths is not None and flat is not None:
+        # the request of each gap lives only while this record is read (bincount sums in
+        # order, as the page's figures always were)
         request_idx = np.repeat(np.arange(n, dtype=np.int32), itl_lengths)
         floats["itl_sum_s"] = np.asarray(  # weighted: already float64, no copy
             np.bincount(request_idx, weights=flat, minlength=n), dtype=np.float64)
-        itls = pd.DataFrame({
-            "source": pd.Categorical.from_codes(np.zeros(flat.size, dtype=np.int8),
-                                                pd.Index([name])),
-            "record": np.full(flat.size, index, dtype=np.int32),
-            "request": request_idx,
-            "itl_s": flat,
-        })
+        itls = RecordGaps(name, index, itl_lengths, flat)
     return requests, itls
 
 
@@ -630,7 +656,7 @@ class BenchRows:
 
     rows: list[dict[str, Any]]
     requests: list[RequestColumns]
-    itls: list[pd.DataFrame]
+    itls: list[RecordGaps]
     findings: list[Finding]
 
 
@@ -687,7 +713,7 @@ def bench_from_records(records: list[tuple[Any, int]], shown: str, raw: bytes = 
         path=shown,
         summary=_summary_frame(got.rows),
         requests=concat_requests(got.requests),
-        itls=concat_file_itls(got.itls),
+        itls=Gaps(got.itls),
         findings=got.findings,
     )
 
@@ -720,12 +746,3 @@ def concat_requests(parts: list[RequestColumns]) -> pd.DataFrame:
         "success": pd.arrays.BooleanArray(success, unknown),
         "error": pd.Series(error, dtype=object),
     })
-
-
-def concat_file_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """One file's ITL frames (one per record) as one frame."""
-    if not parts:
-        return empty_itls()
-    if len(parts) == 1:
-        return parts[0]
-    return pd.concat(parts, ignore_index=True)  # same single category: stays categorical

@@ -13,16 +13,18 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from reportgen.errors import Finding, InputError
 from reportgen.files.paths import natural_key
-from reportgen.files.safe_read import read_input
+from reportgen.files.safe_read import open_input, read_input
 from reportgen.load.bench_json import BenchRows, bench_rows
 from reportgen.load.formats import ClientRun, reader
 from reportgen.load.formats.metric_keys import LARGEST_WHOLE
+from reportgen.load.gaps import Ragged
 
 if TYPE_CHECKING:
     from reportgen.load.scanned import ScannedFile
@@ -105,10 +107,14 @@ LARGEST_VALUE = 1e15
 
 
 def _read(f: ScannedFile) -> list[ClientRun]:
-    """The runs of one claimed file, every one with possible values only."""
-    raw = read_input(f.path, f.shown, "bench")
+    """The runs of one claimed file, every one with possible values only. A reader with a
+    ``read_stream`` (AIPerf's per-request records) is given the file to stream first; it
+    answers None when the whole file must be read."""
+    module = reader(f.client)
     try:
-        runs = reader(f.client).read(raw, f.shown)
+        runs = _streamed(module, f)
+        if runs is None:
+            runs = module.read(read_input(f.path, f.shown, "bench"), f.shown)
     except _READER_FAULTS as exc:
         raise InputError(f.shown, f"a value the {f.client} reader cannot use "
                                   f"({type(exc).__name__}: {exc}); expected the client's own "
@@ -116,6 +122,16 @@ def _read(f: ScannedFile) -> list[ClientRun]:
     for run in runs:
         _possible(run, f.shown)
     return cast(list[ClientRun], runs)
+
+
+def _streamed(module: ModuleType, f: ScannedFile) -> list[ClientRun] | None:
+    stream = getattr(module, "read_stream", None)
+    streams = getattr(module, "streams", None)   # which of its files, by what the sniff said
+    if stream is None or streams is None or not streams(f.reason):
+        return None
+
+    with open_input(f.path, f.shown, "bench") as opened:
+        return cast("list[ClientRun] | None", stream(opened, f.shown))
 
 
 def _possible(run: ClientRun, shown: str) -> None:
@@ -127,7 +143,14 @@ def _possible(run: ClientRun, shown: str) -> None:
             if kind is float and abs(value) > LARGEST_VALUE:
                 raise InputError(shown, f"{key}: {value:g} is no possible value", run.line)
             continue
-        if isinstance(value, list) and value:
+        if isinstance(value, Ragged):  # a reader's gaps as columns: each request's, by count
+            big = np.abs(value.values) > LARGEST_VALUE
+            if big.any():
+                at = int(np.argmax(big))
+                request = int(np.searchsorted(np.cumsum(value.lengths), at, side="right"))
+                raise InputError(shown, f"{key}: {value.values[at]:g} is no possible value "
+                                        f"(request {request})", run.line)
+        elif isinstance(value, list | np.ndarray) and len(value):  # a reader's column
             try:
                 arr = np.asarray(value, dtype=np.float64)
             except (TypeError, ValueError):

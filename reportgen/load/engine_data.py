@@ -9,12 +9,8 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from reportgen.errors import Finding, InputError
 from reportgen.files.safe_read import open_regular, read_head
-from reportgen.load.bench_json import empty_itls
 from reportgen.load.llama_log import parse_llama_log
 from reportgen.load.manifest import Manifest
 from reportgen.load.records import EngineData
@@ -120,25 +116,3 @@ def resolve_kv_bytes(data: EngineData, manifest: Manifest) -> None:
     elif (known := model_bytes(data.model_name(manifest.model_name), *data.dtypes())):
         data.kv_bytes_per_token = known.kv_bytes_per_token
         data.kv_bytes_per_token_source = known.kv_source
-
-
-def concat_itls(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate long ITL frames keeping ``engine`` / ``source`` categorical (millions of
-    rows: object strings would cost ~50 bytes each). Each part holds one file of one engine,
-    so the category codes are built directly instead of re-encoding strings."""
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        out = empty_itls()
-        out.insert(0, "engine", pd.Series(pd.Categorical([]), index=out.index))
-        return out
-    sizes = [len(p) for p in parts]
-    columns: dict[str, object] = {}
-    for name in ("engine", "source"):
-        labels = [str(p[name].iloc[0]) for p in parts]
-        categories = list(dict.fromkeys(labels))
-        codes = np.repeat(np.asarray([categories.index(x) for x in labels], dtype=np.int32),
-                          sizes)
-        columns[name] = pd.Categorical.from_codes(codes, pd.Index(categories))
-    for name in ("record", "request", "itl_s"):
-        columns[name] = np.concatenate([p[name].to_numpy() for p in parts])
-    return pd.DataFrame(columns)

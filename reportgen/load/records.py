@@ -12,6 +12,7 @@ import pandas as pd
 from reportgen.errors import Finding, Inferred
 from reportgen.load.discover import EngineFiles
 from reportgen.load.fingerprint import Fingerprint
+from reportgen.load.gaps import Gaps
 from reportgen.load.llama_log import LlamaLog
 from reportgen.load.manifest import EngineSpec, Manifest
 from reportgen.load.placement import Workload
@@ -52,7 +53,7 @@ class LoadedRound:
     manifest: Manifest
     summary: pd.DataFrame  # bench summary rows of every engine, ``engine`` first
     requests: pd.DataFrame
-    itls: pd.DataFrame
+    itls: Gaps   # each record's ITL gaps (reportgen.load.gaps)
     engines: dict[str, EngineData]
     findings: list[Finding]
     # the sweep axis ("concurrency" or "request_rate"); the summary's ``concurrency`` column

@@ -16,7 +16,6 @@ import pandas as pd
 
 from reportgen.errors import Finding, InputError
 from reportgen.load.bench_json import (
-    concat_file_itls,
     concat_requests,
     empty_requests,
     joined_summary_frame,
@@ -25,13 +24,13 @@ from reportgen.load.bench_json import (
 from reportgen.load.discover import RoundFiles, discover
 from reportgen.load.engine_data import (
     Show,
-    concat_itls,
     engine_findings,
     load_log,
     resolve_kv_bytes,
     sniff_log_kind,
 )
 from reportgen.load.fingerprint import parse_fingerprint
+from reportgen.load.gaps import Gaps
 from reportgen.load.manifest import Manifest
 from reportgen.load.nvidia_smi import load_gpu_csv
 from reportgen.load.prometheus import nonfinite_note, parse_prometheus
@@ -134,10 +133,10 @@ def load_round(round_dir: Path) -> LoadedRound:
             findings += engine_findings(b.findings, spec.id)
             # a summary-only file has no per-request parts: nothing to join (an empty frame
             # per file would cost more than reading it)
-            if b.requests and len(file_requests := concat_requests(b.requests)):
-                requests.append(file_requests.assign(engine=spec.id))
-            if b.itls and len(file_itls := concat_file_itls(b.itls)):
-                itls.append(file_itls.assign(engine=spec.id))
+            # every record's columns, joined once for the round (a frame a file cost more
+            # than its requests)
+            requests += [(spec.id, part) for part in b.requests if part.size]
+            itls += b.itls   # each record's gaps as they are: never joined into one array
         summaries.append(summary.assign(engine=spec.id))
 
         load_log(data, show, findings)
@@ -165,12 +164,16 @@ def load_round(round_dir: Path) -> LoadedRound:
     summary.insert(0, "engine", summary.pop("engine"))
     _missing_tiers(summary, {e: show(d.files.dir / "bench") for e, d in engines.items()},
                    findings)
-    req = pd.concat(requests, ignore_index=True) if requests else empty_requests().assign(
-        engine=pd.Series(dtype=object))
-    req.insert(0, "engine", req.pop("engine"))
+    if requests:
+        req = concat_requests([part for _, part in requests])
+        req.insert(0, "engine", [e for e, part in requests for e in [e] * part.size])
+    else:
+        req = empty_requests().assign(engine=pd.Series(dtype=object))
+        req.insert(0, "engine", req.pop("engine"))
+
     return LoadedRound(manifest=manifest, summary=summary, requests=req,
                        runs=_runs(summary, files),
-                       itls=concat_itls(itls), engines=engines, findings=findings)
+                       itls=Gaps(itls), engines=engines, findings=findings)
 
 
 def _runs(summary: pd.DataFrame, files: RoundFiles) -> pd.DataFrame:

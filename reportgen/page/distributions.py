@@ -102,11 +102,13 @@ def _percentile_table(b: Builder) -> Table:
 
 def _panel(b: Builder, fig_id: str, synthetic: set[tuple[str, float]]) -> SloPanel:
     a = b.d.a
-    present = set(a.requests["engine"])
+    present = set(a.requests["engine"].unique())
     engines = [e for e in b.d.order if e in present]
+    pairs = a.requests[["engine", "concurrency"]]
+    if not pairs["concurrency"].isna().any():  # the distinct pairs first: 300,000 rows hold few
+        pairs = pairs.drop_duplicates()
     keys = list(dict.fromkeys(
-        (str(e), float(c)) for e, c in a.requests[["engine", "concurrency"]].itertuples(
-            index=False, name=None)))
+        (str(e), float(c)) for e, c in pairs.itertuples(index=False, name=None)))
     keys.sort(key=lambda k: (engines.index(k[0]) if k[0] in engines else len(engines), k[1]))
     durations = {(str(e), float(c)): float(d) for e, c, d in a.tier_durations[
         ["engine", "concurrency", "duration_s"]].itertuples(index=False, name=None)}

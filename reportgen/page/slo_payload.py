@@ -55,15 +55,19 @@ def reference_ms(slo: Slo | None, metric: str) -> float:
 def bin_codes(values_s: np.ndarray, ref_ms: float) -> np.ndarray:
     """int16 bin index per value (seconds in); 0 or less → ZERO, NaN → UNKNOWN."""
     values_s = np.asarray(values_s, dtype=float)
-    out = np.full(values_s.shape, UNKNOWN, dtype=np.int64)
     finite = np.isfinite(values_s)
     zero = finite & (values_s <= 0)
     pos = finite & (values_s > 0)
+    every = bool(pos.all())   # a tier's ITL gaps: millions, none picked out or copied
+    v = values_s if every else values_s[pos]
     with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.ceil(np.log(values_s[pos] * 1000.0 / ref_ms) / math.log(GAMMA))
+        k = np.ceil(np.log(v * 1000.0 / ref_ms) / math.log(GAMMA))
     k = np.clip(k, -LIMIT, LIMIT).astype(np.int64)
-    meets = values_s[pos] <= ref_ms / 1000.0     # the goodput table's own comparison
+    meets = v <= ref_ms / 1000.0     # the goodput table's own comparison
     k = np.where(meets & (k > 0), 0, np.where(~meets & (k <= 0), 1, k))
+    if every:
+        return k.astype(np.int16)
+    out = np.full(values_s.shape, UNKNOWN, dtype=np.int64)
     out[pos] = k
     out[zero] = ZERO
     return out.astype(np.int16)
@@ -165,9 +169,14 @@ def _runs(per_request: pd.DataFrame, index: np.ndarray) -> list[int]:
     (tier_requests sorts a tier's rows by run)."""
     if not len(index):
         return []
-    rows = per_request.iloc[index]
-    key = rows["source"].astype(str) + "\0" + rows["record"].astype(str)
-    return [int(n) for n in key.groupby(key, sort=False).size()]
+    # a run is contiguous: its boundaries are where (source, record) changes from the row
+    # before (what grouping on the joined key gave, without a string a row)
+    source = per_request["source"].to_numpy(object)[index]
+    record = per_request["record"].to_numpy()[index]
+    starts = np.flatnonzero(np.r_[True, (source[1:] != source[:-1])
+                                  | (record[1:] != record[:-1])])
+    return [int(n) for n in np.diff(np.r_[starts, len(index)])]
+
 
 
 def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarray],

@@ -34,8 +34,9 @@ import re
 from typing import Any
 
 from reportgen.errors import InputError
+from reportgen.files.safe_read import InputStream
 from reportgen.load.bench_json import decode_records
-from reportgen.load.formats import ClientRun, NotRecomputable
+from reportgen.load.formats import ClientRun, NotRecomputable, aiperf_records
 from reportgen.load.formats.metric_blocks import (
     COUNTS,
     TIME_UNITS,
@@ -86,7 +87,7 @@ def sniff(name: str, head: bytes) -> str | None:
         if b'"timeslices"' in head[:4096] and b'"aiperf_version"' in head:
             return "AIPerf timeslices (profile_export_aiperf_timeslices.json)"
         if b'"metadata"' in head and b'"benchmark_phase"' in head and b'"metrics"' in head:
-            return "AIPerf per-request records (profile_export.jsonl)"
+            return REQUESTS
         if all(m in head for m in SUMMARY_MARKERS) or (
                 b'"input_config"' in head and b'"time_to_first_token"' in head
                 and b'"endpoint"' in head and b'"loadgen"' in head):
@@ -99,6 +100,44 @@ def sniff(name: str, head: bytes) -> str | None:
             and "genai_perf" not in base:
         return "AIPerf summary CSV (profile_export_aiperf.csv)"
     return None
+
+
+HEAD = 1 << 20   # a per-request file is told by its first line, within its first MiB
+REQUESTS = "AIPerf per-request records (profile_export.jsonl)"
+
+
+def streams(what: str) -> bool:
+    """Whether a file the sniff described so is worth streaming (``read_stream``): only the
+    per-request records; any other file is read whole at once."""
+    return what == REQUESTS
+
+
+
+def read_stream(stream: InputStream, shown: str) -> list[ClientRun] | None:
+    """``read`` of a per-request ``profile_export.jsonl`` streamed into columns
+    (aiperf_records); None for any other file, or one the usual route must decide."""
+    head = stream.read(HEAD)
+    text = head.lstrip()
+    if b"\n" not in text or _not_requests(head) or not _first_line_requests(text):
+        return None
+    record = aiperf_records.columns(stream, head)
+    return None if record is None else [_requests_run(record)]
+
+
+def _not_requests(raw: bytes) -> bool:
+    """The files ``read`` tells apart before it looks at the first line."""
+    text = raw.lstrip()
+    head = raw[:65536]
+    return (text.startswith(CONFIDENCE_CSV) or SWEEP_CSV.match(text) is not None
+            or not text.startswith(b"{")
+            or (b'"num_profile_runs"' in head and AGGREGATE.search(head) is not None)
+            or (b'"sweep_id"' in head and b'"cfg"' in head and b'"benchmark_id"' in head)
+            or _server_metrics(head))
+
+
+def _first_line_requests(text: bytes) -> bool:
+    first_line = text.split(b"\n", 1)[0]
+    return b'"benchmark_phase"' in first_line and b'"metrics"' in first_line
 
 
 def read(raw: bytes, shown: str) -> list[ClientRun]:
@@ -121,8 +160,7 @@ def read(raw: bytes, shown: str) -> list[ClientRun]:
         return [ClientRun({}, client=CLIENT, not_a_run=(
             "AIPerf server metrics export: the server's Prometheus metrics during a run, "
             "not a run"))]
-    first_line = text.split(b"\n", 1)[0]
-    if b'"benchmark_phase"' in first_line and b'"metrics"' in first_line:
+    if _first_line_requests(text):
         return [_requests(raw, shown)]
     data = decode_one(raw, shown)
     if not isinstance(data, dict):
@@ -287,11 +325,14 @@ def _requests(raw: bytes, shown: str) -> ClientRun:
                          if math.isfinite(number(g)) and number(g) >= 0])
         else:
             itls.append([])
-    if not errors:
+    return _requests_run({"ttfts": ttfts, "latencies": lats, "input_lens": ins,
+                          "output_lens": outs, "itls": itls, "errors": errors})
+
+
+def _requests_run(record: dict[str, Any]) -> ClientRun:
+    if not record["errors"]:
         return ClientRun({}, client=CLIENT, not_a_run="AIPerf per-request file with no "
                                                       "profiling request (warm-up only)")
-    record: dict[str, Any] = {"ttfts": ttfts, "latencies": lats, "input_lens": ins,
-                              "output_lens": outs, "itls": itls, "errors": errors}
     return ClientRun(record, client=CLIENT, requests_of=KEY,
                      units={"per-request": "each record's metrics.<tag>.unit, to seconds"},
                      definitions={"itl": DEFINITIONS["itl"]})
