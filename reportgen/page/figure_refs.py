@@ -1,4 +1,5 @@
-"""Figure numbers in the narrative: ``{{ figure.<kind> }}`` ("Figure 6" / "图 6").
+"""Figure numbers in the narrative: ``{{ figure.<kind> }}`` is that figure's number as the
+page shows it.
 
 Figures are numbered in page order as the sections place them, after the narrative is rendered,
 and which figures a round has depends on its data; a number typed into prose goes stale as soon
@@ -28,7 +29,7 @@ def figure_marks(placed: Mapping[str, tuple[str, int]]) -> dict[str, Bi]:
 
 
 def figure_numbers(sections: Iterable[Section]) -> dict[str, Bi]:
-    """Figure id → its number as the page shows it ("图 6" / "Figure 6")."""
+    """Figure id → its number as the page shows it (the page.figure string: "Figure 6")."""
     return {b.id: b.number for s in sections for b in s.blocks if isinstance(b, Figure)}
 
 
