@@ -51,6 +51,7 @@ class Data:
         self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] | None = None
         self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
         self._concs: list[float] | None = None
+        self._records: dict[tuple[int, str], list[dict[str, Any]]] = {}
 
     def label(self, engine: Any) -> Bi:
         label = self.labels.get(str(engine), Bi.plain(str(engine)))
@@ -91,6 +92,18 @@ class Data:
             self._splits[id(frame)] = (frame, rows_by_engine(frame))
         own = self._splits[id(frame)][1].get(engine)
         return self._filter(frame, engine) if own is None else own
+
+    def records(self, engine: str, frame: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+        """``rows(engine, frame)`` as plain dicts, made once per engine and frame (a section's
+        tables read the same rows again: one ``to_dict`` per table and configuration was the
+        page stage's largest cost at 64 configurations). Read-only, like ``rows``."""
+        key = (0 if frame is None else id(frame), engine)
+        got = self._records.get(key)
+        if got is None:
+            # rows() keeps a non-default frame alive in _splits, so its id stays its own
+            got = cast(list[dict[str, Any]], self.rows(engine, frame).to_dict("records"))
+            self._records[key] = got
+        return got
 
     @staticmethod
     def _filter(frame: pd.DataFrame | None, engine: str) -> pd.DataFrame:
