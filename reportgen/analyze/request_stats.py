@@ -8,6 +8,7 @@ gaps; percentiles use numpy's linear interpolation. Arrays are seconds, results 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,8 @@ def recompute_stats(requests: pd.DataFrame, itls: pd.DataFrame) -> pd.DataFrame:
     latency_all = requests["latency_s"].to_numpy(float)
     n_all = requests["output_tokens"].to_numpy(float)
     rows = []
-    for key, index in requests.groupby(KEYS, sort=True).indices.items():
+    groups = cast(dict[Key, np.ndarray], requests.groupby(KEYS, sort=True).indices)
+    for key, index in groups.items():
         good = index[success[index]]
         ttft, latency, n = ttft_all[good], latency_all[good], n_all[good]
         multi = n > 1

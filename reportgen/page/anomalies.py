@@ -105,7 +105,8 @@ def checks(b: Builder) -> list[PageBlock]:
     out.append(Para(b.t("checks.summary", **{k: str(v) for k, v in counts.items()})))
     order = {"fail": 0, "warn": 1, "pass": 2}
     records = checks.to_dict("records")   # one conversion, not a Series per row
-    ranked = sorted(range(len(checks)), key=lambda i: order.get(records[i].get("status"), 3))
+    ranked = sorted(range(len(checks)),
+                    key=lambda i: order.get(str(records[i].get("status")), 3))
     rows = []
     for i in ranked:
         r = records[i]

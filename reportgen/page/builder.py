@@ -175,7 +175,7 @@ class Builder:
         """(tier, excluded, row) for each of an engine's rows of ``frame`` (default: tiers).
         Rows are plain dicts: iterrows built a Series per row, and reading one is slow."""
         for r in self.d.records(engine, frame):
-            yield r["concurrency"], bool(r.get("excluded", False)), r  # type: ignore[misc]
+            yield r["concurrency"], bool(r.get("excluded", False)), r
 
     def per_tier_table(self, columns: Sequence[tuple[str, str, str]], caption: Bi | None,
                        c_key: str, engines: Iterable[str] | None = None) -> Table | None:

@@ -4,7 +4,7 @@ head-to-head table."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from markupsafe import Markup
@@ -92,7 +92,7 @@ def same_speed_table(b: Builder) -> SpeedTable:
     # each frame split by engine once, its rows as dicts (a filter per engine and speed was
     # the page's costliest table at 64 configurations)
     first: dict[tuple[str, float], dict[str, Any]] = {}
-    for r in frame.to_dict("records"):
+    for r in cast(list[dict[str, Any]], frame.to_dict("records")):
         first.setdefault((str(r["engine"]), float(r["tok_s_per_user"])), r)
     own_points = ByEngine(points[~points["excluded"].astype(bool)])
     own_runs = ByEngine(repeats) if len(repeats) else None
