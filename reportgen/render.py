@@ -179,9 +179,10 @@ def table_rows(rows: list[Row]) -> Markup:
 
 
 # A table of more cells than this comes folded, its rows out of the HTML (issue 35: a page of
-# 64 configurations held ~72,000 cells, 5.1 MB, and its first layout took 600 ms). The
-# sample's largest table has 224.
-FOLD_CELLS = 500
+# 64 configurations held ~72,000 cells, 5.6 MB, and its first layout took 600 ms; folded, ~2,900
+# cells are laid out). The sample's largest table has 224 cells, 4 configurations' full tiers
+# table 1,728.
+FOLD_CELLS = 1000
 
 
 class FoldedRows:
