@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,6 +175,7 @@ class Assembled:
     page: Page
     report_data: dict[str, Any]
     figures: FigureSet
+    packed: Future[tuple[str, str]] | None = field(default=None, compare=False)  # its block
 
     def html(self, shared: bool = False) -> str:
         """``shared``: plotly.js and the page's scripts as a site's files
@@ -183,7 +185,7 @@ class Assembled:
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
                            figs=self.figures.payload(), trace_types=self.figures.trace_types,
-                           version=__version__, shared=shared)
+                           version=__version__, shared=shared, packed=self.packed)
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
@@ -213,7 +215,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     from reportgen.narrative import load_narrative
     from reportgen.page.assemble import build_page, build_sections
     from reportgen.page.model import Figure, Inputs, View
-    from reportgen.render import plotly_version
+    from reportgen.render import pack_later, plotly_version
     from reportgen.tables import to_json_dict
     from reportgen.text.bilingual import LANGS
 
@@ -232,6 +234,16 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     many = len(ra.parts) > 1
     inferred = tuple(ra.inferred)
 
+    if reuse is not None and reuse.report_data is not None:
+        report_data = reuse.report_data  # read only by render_page
+    else:
+        from reportgen.text.listing import shorten_data
+
+        report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
+        if reuse is not None:
+            reuse.report_data = report_data
+    # packed (xz) in a thread while the figures and sections are made
+    packed = pack_later(report_data)
     built: list[FigureSet] = []
     views: list[View] = []
     date = page_date(first.round)
@@ -282,15 +294,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
     figures = FigureSet.joined(built, default).only(placed)
     progress("render")
-    if reuse is not None and reuse.report_data is not None:
-        report_data = reuse.report_data  # read only by render_page
-    else:
-        from reportgen.text.listing import shorten_data
-
-        report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
-        if reuse is not None:
-            reuse.report_data = report_data
-    return Assembled(page, report_data, figures)
+    return Assembled(page, report_data, figures, packed)
 
 
 def against_baseline(part: Analysis, baseline: Source | Missing | None

@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Collection
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -388,13 +389,39 @@ def shared_scripts(trace_types: Collection[str], templates: Path) -> dict[str, b
     return out
 
 
+def pack_later(report_data: dict[str, Any]) -> Future[tuple[str, str]]:
+    """The data block (``datablock.pack``: script type, body), packed in a thread: its xz
+    compression (0.25 s at 64 configurations) lets go of the GIL, so the caller builds the
+    page meanwhile (pipeline.assemble_page starts it before the figures and sections)."""
+    text = str(script_json(report_data))
+    pool = ThreadPoolExecutor(1)
+    future = pool.submit(datablock.pack, text)
+    pool.shutdown(wait=False)   # its one thread ends with the task
+    return future
+
+
+class _Later:
+    """One part of a value computed in a thread, printed as it is (already escaped: the
+    packed block is JSON safe in a script, or base64) once the template reaches it."""
+
+    def __init__(self, future: Future[tuple[str, str]], part: int) -> None:
+        self.future, self.part = future, part
+
+    def __html__(self) -> str:
+        return self.future.result()[self.part]
+
+    __str__ = __html__
+
+
 def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
                 figs: dict[str, Any], trace_types: Collection[str], version: str,
-                shared: bool = False) -> str:
+                shared: bool = False, packed: Future[tuple[str, str]] | None = None) -> str:
     """The complete HTML document as text; ``shared``: plotly.js and the page's scripts
-    referenced as the site's ``shared_scripts`` instead of inlined."""
+    referenced as the site's ``shared_scripts`` instead of inlined; ``packed``: the data
+    block already being packed (``pack_later(report_data)``)."""
     bundle = bundle_for(trace_types, templates)
-    report_type, report_json = datablock.pack(str(script_json(report_data)))
+    packing = packed or pack_later(report_data)
+    report_type, report_json = _Later(packing, 0), _Later(packing, 1)
     assets = load_assets(templates)
     env = environment(templates)
     csp = content_security_policy(assets, bundle)
@@ -406,7 +433,7 @@ def render_page(page: Page, *, templates: Path, report_data: dict[str, Any],
         page=page, chrome=page.chrome, version=version, csp=csp,
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
         js_slo=assets.js_slo, plotly_src=srcs[0] if srcs else "", script_srcs=srcs[1:],
-        report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
+        report_type=report_type, report_json=report_json, figs_json=script_json(figs),
         folded=FoldedRows(),
         plotly_b64="" if shared else bundle.b64, plotly_kind=bundle.kind,
         plotly_version=bundle.version, plotly_notice=bundle.notice,
