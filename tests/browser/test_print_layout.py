@@ -217,11 +217,12 @@ def test_printed_pdf_pages_with_figures_are_not_blank(sample_report: Path,
 
 @pytest.fixture(scope="module")
 def many_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """24 configurations × 12 tiers: its full tiers table (288 rows) and others fold."""
+    """24 configurations × 12 tiers, 3 requests each: its full tiers table (288 rows) and
+    others fold; its line figures and Figure 9 draw merged curves (figures/many.py)."""
     from benchmarks import many_configs
 
     root = tmp_path_factory.mktemp("many")
-    many_configs.make(root / "r", configs=24, tiers=12)
+    many_configs.make(root / "r", configs=24, tiers=12, requests=3)
     return build(root / "r", root / "many.html")
 
 
@@ -263,3 +264,20 @@ def test_printed_pdf_holds_the_folded_rows(many_report: Path, tmp_path: Path) ->
                           check=True).stdout
     # the last configuration's label appears in the folded full tiers table's rows
     assert text.count("vLLM tp8 #23") >= 12
+
+
+def test_merged_distribution_curves_are_filled_and_named(open_page: Any,
+                                                         many_report: Path) -> None:
+    page, watch = open_page(many_report)
+    got = page.evaluate("""() => {
+      const el = document.getElementById('fig-9');
+      const merged = el.data.filter(t => Array.isArray(t.meta));
+      return [el.data.length, merged.length,
+              merged.map(t => [t.meta.length - 2, t.x.filter(v => v === null).length,
+                               t.x.length === t.hovertext.length, t.hovertext[0]])];
+    }""")
+    total, merged, traces = got
+    assert merged == 4 * 7 and total == merged + 1     # 7 colours × 4 panels, one legend key
+    for ids, gaps, aligned, first in traces:
+        assert aligned and gaps == ids - 1 and first.startswith("vLLM tp")
+    watch.assert_clean()
