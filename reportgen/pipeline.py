@@ -153,6 +153,7 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
         "render_error": ui.t("page.render_error"),
         "no_decompress": ui.t("page.no_decompress"),
         "rows_fold": ui.t("page.rows_fold", n="{n}"),   # render.rows_label fills it in
+        "rows_noscript": ui.t("page.rows_noscript"),
     }
 
 
