@@ -64,8 +64,10 @@ def pooled_gaps(ok: pd.DataFrame, itls: pd.DataFrame) -> dict[Key, np.ndarray]:
     successful request indexes picks the rows. Request indexes are unique within a record (the
     loader numbers them)."""
     tables: dict[Key, np.ndarray] = {}
-    for key, group in ok.groupby(KEYS, sort=False):
-        index = group["request"].to_numpy(np.int64)
+    requests = ok["request"].to_numpy(np.int64)   # read once; each run is a slice of it
+    runs = cast(dict[Key, np.ndarray], ok.groupby(KEYS, sort=False).indices)
+    for key, rows in runs.items():
+        index = requests[rows]
         index = index[index >= 0]
         table = np.zeros(int(index.max()) + 1 if index.size else 0, dtype=bool)
         table[index] = True
