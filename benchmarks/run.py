@@ -1,6 +1,7 @@
 """Time reportgen against floors measured in the same run, on this machine.
 
     python benchmarks/run.py [--quick] [--index] [--browser] [--slo] [--clients] [--columns]
+                              [--many]
                               [--trace F] [--index-rounds N] [--results PATH]
 
 Every target is a ratio to something measured here and now (importing the libraries, plain
@@ -663,6 +664,54 @@ def measure_columns(report: Report, mode: str, work: Path) -> None:
                            g["wall_s"] <= before * 1.1 if before else None,
                            f"least of 3; CPU {g['cpu_s']:.2f} s, peak {g['peak_mb']:.0f} MB; "
                            "floor: the same build before the change (10 % for noise)"))
+MANY_REQUESTS = 16   # requests per tier of the issue-35 round: 12,288 requests, 3.1 M gaps
+
+
+def measure_many_detailed(report: Report, work: Path, repeats: int) -> None:
+    """Issue 35's targets at 64 configurations × 12 tiers with per-request arrays
+    (``many_configs.make(requests=16)``): build ≤ 5 s, page ≤ 2 MB, no main-thread task over
+    50 ms after first paint, every figure drawn ≤ 1.0× the plain plotly page of its figures
+    (benchmarks/page_speed.py, loads alternating)."""
+    from benchmarks import page_speed
+
+    root = work / "configs64-detailed"
+    say(f"64 configurations × 12 tiers, {MANY_REQUESTS} requests per tier: generating …")
+    many_configs.make(root, configs=64, tiers=12, requests=MANY_REQUESTS)
+    html = work / "configs64-detailed.html"
+    walls, cpus = [], []
+    for _ in range(3):
+        say("    build in a child process …")
+        before = os.times()
+        answer, elapsed, _ = run_child(["build", str(root), str(html)])
+        after = os.times()
+        walls.append(elapsed)
+        cpus.append(after.children_user - before.children_user
+                    + after.children_system - before.children_system)
+    report.stages["64 configurations with per-request arrays, build"] = answer["stages"]
+    wall, cpu = min(walls), min(cpus)
+    report.rows.append(Row("build, 64 × 12 with per-request arrays (wall)", wall, "s", None,
+                           None, "≤ 5 s", wall <= 5.0,
+                           f"least of 3 fresh processes; CPU {cpu:.2f} s"))
+    size = html.stat().st_size
+    report.rows.append(Row("page size, 64 × 12 with per-request arrays", size / 1e6, "MB",
+                           None, None, "≤ 2 MB", size <= 2_000_000,
+                           "tables of more than 1,000 cells folded, rows packed"))
+    say(f"64 configurations: {repeats} paired loads in headless chromium …")
+    got = page_speed.measure(html, work, repeats, CHROMIUM, CHROMIUM_ARGS)
+    ours, plain = got["report"], got["plain"]
+    report.stages["64 configurations page vs plain plotly page (ms after navigation start)"] = {
+        f"{page} {key}": value for page, row in got.items() if page != "guidellm"
+        for key, value in row.items() if value is not None}
+    longest = ours["longest_task_still"] or 0.0
+    report.rows.append(Row("64 × 12: longest task after first paint, not scrolling", longest,
+                           "ms", plain["longest_task_still"], None, "≤ 50 ms", longest <= 50,
+                           "0 = none over 50 ms; floor column: the plain page's"))
+    if ours["all_figures"] is not None and plain["all_figures"]:
+        ratio = ours["all_figures"] / plain["all_figures"]
+        report.rows.append(Row("64 × 12: all figures drawn, scrolling through",
+                               ours["all_figures"] / 1000, "s", plain["all_figures"] / 1000,
+                               ratio, "≤ 1.0× plain plotly page", ratio <= 1.0,
+                               f"median of {repeats}"))
 
 
 def measure_serve(report: Report, round_dir: Path) -> None:
@@ -796,6 +845,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--columns", action="store_true",
                         help="only issue 35's per-request data in columns (39 M ITL gaps, "
                              "1 M AIPerf records, 100,000 GuideLLM requests)")
+    parser.add_argument("--many", action="store_true",
+                        help="only issue 35's 64 configurations × 12 tiers with per-request "
+                             "arrays: build, page size, long tasks, figures drawn")
     parser.add_argument("--trace", type=Path, default=None, metavar="TRACE.json",
                         help="only trace one scroll-through load of the sample page in "
                              "chromium: write the trace here, print where the time goes "
@@ -811,6 +863,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = "quick" if args.quick else "full"
     results = args.results or (GENERATED / "results-clients.json" if args.clients
                                else GENERATED / f"results-columns-{mode}.json" if args.columns
+                               else GENERATED / "results-many.json" if args.many
                                else HERE / "results.json" if mode == "full"
                                else GENERATED / "results-quick.json")
     _, _, repeats = SCALES[mode]
@@ -819,7 +872,7 @@ def main(argv: list[str] | None = None) -> int:
                            "loadavg_start": os.getloadavg()})
     began = time.perf_counter()
     GENERATED.mkdir(exist_ok=True)
-    only = args.index or args.browser or args.slo or args.clients
+    only = args.index or args.browser or args.slo or args.clients or args.many
     # quick: a smoke run of the issue-23 parts (4 rounds, one paired browser load)
     count = args.index_rounds or (INDEX_ROUNDS if mode == "full" else 4)
     small = min(10 if mode == "full" else 2, count)
@@ -834,6 +887,8 @@ def main(argv: list[str] | None = None) -> int:
             measure_client_files(report, repeats, work)
         elif args.columns:
             measure_columns(report, mode, work)
+        elif args.many:
+            measure_many_detailed(report, work, page_repeats)
         elif only:
             if args.browser:
                 sample_html = work / "sample.html"
@@ -851,6 +906,7 @@ def main(argv: list[str] | None = None) -> int:
             measure_stages(report, _sample_dir(), True, work)
             measure_serve(report, _sample_dir())
             measure_many_configs(report, work)
+            measure_many_detailed(report, work, page_repeats)
             measure_many_files(report, repeats, work)
             measure_client_files(report, repeats, work)
             measure_json(report, round_dir, 3, work)

@@ -16,6 +16,7 @@ import dataclasses
 import datetime as dt
 import os
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -153,6 +154,8 @@ def chrome(ui: UI, date: str, plotly_version: str, declared: bool = False) -> di
         "noscript": ui.t("page.noscript"),
         "render_error": ui.t("page.render_error"),
         "no_decompress": ui.t("page.no_decompress"),
+        "rows_fold": ui.t("page.rows_fold", n="{n}"),   # render.rows_label fills it in
+        "rows_noscript": ui.t("page.rows_noscript"),
     }
 
 
@@ -175,6 +178,7 @@ class Assembled:
     page: Page
     report_data: JsonObject
     figures: FigureSet
+    packed: Future[tuple[str, str]] | None = field(default=None, compare=False)  # its block
 
     def html(self, shared: bool = False) -> str:
         """``shared``: plotly.js and the page's scripts as a site's files
@@ -184,7 +188,7 @@ class Assembled:
 
         return render_page(self.page, templates=templates_dir(), report_data=self.report_data,
                            figs=self.figures.payload(), trace_types=self.figures.trace_types,
-                           version=__version__, shared=shared)
+                           version=__version__, shared=shared, packed=self.packed)
 
 
 def render_analysis(analysis: RoundAnalysis | Analysis, round_dir: Path,
@@ -215,7 +219,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     from reportgen.page.assemble import build_page, build_sections
     from reportgen.page.figure_refs import figure_marks, resolve_marks
     from reportgen.page.model import Figure, Inputs, View
-    from reportgen.render import plotly_version
+    from reportgen.render import pack_later, plotly_version
     from reportgen.tables import to_json_dict
     from reportgen.text.bilingual import LANGS
 
@@ -234,6 +238,16 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     many = len(ra.parts) > 1
     inferred = tuple(ra.inferred)
 
+    if reuse is not None and reuse.report_data is not None:
+        report_data = reuse.report_data  # read only by render_page
+    else:
+        from reportgen.text.listing import shorten_data
+
+        report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
+        if reuse is not None:
+            reuse.report_data = report_data
+    # packed (xz) in a thread while the figures and sections are made
+    packed = pack_later(report_data)
     built: list[FigureSet] = []
     views: list[View] = []
     date = page_date(first.round)
@@ -286,15 +300,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
     figures = FigureSet.joined(built, default).only(placed)
     progress("render")
-    if reuse is not None and reuse.report_data is not None:
-        report_data = reuse.report_data  # read only by render_page
-    else:
-        from reportgen.text.listing import shorten_data
-
-        report_data = shorten_data(to_json_dict(ra))  # a page stays small: no 50,000-row list
-        if reuse is not None:
-            reuse.report_data = report_data
-    return Assembled(page, report_data, figures)
+    return Assembled(page, report_data, figures, packed)
 
 
 def figure_values(ra: RoundAnalysis, baseline: Baseline | None) -> dict[str, Bi]:

@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Collection
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,7 @@ import jinja2
 from markupsafe import Markup
 
 from reportgen.files import datablock
-from reportgen.page.model import Page, Row, Series
+from reportgen.page.model import Page, Row, Series, Table
 from reportgen.schema import JsonObject
 from reportgen.text.bidi import has_bidi, isolate
 from reportgen.text.bilingual import Bi
@@ -88,6 +89,7 @@ def environment(templates: Path) -> jinja2.Environment:
     env.filters["isolated"] = isolate
     env.globals["bi"] = bi   # both templates print every Bi through the one function
     env.globals["series_nav"] = series_nav
+    env.globals["rows_label"] = rows_label
     return env
 
 
@@ -153,13 +155,13 @@ def series_nav(series: Series, index_label: Bi) -> Markup:
     return Markup("".join(out))
 
 
-def table_rows(rows: list[Row]) -> Markup:
-    """A table's ``<tr>`` lines, each after a newline, built here rather than by template
-    loops: a page of many configurations has ~60,000 cells, and a jinja macro call per cell
-    made rendering the slowest stage. Every text is escaped exactly as autoescaping would."""
-    out: list[str] = []
+def row_lines(rows: list[Row]) -> list[str]:
+    """Each row's ``<tr>`` line, after a newline, built here rather than by template loops: a
+    page of many configurations has ~60,000 cells, and a jinja macro call per cell made
+    rendering the slowest stage. Every text is escaped exactly as autoescaping would."""
+    lines: list[str] = []
     for row in rows:
-        out.append(f'\n<tr class="{_escaped(row.cls)}">' if row.cls else "\n<tr>")
+        out = [f'\n<tr class="{_escaped(row.cls)}">' if row.cls else "\n<tr>"]
         for cell in row.cells:
             if cell.num or cell.cls:
                 gap = " " if cell.num and cell.cls else ""
@@ -169,7 +171,51 @@ def table_rows(rows: list[Row]) -> Markup:
             out.append(bi_html(cell.text))
             out.append("</td>")
         out.append("</tr>")
-    return Markup("".join(out))
+        lines.append("".join(out))
+    return lines
+
+
+def table_rows(rows: list[Row]) -> Markup:
+    """A table's ``<tr>`` lines (``row_lines``) as one text."""
+    return Markup("".join(row_lines(rows)))
+
+
+# A table of more cells than this comes folded, its rows out of the HTML (issue 35: a page of
+# 64 configurations held ~72,000 cells, 5.6 MB, and its first layout took 600 ms; folded, ~2,900
+# cells are laid out). The sample's largest table has 224 cells, 4 configurations' full tiers
+# table 1,728.
+FOLD_CELLS = 1000
+
+
+class FoldedRows:
+    """The rows of a page's large tables (``big``), kept out of the HTML: the template leaves
+    each one's ``<tbody data-rows="i">`` empty and ``packed`` is the ``report-rows`` block
+    (base64 of gzip of JSON: per table, its ``<tr>`` lines, the markup ``table_rows`` writes),
+    which app.js puts in when the reader opens the table's fold, and before printing."""
+
+    def __init__(self) -> None:
+        self.tables: list[list[str]] = []
+
+    @staticmethod
+    def over(cells: int) -> bool:
+        return cells > FOLD_CELLS
+
+    def big(self, table: Table) -> bool:
+        return self.over(len(table.rows) * max(1, len(table.columns)))
+
+    def add(self, rows: list[Row]) -> int:
+        self.tables.append(row_lines(rows))
+        return len(self.tables) - 1
+
+    def packed(self) -> str:
+        text = json.dumps(self.tables, ensure_ascii=False, separators=(",", ":"))
+        # mtime 0: the same page, the same bytes
+        return base64.b64encode(gzip.compress(text.encode("utf-8"), 6, mtime=0)).decode("ascii")
+
+
+def rows_label(label: Bi, n: int) -> Bi:
+    """A fold's summary (``page.rows_fold``, its ``{n}`` left in) with the table's row count."""
+    return Bi(*(label.get(lang).replace("{n}", f"{n:,}") for lang in ("zh", "en")))
 
 
 class _BytecodeCache(jinja2.FileSystemBytecodeCache):
@@ -344,13 +390,39 @@ def shared_scripts(trace_types: Collection[str], templates: Path) -> dict[str, b
     return out
 
 
+def pack_later(report_data: JsonObject) -> Future[tuple[str, str]]:
+    """The data block (``datablock.pack``: script type, body), packed in a thread: its xz
+    compression (0.25 s at 64 configurations) lets go of the GIL, so the caller builds the
+    page meanwhile (pipeline.assemble_page starts it before the figures and sections)."""
+    text = str(script_json(report_data))
+    pool = ThreadPoolExecutor(1)
+    future = pool.submit(datablock.pack, text)
+    pool.shutdown(wait=False)   # its one thread ends with the task
+    return future
+
+
+class _Later:
+    """One part of a value computed in a thread, printed as it is (already escaped: the
+    packed block is JSON safe in a script, or base64) once the template reaches it."""
+
+    def __init__(self, future: Future[tuple[str, str]], part: int) -> None:
+        self.future, self.part = future, part
+
+    def __html__(self) -> str:
+        return self.future.result()[self.part]
+
+    __str__ = __html__
+
+
 def render_page(page: Page, *, templates: Path, report_data: JsonObject,
                 figs: dict[str, object], trace_types: Collection[str], version: str,
-                shared: bool = False) -> str:
+                shared: bool = False, packed: Future[tuple[str, str]] | None = None) -> str:
     """The complete HTML document as text; ``shared``: plotly.js and the page's scripts
-    referenced as the site's ``shared_scripts`` instead of inlined."""
+    referenced as the site's ``shared_scripts`` instead of inlined; ``packed``: the data
+    block already being packed (``pack_later(report_data)``)."""
     bundle = bundle_for(trace_types, templates)
-    report_type, report_json = datablock.pack(str(script_json(report_data)))
+    packing = packed or pack_later(report_data)
+    report_type, report_json = _Later(packing, 0), _Later(packing, 1)
     assets = load_assets(templates)
     env = environment(templates)
     csp = content_security_policy(assets, bundle)
@@ -362,7 +434,8 @@ def render_page(page: Page, *, templates: Path, report_data: JsonObject,
         page=page, chrome=page.chrome, version=version, csp=csp,
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
         js_slo=assets.js_slo, plotly_src=srcs[0] if srcs else "", script_srcs=srcs[1:],
-        report_type=report_type, report_json=Markup(report_json), figs_json=script_json(figs),
+        report_type=report_type, report_json=report_json, figs_json=script_json(figs),
+        folded=FoldedRows(),
         plotly_b64="" if shared else bundle.b64, plotly_kind=bundle.kind,
         plotly_version=bundle.version, plotly_notice=bundle.notice,
         plotly_integrity=bundle.sha256,

@@ -233,6 +233,36 @@ def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
     assert 'id="fig-7"' in text
 
 
+def test_64_configurations_with_requests_fold_their_tables_and_merge_their_curves(
+        tmp_path: Path) -> None:
+    """Issue 35: per-request arrays at 64 × 12 (4 requests per tier here). The large tables
+    come folded, their rows packed in report-rows (every row kept); the line figures draw a
+    few merged traces, not one per configuration."""
+    import base64
+    import gzip
+
+    from reportgen.build import build_report
+    from reportgen.sources.diff import tables_from_html
+
+    many_configs.make(tmp_path / "r", configs=64, tiers=12, requests=4)
+    html = build_report(tmp_path / "r", tmp_path / "r.html")
+    text = html.read_text(encoding="utf-8")
+    packed = re.search(r'id="report-rows">([A-Za-z0-9+/=]+)</script>', text)
+    assert packed
+    tables = json.loads(gzip.decompress(base64.b64decode(packed.group(1))))
+    bodies = re.findall(r'<tbody data-rows="(\d+)"></tbody>', text)
+    assert [int(i) for i in bodies] == list(range(len(tables)))
+    assert 64 * 12 in [len(t) for t in tables]              # the full tiers table
+    assert len(tables_from_html(html)["tiers"]) == 64 * 12  # and the data block
+    # what the first layout sees: the cells outside the folds
+    assert text.count("<td") < 4_000, text.count("<td")
+    assert text.count('<details class="fold fold-rows">') >= len(tables) - 1
+    figs = json.loads(re.search(r'id="report-figs">(.*?)</script>', text, re.S).group(1))
+    for f in figs["figs"]:
+        if f["id"] in ("fig-1", "fig-2", "fig-4", "fig-6"):
+            assert len(f["fig"]["data"]) <= 16, (f["id"], len(f["fig"]["data"]))
+
+
 def test_two_configurations_get_the_pareto_view_one_does_not() -> None:
     import dataclasses
 

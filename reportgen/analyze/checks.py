@@ -393,16 +393,17 @@ def arrays_vs_summary(summary: pd.DataFrame, recomputed: pd.DataFrame) -> list[C
     if recomputed.empty:
         return rows
     merged = summary.merge(recomputed, on=["source", "record"], suffixes=("", "__arrays"))
-    for _, r in merged.iterrows():
+    # the columns compared, once (not per row); rows as dicts, not a Series each
+    compare = [c for c in recomputed.columns
+               if c not in ("source", "record") and c in summary.columns]
+    for r in merged.to_dict("records"):
         worst, worst_col = 0.0, ""
         compared = 0
         # what the client computes otherwise than the recomputation (numpy's linear
         # percentiles of the unweighted per-request values) is not compared: the run's
         # ClientRun.not_recomputable says which statistics and why
         own = r.get("not_recomputable")
-        for column in recomputed.columns:
-            if column in ("source", "record") or column not in summary.columns:
-                continue
+        for column in compare:
             if not_recomputable(own, column):
                 continue
             file_value, array_value = r[column], r[f"{column}__arrays"]
@@ -544,11 +545,16 @@ def plausibility_checks(tiers: pd.DataFrame, engines: pd.DataFrame,
     below the step is impossible only against an ITL step."""
     rows: list[Check] = []
     by_engine = ByEngine(tiers)
+    # each configuration's first mbu_c1, read once (a filter of the engines frame per
+    # configuration grew with the square of their count)
+    mbus: dict[object, float] = {}
+    if "mbu_c1" in engines and "id" in engines:
+        for eid, value in zip(engines["id"], engines["mbu_c1"], strict=True):
+            mbus.setdefault(eid, float(value))
     for engine in engine_order:
         own = by_engine[engine].sort_values("concurrency")
         worst = own["roofline_attainment"].max() if "roofline_attainment" in own else np.nan
-        eng = engines[engines["id"] == engine]
-        mbu = float(eng["mbu_c1"].iloc[0]) if len(eng) and "mbu_c1" in eng else np.nan
+        mbu = mbus.get(engine, np.nan)
         if (np.isfinite(worst) and worst > ABOVE_ONE) or (np.isfinite(mbu) and mbu > ABOVE_ONE):
             value = max(v for v in (worst, mbu) if np.isfinite(v))
             rows.append(check("plausibility.roofline", "warn", "above_one", {"value": value},

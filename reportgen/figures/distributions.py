@@ -7,7 +7,8 @@ import math
 from typing import Any
 
 from reportgen.analyze.result import Analysis
-from reportgen.figures.base import Fig, Scatter
+from reportgen.figures.base import MUTED, Fig, Scatter
+from reportgen.figures.many import GROUP, MANY_SERIES
 from reportgen.figures.marks import colors, engine_labels, engine_order
 from reportgen.text.i18n import UI
 
@@ -55,7 +56,9 @@ def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
     color = colors(analysis)
     present = set(analysis.requests["engine"].unique())
     engines = [e for e in engine_order(analysis) if e in present]
-    for i in range(len(DIST_METRICS)):
+    if len(engines) > MANY_SERIES:
+        _merged_curves(fig, engines, color, ui, lang)
+    for i in range(len(DIST_METRICS) if len(engines) <= MANY_SERIES else 0):
         x, y = axis_names(i)
         hover = ui.raw("dist.fig_hover", lang)
         for e in engines:
@@ -84,3 +87,26 @@ def distributions_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
                       margin=dict(t=36), **layout)
     return fig
 FILLED_META = "filled-by-slo.js"   # on each such trace: empty here, data from the page's script
+
+
+def _merged_curves(fig: Fig, engines: list[str], color: dict[str, str], ui: UI,
+                   lang: str) -> None:
+    """Many configurations (figures/many.py): per panel, one trace per colour holding its
+    configurations' curves, which slo.js fills one after the other with a gap between two
+    and each point's hover naming its configuration; ``meta`` = [FILLED_META, panel,
+    configuration ids…]. One legend entry stands for them all."""
+    groups: dict[str, list[str]] = {}
+    for e in engines:
+        groups.setdefault(color[e], []).append(e)
+    fig.add_trace(Scatter(x=[None], y=[None], mode="lines", hoverinfo="skip", showlegend=True,
+                          name=ui.raw("fig.many", lang, n=str(len(engines))), legendgroup=GROUP,
+                          line=dict(color=MUTED, width=2.5)))
+    hover = ui.raw("dist.fig_hover", lang)
+    for i in range(len(DIST_METRICS)):
+        x, y = axis_names(i)
+        for shade, ids in groups.items():
+            fig.add_trace(Scatter(
+                x=[], y=[], mode="lines", name=ids[0], legendgroup=GROUP,
+                meta=[FILLED_META, i, *ids], showlegend=False,
+                line=dict(color=shade, width=2, shape="hv"),
+                hovertemplate=f"%{{hovertext}}<br>{hover}<extra></extra>", xaxis=x, yaxis=y))

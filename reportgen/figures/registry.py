@@ -15,8 +15,9 @@ from reportgen.analyze.result import Analysis
 from reportgen.figures.base import Fig, FigureSpec, plotly_node, template, trace_values
 from reportgen.figures.built import BuiltFigure, FigureSet
 from reportgen.figures.distributions import distributions_figure
+from reportgen.figures.many import MANY_SERIES, merge_series
 from reportgen.figures.margins import fitted_margins
-from reportgen.figures.marks import with_inf_drawn
+from reportgen.figures.marks import engine_labels, with_inf_drawn
 from reportgen.figures.memory import memory_figure
 from reportgen.figures.overlays import add_baseline_curves
 from reportgen.figures.ranking import pareto_figure, ranking_figure
@@ -81,6 +82,9 @@ def build_figures(analysis: Analysis, ui: UI, lang: str,
             if not any(_has_points(t) for t in fig.data):
                 continue   # no series has data: no empty axes, no legend of nothing
         if fig is not None:
+            if kind in LINE_KINDS and len(analysis.engines) > MANY_SERIES:
+                merge_series(fig, ui.raw("fig.many", lang, n=str(len(analysis.engines))),
+                             [label.get(lang) for label in engine_labels(analysis).values()])
             if baseline is not None:
                 add_baseline_curves(fig, kind, baseline, analysis, ui, lang)
             _fit_margins(fig)

@@ -64,25 +64,7 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
             customdata=excluded_notes(excluded, ui, lang, synth),
             hovertemplate=ui.raw("fig.throughput.hover", lang), **spread,
         ))
-    for _, cross in analysis.crossovers.iterrows():
-        c = float(cross["concurrency"])
-        a = str(cross["engine_a"])
-        if a not in curves or not math.isfinite(c) or c <= 0:
-            continue
-        y_at = _loglog_at(curves[a], c, float(cross["lower_tier"]), float(cross["upper_tier"]))
-        if not math.isfinite(y_at):
-            continue
-        name = ui.raw("fig.throughput.crossover", lang, c=f"{c:.1f}")
-        fig.add_trace(Scatter(
-            x=[c], y=[y_at], mode="markers", name=name,
-            marker=dict(symbol="x-thin", size=16, color=INK, line=dict(width=3, color=INK)),
-            hovertemplate=ui.raw("fig.throughput.crossover_hover", lang,
-                                 c=f"{c:.1f}", lo=f"{float(cross['lower_tier']):g}",
-                                 hi=f"{float(cross['upper_tier']):g}") + "<extra></extra>",
-        ))
-        fig.add_annotation(x=math.log10(c), y=math.log10(y_at), text=name, showarrow=True,
-                           arrowhead=0, arrowwidth=1, arrowcolor=MUTED, ax=48, ay=46,
-                           font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.85)")
+    _crossovers(fig, analysis, curves, ui, lang)
     seen.legends(fig, ui, lang)
     base_layout(fig, ui, "throughput", lang)
     fig.update_layout(
@@ -91,6 +73,43 @@ def throughput_figure(analysis: Analysis, ui: UI, lang: str) -> Fig | None:
         yaxis=log_axis(analysis.tiers["output_tok_s"], ui.raw("fig.throughput.y", lang)),
     )
     return fig
+
+
+# beyond this many crossovers they share one trace and lose their labels (64 configurations
+# against a reference: 43 crossings, 43 traces and overlapping labels); the hover tells each
+MANY_CROSSOVERS = 8
+
+
+def _crossovers(fig: Fig, analysis: Analysis,
+                curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                ui: UI, lang: str) -> None:
+    """Figure 1's crossover marks: an × at each crossing, labelled; many of them, one trace."""
+    points = []
+    for cross in analysis.crossovers.to_dict("records"):
+        c = float(cross["concurrency"])
+        a = str(cross["engine_a"])
+        if a not in curves or not math.isfinite(c) or c <= 0:
+            continue
+        lo, hi = float(cross["lower_tier"]), float(cross["upper_tier"])
+        y_at = _loglog_at(curves[a], c, lo, hi)
+        if math.isfinite(y_at):
+            points.append((c, y_at, ui.raw("fig.throughput.crossover_hover", lang,
+                                            c=f"{c:.1f}", lo=f"{lo:g}", hi=f"{hi:g}")))
+    marker = dict(symbol="x-thin", size=16, color=INK, line=dict(width=3, color=INK))
+    if len(points) > MANY_CROSSOVERS:
+        fig.add_trace(Scatter(
+            x=np.array([p[0] for p in points]), y=np.array([p[1] for p in points]),
+            mode="markers", name=ui.raw("fig.throughput.crossovers", lang, n=str(len(points))),
+            marker=marker, customdata=[[p[2]] for p in points],
+            hovertemplate="%{customdata[0]}<extra></extra>"))
+        return
+    for c, y_at, hover in points:
+        name = ui.raw("fig.throughput.crossover", lang, c=f"{c:.1f}")
+        fig.add_trace(Scatter(x=[c], y=[y_at], mode="markers", name=name, marker=marker,
+                              hovertemplate=hover + "<extra></extra>"))
+        fig.add_annotation(x=math.log10(c), y=math.log10(y_at), text=name, showarrow=True,
+                           arrowhead=0, arrowwidth=1, arrowcolor=MUTED, ax=48, ay=46,
+                           font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.85)")
 
 
 def _loglog_at(curve: tuple[np.ndarray, np.ndarray, np.ndarray], c: float, lo: float,

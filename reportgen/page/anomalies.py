@@ -59,8 +59,7 @@ def grouped_findings(b: Builder) -> Table | None:
         return None
     groups: dict[tuple[str, str, str], list[float]] = {}
     first: dict[tuple[str, str, str], Mapping[Hashable, Any]] = {}
-    for i in range(len(checks)):
-        r = checks.iloc[i].to_dict()
+    for r in checks.to_dict("records"):   # one conversion, not a Series per row
         status = str(r.get("status"))
         if status not in ("warn", "fail"):
             continue
@@ -105,11 +104,12 @@ def checks(b: Builder) -> list[PageBlock]:
     counts = {s: int((checks["status"] == s).sum()) for s in ("pass", "warn", "fail")}
     out.append(Para(b.t("checks.summary", **{k: str(v) for k, v in counts.items()})))
     order = {"fail": 0, "warn": 1, "pass": 2}
-    statuses = checks["status"].tolist()
-    ranked = sorted(range(len(checks)), key=lambda i: order.get(statuses[i], 3))
+    records = checks.to_dict("records")   # one conversion, not a Series per row
+    ranked = sorted(range(len(checks)),
+                    key=lambda i: order.get(str(records[i].get("status")), 3))
     rows = []
     for i in ranked:
-        r = checks.iloc[i].to_dict()
+        r = records[i]
         status = str(r.get("status"))
         engine = r.get("engine")
         has_engine = isinstance(engine, str) and engine != ""

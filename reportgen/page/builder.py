@@ -174,8 +174,8 @@ class Builder:
                          ) -> Iterable[tuple[float, bool, Mapping[str, Any]]]:
         """(tier, excluded, row) for each of an engine's rows of ``frame`` (default: tiers).
         Rows are plain dicts: iterrows built a Series per row, and reading one is slow."""
-        for r in self.d.rows(engine, frame).to_dict("records"):
-            yield r["concurrency"], bool(r.get("excluded", False)), r  # type: ignore[misc]
+        for r in self.d.records(engine, frame):
+            yield r["concurrency"], bool(r.get("excluded", False)), r
 
     def per_tier_table(self, columns: Sequence[tuple[str, str, str]], caption: Bi | None,
                        c_key: str, engines: Iterable[str] | None = None) -> Table | None:

@@ -4,11 +4,13 @@ head-to-head table."""
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import pandas as pd
 from markupsafe import Markup
 
 from reportgen.analyze.goodput import T975, Z95
+from reportgen.frames import ByEngine
 from reportgen.page import ranking
 from reportgen.page.builder import Builder
 from reportgen.page.cells import same, tier_cell, tier_row
@@ -87,21 +89,28 @@ def same_speed_table(b: Builder) -> SpeedTable:
     cols += [Column(b.t("pareto.speed_col", speed=fmt_g(s)), True) for s in speeds]
     cols.append(Column(b.t("pareto.speed_yours"), True))
     rows, curves = [], []
+    # each frame split by engine once, its rows as dicts (a filter per engine and speed was
+    # the page's costliest table at 64 configurations)
+    first: dict[tuple[str, float], dict[str, Any]] = {}
+    for r in cast(list[dict[str, Any]], frame.to_dict("records")):
+        first.setdefault((str(r["engine"]), float(r["tok_s_per_user"])), r)
+    own_points = ByEngine(points[~points["excluded"].astype(bool)])
+    own_runs = ByEngine(repeats) if len(repeats) else None
+    present = {str(e) for e in frame["engine"]}
     for engine in b.d.order:
-        mine = frame[frame["engine"] == engine]
-        if mine.empty:
+        if engine not in present:
             continue
         cells = [Cell(b.d.label(engine))]
         for s in speeds:
-            row = mine[mine["tok_s_per_user"] == s].iloc[0]
+            row = first[(engine, s)]
             cells.append(_speed_cell(b, num(row["tok_s_per_gpu"]), str(row["status"]),
                                      num(row.get("tok_s_per_gpu_low", math.nan)),
                                      num(row.get("tok_s_per_gpu_high", math.nan))))
         cells.append(Cell(Bi.plain(""), num=True))
         rows.append(Row(cells))
-        own = points[(points["engine"] == engine) & ~points["excluded"].astype(bool)]
+        own = own_points[engine]
         # each repeat's own curve (pareto.run_points): the typed speed's interval
-        runs = repeats[repeats["engine"] == engine] if len(repeats) else repeats
+        runs = own_runs[engine] if own_runs is not None else repeats
         curves.append({"engine": engine, "points": _points(own), "repeats": [
             _points(curve) for _, curve in runs.groupby("repeat", sort=True)] if len(runs)
             else []})

@@ -51,6 +51,7 @@ class Data:
         self._tiers_by_c: dict[str, dict[float, Mapping[str, Any]]] | None = None
         self._engine_rows: dict[Any, Mapping[str, Any]] | None = None
         self._concs: list[float] | None = None
+        self._records: dict[int, dict[str, list[dict[str, Any]]]] = {}
 
     def label(self, engine: Any) -> Bi:
         label = self.labels.get(str(engine), Bi.plain(str(engine)))
@@ -91,6 +92,28 @@ class Data:
             self._splits[id(frame)] = (frame, rows_by_engine(frame))
         own = self._splits[id(frame)][1].get(engine)
         return self._filter(frame, engine) if own is None else own
+
+    def records(self, engine: str, frame: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+        """``rows(engine, frame)`` as plain dicts (read-only, like ``rows``): the whole frame
+        converted once, sorted by concurrency (stable) and split by engine as
+        ``rows_by_engine`` splits it (a ``to_dict`` per table and configuration was the page
+        stage's largest cost at 64 configurations, and one per configuration still cost a
+        column look-up per column each)."""
+        whole = self.tiers if frame is None else frame
+        key = id(whole)
+        if key not in self._records:
+            self.rows(engine, frame)   # keeps a non-default frame alive: its id stays its own
+            split: dict[str, list[dict[str, Any]]] = {}
+            if not whole.empty and "engine" in whole.columns:
+                ordered = whole.sort_values("concurrency", kind="stable") \
+                    if "concurrency" in whole else whole
+                for row in cast(list[dict[str, Any]], ordered.to_dict("records")):
+                    split.setdefault(str(row["engine"]), []).append(row)
+            self._records[key] = split
+        got = self._records[key].get(engine)
+        if got is None:   # no rows of its own: what rows() gives (an empty frame)
+            got = cast(list[dict[str, Any]], self.rows(engine, frame).to_dict("records"))
+        return got
 
     @staticmethod
     def _filter(frame: pd.DataFrame | None, engine: str) -> pd.DataFrame:

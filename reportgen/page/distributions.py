@@ -15,7 +15,7 @@ from reportgen.figures.base import plotly_text
 from reportgen.page import slo_payload
 from reportgen.page.builder import Builder
 from reportgen.page.cells import tcell, tier_cell, tier_row, with_mark
-from reportgen.page.model import Column, Figure, PageBlock, Para, SloPanel, Table
+from reportgen.page.model import Cell, Column, Figure, PageBlock, Para, SloPanel, Table
 from reportgen.slo import METRICS as SLO_METRICS
 from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import fmt, fmt_g
@@ -79,11 +79,17 @@ def _percentile_table(b: Builder) -> Table:
             Column(b.t("dist.col_metric")), Column(b.t("dist.col_n"), num=True),
             *(Column(Bi.plain(h), num=True) for h in PERCENTILE_HEADS)]
     rows = []
+    labels: dict[str, Cell] = {}     # a configuration's and a metric's cell, made once each
+    metrics: dict[str, Cell] = {}
     for r in frame.to_dict("records"):
         e, c, metric = str(r["engine"]), float(r["concurrency"]), str(r["metric"])
         excluded = b.d.excluded(e, c)
         name = f"distributions.{e}.{tier_key(c)}.{metric}"
-        cells = [tcell(b.d.label(e)), tier_cell(c, excluded), tcell(b.t(f"dist.metric_{metric}")),
+        if e not in labels:
+            labels[e] = tcell(b.d.label(e))
+        if metric not in metrics:
+            metrics[metric] = tcell(b.t(f"dist.metric_{metric}"))
+        cells = [labels[e], tier_cell(c, excluded), metrics[metric],
                  b.named_cell(name, fmt_g(r["count"]))]
         # a percentile that rests on fewer values than it needs carries * (the n is beside it)
         few = set(str(r.get("few_samples") or "").split(", "))

@@ -138,13 +138,13 @@ def glossary(b: Builder) -> list[PageBlock]:
             own = b.d.rows(e)
             if own.empty or column not in own:
                 continue
-            series = own[column]
+            values = [r.get(column) for r in b.d.records(e)]   # the rows as dicts, made once
             if key == "per_user_tok_s":   # 1000 ÷ TPOT p50, from the same column
-                series = series.map(lambda x: 1000.0 / num(x) if num(x) > 0 else math.nan)
-            known = series[series.map(lambda x: math.isfinite(num(x)))]
-            if known.empty:   # not in this configuration's files: no "—→—"
+                values = [1000.0 / num(x) if num(x) > 0 else math.nan for x in values]
+            known = [x for x in values if math.isfinite(num(x))]
+            if not known:   # not in this configuration's files: no "—→—"
                 continue
-            first, last = known.iloc[0], known.iloc[-1]
+            first, last = known[0], known[-1]
             lo, hi = fmt_latency_ms(first, spec), fmt_latency_ms(last, spec)
             if unit == "ms" and (lo.endswith(" s") or hi.endswith(" s")):
                 # 10 s or more reads in seconds: each end with its unit

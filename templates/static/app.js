@@ -263,9 +263,76 @@
       root.setAttribute('data-print-ready', 'true');
     });
   }
-  function forPrint() { return drawAll().then(printImages); }
+  // Large tables come folded (render.FOLD_CELLS): their rows wait in the report-rows block
+  // (per table, its <tr> lines) and are put in when the reader opens the fold, ROWS_SLICE rows
+  // per task so that no task runs long, and all at once before printing (the folds holding
+  // them open for print, closed again after). The block is unpacked once, at idle time after
+  // load, so that beforeprint (which cannot wait) finds it ready.
+  var ROWS_SLICE = 200;
+  var rowsBlock = document.getElementById('report-rows');
+  var rowsAll = null, rowsP = null;
+  function foldedRows() {
+    if (!rowsP) {
+      rowsP = window.reportUnpack(rowsBlock.textContent.trim())
+        .then(function (r) { return r.text(); })
+        .then(function (t) { rowsAll = JSON.parse(t); return rowsAll; });
+    }
+    return rowsP;
+  }
+  function putRows(tb, upto) {          // rows up to `upto` in; true when all are
+    var lines = rowsAll[+tb.getAttribute('data-rows')] || [];
+    var at = tb._rowsAt || 0, end = Math.min(upto, lines.length);
+    if (end > at) tb.insertAdjacentHTML('beforeend', lines.slice(at, end).join(''));
+    tb._rowsAt = end;
+    if (end >= lines.length) {
+      tb.setAttribute('data-filled', '');
+      tb.parentNode.removeAttribute('aria-busy');
+      return true;
+    }
+    return false;
+  }
+  function fillSliced(tb) {
+    if (tb._rowsFilling || tb.hasAttribute('data-filled')) return;
+    tb._rowsFilling = true;
+    tb.parentNode.setAttribute('aria-busy', 'true');
+    (function step() {
+      if (!putRows(tb, (tb._rowsAt || 0) + ROWS_SLICE)) later(step);
+    })();
+  }
+  var printOpened = [];
+  function rowsForPrint() {
+    document.querySelectorAll('tbody[data-rows]').forEach(function (tb) { putRows(tb, Infinity); });
+    document.querySelectorAll('details.fold-rows').forEach(function (fold) {
+      for (var d = fold; d; d = d.parentNode.closest('details')) {
+        if (!d.open) { d.open = true; printOpened.push(d); }
+      }
+    });
+  }
+  if (rowsBlock) {
+    document.addEventListener('toggle', function (ev) {
+      var d = ev.target;
+      if (!d.open || !d.querySelectorAll) return;
+      var bodies = d.querySelectorAll('tbody[data-rows]:not([data-filled])');
+      if (!bodies.length) return;
+      foldedRows().then(function () { bodies.forEach(fillSliced); }).catch(fail);
+    }, true);   // toggle does not bubble: caught on its way down
+    window.addEventListener('load', function () {
+      var idle = window.requestIdleCallback || function (fn) { setTimeout(fn, 1000); };
+      idle(function () { foldedRows().catch(fail); }, { timeout: 5000 });
+    });
+  }
+  window.addEventListener('afterprint', function () {
+    printOpened.forEach(function (d) { d.open = false; });
+    printOpened = [];
+  });
+
+  function forPrint() {
+    var rows = rowsBlock ? foldedRows().then(rowsForPrint) : rowsForPrint();
+    return Promise.all([drawAll(), rows]).then(printImages);
+  }
   window.reportPrintImages = forPrint;
   window.addEventListener('beforeprint', function () {
+    if (rowsAll || !rowsBlock) rowsForPrint();
     if (!root.classList.contains('print-ready')) forPrint().catch(fail);
   });
 

@@ -13,6 +13,7 @@
 (function () {
   'use strict';
   var METRICS = ['ttft', 'tpot', 'e2el'];
+  var FILLED = 'filled-by-slo.js';   // figures/distributions.py FILLED_META
   var root = document.documentElement;
 
   function lang() { return root.getAttribute('data-lang') === 'en' ? 'en' : 'zh'; }
@@ -709,28 +710,56 @@
   // The restyle that fills the curves of the selected tier, or null when they are there.
   Panel.prototype.curves = function (force) {
     if (!this.drawn()) return null;
-    var key = String(this.selectedTier());
-    if (!force && this.filledFor === key && this.figEl.data.some(function (t) {
-      return t.x && t.x.length;
+    if (!force && this.filledFor === this.fillKey() && this.figEl.data.some(function (t) {
+      return t.meta && t.x && t.x.length;
     })) return null;
-    return this.fill();
+    return this.fill(this.figEl.data);
   };
 
-  // The curves of the selected tier: {data: {x, y}, traces} (restyle's arguments).
-  Panel.prototype.fill = function () {
-    var c = this.selectedTier(), key = String(c);
-    var D = this.data, self = this, xs = [], ys = [], idx = [];
-    var E = D.engines.length;
-    D.engines.forEach(function (e, ei) {
-      var t = null;
-      D.tiers.forEach(function (tt) { if (tt.engine === e.id && tt.c === c) t = tt; });
-      for (var i = 0; i < 4; i++) {
-        var pts = t === null ? [[], []] : i < 3 ? self.curve(t, i) : self.itlCurve(t);
-        xs.push(pts[0]); ys.push(pts[1]); idx.push(i * E + ei);
-      }
+  // the tier shown, and the language the merged curves' hover names are in
+  Panel.prototype.fillKey = function () { return String(this.selectedTier()) + ':' + lang(); };
+
+  // The curves of the selected tier: {data: {x, y[, hovertext]}, traces} (restyle's
+  // arguments) for the figure's traces. One trace per configuration and panel (4 × E, in
+  // configuration order), or, with many configurations (figures/distributions.py
+  // _merged_curves), traces whose meta is [FILLED, panel, configuration ids…]: their
+  // curves one after the other, a gap between two, each point's hover naming its own.
+  Panel.prototype.fill = function (traces) {
+    var c = this.selectedTier(), D = this.data, self = this;
+    var xs = [], ys = [], texts = [], idx = [], at = {}, labels = {}, merged = false;
+    D.tiers.forEach(function (t) { if (t.c === c) at[t.engine] = t; });
+    D.engines.forEach(function (e) { labels[e.id] = e.plabel[lang()]; });
+    function points(id, i) {
+      var t = at[id];
+      return t === undefined ? [[], []] : i < 3 ? self.curve(t, i) : self.itlCurve(t);
+    }
+    (traces || []).forEach(function (tr, j) {
+      var m = tr.meta;
+      if (!Array.isArray(m) || m[0] !== FILLED) return;
+      merged = true;
+      var x = [], y = [], h = [];
+      m.slice(2).forEach(function (id) {
+        var p = points(id, m[1]);
+        if (x.length && p[0].length) { x.push(null); y.push(null); h.push(''); }
+        for (var q = 0; q < p[0].length; q++) {
+          x.push(p[0][q]); y.push(p[1][q]); h.push(labels[id]);
+        }
+      });
+      xs.push(x); ys.push(y); texts.push(h); idx.push(j);
     });
-    this.filledFor = key;
-    return { data: { x: xs, y: ys }, traces: idx };
+    if (!merged) {
+      var E = D.engines.length;
+      D.engines.forEach(function (e, ei) {
+        for (var i = 0; i < 4; i++) {
+          var p = points(e.id, i);
+          xs.push(p[0]); ys.push(p[1]); idx.push(i * E + ei);
+        }
+      });
+    }
+    this.filledFor = this.fillKey();
+    var data = { x: xs, y: ys };
+    if (merged) data.hovertext = texts;
+    return { data: data, traces: idx };
   };
 
   Panel.prototype.drawCurves = function (force) {
@@ -744,10 +773,11 @@
     var self = this;
     document.addEventListener('report:figure-draw', function (e) {
       if (e.detail.id !== self.data.fig) return;
-      var fig = e.detail.fig, fill = self.fill();
+      var fig = e.detail.fig, fill = self.fill(fig.data);
       fill.traces.forEach(function (t, j) {
         fig.data[t].x = fill.data.x[j];
         fig.data[t].y = fill.data.y[j];
+        if (fill.data.hovertext) fig.data[t].hovertext = fill.data.hovertext[j];
       });
       fig.layout.shapes = self.shapes();
       self.complete = true;

@@ -222,3 +222,73 @@ def test_printed_pdf_pages_with_figures_are_not_blank(sample_report: Path,
         # a figure printed before it was drawn leaves no trace colour at all (measured: 0;
         # drawn: over 300 at 60 dpi)
         assert colored > 100, (p, colored)
+
+
+# ------------------------------------------------------------------ folded large tables
+
+@pytest.fixture(scope="module")
+def many_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """24 configurations × 12 tiers, 3 requests each: its full tiers table (288 rows) and
+    others fold; its line figures and Figure 9 draw merged curves (figures/many.py)."""
+    from benchmarks import many_configs
+
+    root = tmp_path_factory.mktemp("many")
+    many_configs.make(root / "r", configs=24, tiers=12, requests=3)
+    return build(root / "r", root / "many.html")
+
+
+def test_folded_tables_fill_when_opened_and_before_printing(open_page: Any,
+                                                            many_report: Path) -> None:
+    page, watch = open_page(many_report, wait=False)
+    folds = page.locator("details.fold-rows")
+    n = folds.count()
+    assert n >= 2 and page.locator("tbody[data-rows] tr").count() == 0
+    assert page.evaluate("[...document.querySelectorAll('details.fold-rows')]"
+                         ".every(d => !d.open)")
+    # the reader opens one: its rows are put in (a slice per task)
+    first = page.locator("details.fold-rows:has(tbody[data-rows])").first
+    first.locator("summary").click()
+    page.wait_for_function("() => document.querySelector('tbody[data-rows]')"
+                           ".hasAttribute('data-filled')")
+    rows = page.evaluate("document.querySelector('tbody[data-rows]').rows.length")
+    said = "".join(ch for ch in first.locator("summary").inner_text() if ch.isdigit())
+    assert rows == int(said) > 20     # "Show the table's N rows": all N of them
+    # printing: every folded row is in and every fold open; after it, only the reader's stays
+    page.wait_for_function("() => performance.getEntriesByType('navigation')[0].loadEventEnd"
+                           " > 0")
+    page.wait_for_timeout(1500)          # the rows block is unpacked at idle time after load
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate("[...document.querySelectorAll('details.fold-rows')]"
+                         ".every(d => d.open)")
+    assert page.evaluate("[...document.querySelectorAll('tbody[data-rows]')]"
+                         ".every(t => t.hasAttribute('data-filled') && t.rows.length > 0)")
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate("[...document.querySelectorAll('details.fold-rows')]"
+                         ".filter(d => d.open).length") == 1
+    watch.assert_clean()
+
+
+def test_printed_pdf_holds_the_folded_rows(many_report: Path, tmp_path: Path) -> None:
+    pdftotext = _pdf_tool("pdftotext")
+    pdf = print_pdf(many_report, tmp_path / "many.pdf", "en")
+    text = subprocess.run([pdftotext, str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    # the last configuration's label appears in the folded full tiers table's rows
+    assert text.count("vLLM tp8 #23") >= 12
+
+
+def test_merged_distribution_curves_are_filled_and_named(open_page: Any,
+                                                         many_report: Path) -> None:
+    page, watch = open_page(many_report)
+    got = page.evaluate("""() => {
+      const el = document.getElementById('fig-9');
+      const merged = el.data.filter(t => Array.isArray(t.meta));
+      return [el.data.length, merged.length,
+              merged.map(t => [t.meta.length - 2, t.x.filter(v => v === null).length,
+                               t.x.length === t.hovertext.length, t.hovertext[0]])];
+    }""")
+    total, merged, traces = got
+    assert merged == 4 * 7 and total == merged + 1     # 7 colours × 4 panels, one legend key
+    for ids, gaps, aligned, first in traces:
+        assert aligned and gaps == ids - 1 and first.startswith("vLLM tp")
+    watch.assert_clean()
