@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -179,10 +180,18 @@ def remove_round(out: Path, round_name: str) -> None:
         (out / name / f"{round_name}.parquet").unlink(missing_ok=True)
 
 
-def has_round(out: Path, round_name: str) -> bool:
-    """Whether the round's dataset is there (its ``round`` and ``values`` files: every round
-    has both; the trend reads ``values``)."""
-    return all((out / name / f"{round_name}.parquet").is_file() for name in ("round", "values"))
+def rounds_present(out: Path) -> set[str]:
+    """The rounds whose dataset is there (their ``round`` and ``values`` files: every round
+    has both; the trend reads ``values``): two folder listings, not a stat a round."""
+    def listed(table: str) -> set[str]:
+        try:
+            with os.scandir(out / table) as it:
+                return {e.name[:-len(".parquet")] for e in it
+                        if e.name.endswith(".parquet") and e.is_file()}
+        except (FileNotFoundError, NotADirectoryError):
+            return set()
+
+    return listed("round") & listed("values")
 
 
 def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]

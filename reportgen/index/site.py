@@ -81,13 +81,13 @@ class Site:
             return False
         return hashlib.sha256(data).hexdigest() == self.index_sha256
 
-    def refuse_inside(self, folders: Iterable[Path]) -> None:
+    def refuse_inside(self, folders: Iterable[tuple[Path, Path]]) -> None:
         """The output folder may not be (inside) an input round: its pages would become
-        inputs of that round."""
+        inputs of that round. ``folders``: each round as given and its real path."""
         out = Path(os.path.realpath(self.out))
-        for folder in folders:
-            real = Path(os.path.realpath(folder))
-            if out == real or real in out.parents:
+        parents = {out, *out.parents}
+        for folder, real in folders:
+            if real in parents:
                 raise InputError(printable(str(self.out)),
                                  f"is inside the input round {printable(str(folder))}; refused "
                                  "(the site would become part of the round: choose another -o)")
@@ -104,12 +104,21 @@ class Site:
             return False
         return GENERATOR in head
 
-    def check_targets(self, names: Iterable[str]) -> None:
-        """Before the first write: every file the run will write is a regular file (or new)
-        and one the index owns."""
+    def check_folders(self) -> None:
+        """Before the first write (the cache's stamps included): the output is a folder and
+        nothing is in the way of the cache."""
         if self.out.exists() and not self.out.is_dir():
             raise InputError(printable(str(self.out)), "is not a folder; refused (-o names the "
                                                        "folder for index.html and the reports)")
+        for path in (self.cache, self.cache / MANIFEST):
+            if path.exists() and not (path.is_dir() if path == self.cache else path.is_file()):
+                raise InputError(printable(str(path)), "is in the way of the index's cache; "
+                                                       "refused")
+
+    def check_targets(self, names: Iterable[str]) -> None:
+        """Before the first page is written: every file the run will write is a regular file
+        (or new) and one the index owns (``check_folders`` first)."""
+        self.check_folders()
         for name in names:
             path = self.out / name
             output_target(path)
@@ -118,10 +127,6 @@ class Site:
                                  "was not written by `reportgen index` (no reportgen generator "
                                  "tag, not in its manifest); refused, not replaced: move it "
                                  "or choose another -o")
-        for path in (self.cache, self.cache / MANIFEST):
-            if path.exists() and not (path.is_dir() if path == self.cache else path.is_file()):
-                raise InputError(printable(str(path)), "is in the way of the index's cache; "
-                                                       "refused")
 
     def prepare(self, planned: Iterable[str]) -> None:
         """Create the folders and record the planned files as the index's before any of them

@@ -96,8 +96,8 @@ def _published(name: str, folder: Path) -> Entry:
                  b.source)
 
 
-def _folder_name(folder: Path) -> str:
-    name = folder.resolve().name
+def _folder_name(folder: Path, real: Path) -> str:
+    name = real.name
     if not name or name.lower() == "index" or name.startswith("."):
         raise InputError(folder, "a round folder for the index needs a name other than "
                                  "'index' and not starting with '.' (its report is written as "
@@ -105,21 +105,26 @@ def _folder_name(folder: Path) -> str:
     return name
 
 
-def _checked(folders: list[Path]) -> list[tuple[str, Path]]:
+def _checked(folders: list[Path]) -> tuple[list[tuple[str, Path]], list[Path]]:
+    """Each folder with its report's name, and each folder's real path (resolved once: a
+    10,000-round site resolved them twice)."""
     out: list[tuple[str, Path]] = []
+    reals: list[Path] = []
     seen: dict[str, Path] = {}
     for folder in folders:
         folder = Path(folder)
         if not folder.is_dir():
             raise InputError(folder, "not a round directory (expected a folder of benchmark "
                                      "results, or one with baseline.toml)")
-        name = _folder_name(folder)
+        real = Path(os.path.realpath(folder))
+        reals.append(real)
+        name = _folder_name(folder, real)
         if name in seen:
             raise InputError(folder, f"two rounds named '{name}' ({seen[name]} and {folder}): "
                                      "reports are written as <folder name>.html")
         seen[name] = folder
         out.append((name, folder))
-    return out
+    return out, reals
 
 
 def _is_published(folder: Path) -> bool:
@@ -373,8 +378,7 @@ def _plan(rounds: list[tuple[str, Path]], site: Site, key_lang: str | None) -> _
         whole.update(f"{name}\0{fp.key}\0".encode("utf-8", "surrogateescape"))
         del old
     done = _Plan(plan, kept, whole.hexdigest())
-    gone = _gone(site, done)
-    site.check_targets([INDEX, *done.names, *gone])
+    site.check_folders()   # the pages are checked once the run knows it writes one
     for name, head in restamp:
         write_atomic(entry_path(site.cache, name), dump_entry(head))
     return done
@@ -401,17 +405,18 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     say = progress or (lambda _: None)
     if not folders:
         raise InputError("index", "no round folders given")
-    rounds = _checked(list(folders))
+    rounds, reals = _checked(list(folders))
     site = Site(Path(out_dir))
-    site.refuse_inside(f for _, f in rounds)
+    site.refuse_inside(zip([f for _, f in rounds], reals, strict=True))
     say(f"check {len(rounds)} round(s)")
     # a round's key covers how its page holds its scripts: switching rebuilds every page
     key_lang = lang if self_contained else f"{lang or ''}\0{shared_key()}"
     plan = _plan(rounds, site, key_lang)
     changed, names, gone = plan.changed, plan.names, _gone(site, plan)
     ds = site.out / DATASET if dataset.available() else None
+    present = set() if ds is None else dataset.rounds_present(ds)
     unbuilt = [] if ds is None else [name for name, _, fp, _ in plan.rounds
-                                     if fp is not None and not dataset.has_round(ds, name)]
+                                     if fp is not None and name not in present]
     # a site whose reports share scripts needs its _static/ (deleted: made again below)
     static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
     if not changed and not gone and not unbuilt and not static_gone \
@@ -420,6 +425,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         fresh = Written([site.out / INDEX])
         fresh.up_to_date = True
         return fresh
+    site.check_targets([INDEX, *names, *gone])
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
     labels = (ui.t("series.index"), ui.t("series.label"))
     site.prepare([INDEX, *names])
