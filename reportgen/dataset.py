@@ -194,6 +194,9 @@ def rounds_present(out: Path) -> set[str]:
     return listed("round") & listed("values")
 
 
+TREND_BATCH = 1000
+
+
 def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]
                  ) -> dict[str, dict[str, float]]:
     """Round → {value name: value} of the first workload, for the names given (``{e}`` matches
@@ -210,11 +213,15 @@ def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]
     patterns = [n.replace("{e}", "%") for n in names]
     where = " OR ".join(["name LIKE ?"] * len(patterns))
     con = duckdb.connect()
+    rows: list[tuple[str, str, float]] = []
     try:
-        rows = con.execute(
-            "SELECT round, name, value FROM read_parquet(?, union_by_name = true) "
-            f"WHERE coalesce(workload_index, 0) = 0 AND value IS NOT NULL AND ({where})",
-            [files, *patterns]).fetchall()
+        # TREND_BATCH files a query: DuckDB holds every file's metadata until a query ends
+        # (10,000 rounds in one query: 298 MB; in batches of 1,000: 113 MB, as fast)
+        for i in range(0, len(files), TREND_BATCH):
+            rows += con.execute(
+                "SELECT round, name, value FROM read_parquet(?, union_by_name = true) "
+                f"WHERE coalesce(workload_index, 0) = 0 AND value IS NOT NULL AND ({where})",
+                [files[i:i + TREND_BATCH], *patterns]).fetchall()
     except duckdb.Error:      # an unreadable file: the trend keeps the cached points
         return {}
     finally:

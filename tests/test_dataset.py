@@ -172,6 +172,19 @@ def test_the_trend_read_through_duckdb_is_the_cards_trend(
         assert step and all(got[r.name][k] == v for k, v in step.items())
 
 
+def test_the_trend_reads_the_files_in_batches(rounds: list[Path], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query per TREND_BATCH files (DuckDB holds a query's file metadata to its end): the
+    same points as one query over every file."""
+    index(rounds, tmp_path / "site")
+    ds, names = tmp_path / "site" / "dataset", [r.name for r in rounds]
+    whole = dataset.trend_values(ds, names, ["setup.tier_count", "engines.{e}.itl_p50_c1_ms"])
+    assert len(whole) == len(rounds) >= 2
+    monkeypatch.setattr(dataset, "TREND_BATCH", 1)
+    assert dataset.trend_values(
+        ds, names, ["setup.tier_count", "engines.{e}.itl_p50_c1_ms"]) == whole
+
+
 def test_without_pyarrow_index_says_what_it_skipped(rounds: list[Path], tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dataset, "available", lambda: False)
