@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from signals import default_dispositions
 from test_bad_input import (
     PREVIOUS,
     SAMPLE,
@@ -453,7 +454,8 @@ def test_signal_during_the_write_leaves_no_temp_file(workdir: Workdir,
     proc = subprocess.Popen(
         [sys.executable, "-m", "reportgen", "build", str(root), "-q", "-o", str(report)],
         env={**os.environ, "REPORTGEN_TEST_WRITE_DELAY": "60"}, cwd=REPO,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_dispositions)
     try:
         deadline = time.monotonic() + 90
         while not list(out.glob(".report.html.*.tmp")):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from signals import default_dispositions
 
 from reportgen.cli import main
 from reportgen.errors import InputError
@@ -245,7 +246,8 @@ def test_signal_during_the_print_cleans_up_everything(round_copy: Path, tmp_path
     env = {**os.environ, "FAKE_MODE": "hang", "FAKE_PIDS": str(pids), "TMPDIR": str(scratch)}
     code = ("import sys; from pathlib import Path; from reportgen.pdf import print_pdf; "
             f"print_pdf(Path({str(html)!r}), Path({str(tmp_path / 'out.pdf')!r}))")
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env,
+                            preexec_fn=default_dispositions)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (pids.exists() and
                                                len(pids.read_text().split()) == 2):
@@ -267,7 +269,7 @@ def test_signal_during_the_html_write_leaves_the_old_report(round_copy: Path,
     out.write_text("old", encoding="utf-8")
     env = {**os.environ, write.DELAY_ENV: "30"}
     proc = subprocess.Popen([sys.executable, "-m", "reportgen", "build", str(round_copy),
-                             "-q", "-o", str(out)], env=env)
+                             "-q", "-o", str(out)], env=env, preexec_fn=default_dispositions)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not leftovers(tmp_path):
         time.sleep(0.1)
