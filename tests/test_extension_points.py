@@ -49,6 +49,8 @@ def test_every_reader_module_is_registered_once() -> None:
     for reader in formats.READERS:
         assert isinstance(reader.CLIENT, str) and reader.CLIENT
         assert callable(reader.sniff) and callable(reader.read)
+        # the optional streaming pair (the package docstring): both or neither
+        assert hasattr(reader, "streams") == hasattr(reader, "read_stream"), reader.CLIENT
 
 
 def test_every_figure_has_its_strings_and_a_place_on_the_page() -> None:

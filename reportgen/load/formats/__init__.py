@@ -15,6 +15,13 @@ A reader module defines:
 - ``read(raw: bytes, shown: str) -> list[ClientRun]`` — every run in the file; InputError
   (naming ``shown`` and, where known, the line) for a file of this format that is broken.
 
+Optionally, for files too large to hold whole (AIPerf's per-request records), both of:
+
+- ``streams(what: str) -> bool`` — whether a file ``sniff`` described as ``what`` is read as a
+  stream;
+- ``read_stream(stream: InputStream, shown: str) -> list[ClientRun] | None`` — ``read`` from
+  the open file, or None to have ``read`` decide (same values, same errors) on the whole file.
+
 ``READERS`` lists them in the order they are tried; the first whose ``sniff`` answers wins.
 ``sniff`` sees at most the file's first 64 KiB. ``reportgen.load.client_files`` does the rest: the
 scan asks every reader, the round loader reads what one claimed, joins split runs, and sets the
