@@ -217,8 +217,8 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
     from reportgen.files.resources import templates_dir
     from reportgen.narrative import load_narrative
     from reportgen.page.assemble import build_page, build_sections
-    from reportgen.page.figure_refs import figure_marks, resolve_marks
-    from reportgen.page.model import Figure, Inputs, View
+    from reportgen.page.figure_refs import figure_marks, figure_numbers, resolve_marks
+    from reportgen.page.model import Inputs, View
     from reportgen.render import pack_later, plotly_version
     from reportgen.tables import to_json_dict
     from reportgen.text.bilingual import LANGS
@@ -297,8 +297,7 @@ def assemble_page(analysis: RoundAnalysis | Analysis, round_dir: Path, lang: str
         page = build_page(first, ui, {}, {}, stated, page_chrome, date, views=views,
                           series=series, fallback_lang=fallback)
     sections = [s for view in views for s in view.sections] if views else page.sections
-    placed = {b.id for section in sections for b in section.blocks if isinstance(b, Figure)}
-    figures = FigureSet.joined(built, default).only(placed)
+    figures = FigureSet.joined(built, default).only(figure_numbers(sections))
     progress("render")
     return Assembled(page, report_data, figures, packed)
 

@@ -42,7 +42,7 @@ from reportgen.index.cache import (
 )
 from reportgen.index.page import METRICS, Entry, Metric, render_index
 from reportgen.index.site import Site, staged
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import is_missing
 
 if TYPE_CHECKING:   # the parent of an unchanged site never imports pandas (page.model does)
@@ -105,11 +105,11 @@ def _folder_name(folder: Path, real: Path) -> str:
     return name
 
 
-def _checked(folders: list[Path]) -> tuple[list[tuple[str, Path]], list[Path]]:
-    """Each folder with its report's name, and each folder's real path (resolved once: a
-    10,000-round site resolved them twice)."""
+def _checked(folders: list[Path]) -> tuple[list[tuple[str, Path]], list[tuple[Path, Path]]]:
+    """Each folder with its report's name, and each folder with its real path (resolved once
+    for both: a 10,000-round site resolved them twice)."""
     out: list[tuple[str, Path]] = []
-    reals: list[Path] = []
+    reals: list[tuple[Path, Path]] = []
     seen: dict[str, Path] = {}
     for folder in folders:
         folder = Path(folder)
@@ -117,7 +117,7 @@ def _checked(folders: list[Path]) -> tuple[list[tuple[str, Path]], list[Path]]:
             raise InputError(folder, "not a round directory (expected a folder of benchmark "
                                      "results, or one with baseline.toml)")
         real = Path(os.path.realpath(folder))
-        reals.append(real)
+        reals.append((folder, real))
         name = _folder_name(folder, real)
         if name in seen:
             raise InputError(folder, f"two rounds named '{name}' ({seen[name]} and {folder}): "
@@ -407,7 +407,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
         raise InputError("index", "no round folders given")
     rounds, reals = _checked(list(folders))
     site = Site(Path(out_dir))
-    site.refuse_inside(zip([f for _, f in rounds], reals, strict=True))
+    site.refuse_inside(reals)
     say(f"check {len(rounds)} round(s)")
     # a round's key covers how its page holds its scripts: switching rebuilds every page
     key_lang = lang if self_contained else f"{lang or ''}\0{shared_key()}"
@@ -489,7 +489,7 @@ def _entries(plan: _Plan, site: Site) -> tuple[list[Entry], str | None]:
         card = plan.kept[name][0]
         entries.append(entry_from_tables(name, folder, card))
         stated = (card.get("round") or {}).get("default_language")
-        if first_lang is None and stated in ("zh", "en"):
+        if first_lang is None and stated in LANGS:
             first_lang = str(stated)
     return entries, first_lang
 
