@@ -39,7 +39,7 @@ from reportgen.files import datablock
 from reportgen.page.model import Page, Row, Series, Table
 from reportgen.schema import JsonObject
 from reportgen.text.bidi import has_bidi, isolate
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import input_percent, input_value
 
 _SWAP = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
@@ -215,7 +215,7 @@ class FoldedRows:
 
 def rows_label(label: Bi, n: int) -> Bi:
     """A fold's summary (``page.rows_fold``, its ``{n}`` left in) with the table's row count."""
-    return Bi(*(label.get(lang).replace("{n}", f"{n:,}") for lang in ("zh", "en")))
+    return Bi(*(label.get(lang).replace("{n}", f"{n:,}") for lang in LANGS))
 
 
 class _BytecodeCache(jinja2.FileSystemBytecodeCache):

@@ -264,12 +264,13 @@ def error_page(message: str, root: Path) -> str:
     """A plain page naming what is wrong, in both languages; the reload script is added to it
     as to the report."""
     from reportgen.files.resources import templates_dir
+    from reportgen.text.bilingual import LANGS
     from reportgen.text.i18n import load_ui
 
     ui = load_ui(templates_dir() / "i18n" / "ui.toml")
 
     def both(key: str) -> str:
-        return " · ".join(html.escape(ui.raw(f"serve.{key}", lang)) for lang in ("zh", "en"))
+        return " · ".join(html.escape(ui.raw(f"serve.{key}", lang)) for lang in LANGS)
 
     return ("<!doctype html>\n<html><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "

@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from reportgen.narrative import SYNTHETIC_MARK
 from reportgen.page.model import Cell, Row, Table
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import MISSING, fmt, fmt_g
 
 # † belongs to values computed from declared-synthetic input; tiers excluded from conclusions
@@ -49,7 +49,7 @@ def with_mark(cell: Cell, mark: str) -> Cell:
     if not mark:
         return cell   # the same text: no copy (15,000 cells of a 64-configuration table)
     return dataclasses.replace(cell, text=Bi(*(cell.text.get(lang) + mark
-                                               for lang in ("zh", "en"))))
+                                               for lang in LANGS)))
 
 
 def tier_cell(c: object, excluded: bool = False) -> Cell:

@@ -102,7 +102,7 @@ def _percentile_table(b: Builder) -> Table:
     if any(str(r or "") for r in frame.get("few_samples", [])):
         note = b.t("dist.few_note")
         caption = Bi(*(Markup(caption.get(lang)) + Markup("" if lang == "zh" else " ")
-                       + Markup(note.get(lang)) for lang in ("zh", "en")))
+                       + Markup(note.get(lang)) for lang in LANGS))
     return Table(cols, rows, caption, variant="wide")
 
 

@@ -14,7 +14,7 @@ from reportgen.page.data import num
 from reportgen.page.distributions import FEW_MARK
 from reportgen.page.inputs import inputs_tables
 from reportgen.page.model import Cell, Column, PageBlock, Para, Table
-from reportgen.text.bilingual import Bi
+from reportgen.text.bilingual import LANGS, Bi
 from reportgen.text.formatting import fmt, fmt_g
 
 
@@ -57,7 +57,7 @@ def data(b: Builder) -> list[PageBlock]:
             caption = note if caption is None else Bi(*(
                 Markup(caption.get(lang)) + Markup("" if lang == "zh" else " ")
                 + Markup(note.get(lang))
-                for lang in ("zh", "en")))
+                for lang in LANGS))
         out.append(Table(cols, rows, caption, variant="wide"))
     out += b.figure("tradeoff", b.t("batching.tradeoff_caption"))
     out.append(Para(b.t("data.download"), "note"))
