@@ -35,7 +35,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from reportgen.files import datablock
+from reportgen.files import datablock, value_refs
 from reportgen.page.model import Page, Row, Series, Table
 from reportgen.schema import JsonObject
 from reportgen.text.bidi import has_bidi, isolate
@@ -83,6 +83,7 @@ def environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["table_rows"] = table_rows
     env.filters["script_json"] = script_json
+    env.filters["page_json"] = page_json
     env.filters["exact_number"] = input_value
     env.filters["exact_percent"] = input_percent
     # text-only contexts (<title>, attributes) cannot hold <bdi>: FSI … PDI instead
@@ -210,7 +211,63 @@ class FoldedRows:
     def packed(self) -> str:
         text = json.dumps(self.tables, ensure_ascii=False, separators=(",", ":"))
         # mtime 0: the same page, the same bytes
-        return base64.b64encode(gzip.compress(text.encode("utf-8"), 6, mtime=0)).decode("ascii")
+        return gzip_b64(text)
+
+
+# A JSON block the page reads (the figures, an SLO panel's per-request data) over this many
+# characters is stored as base64 of gzip and unpacked in the page (loader.js reportJson): 64
+# configurations' figures, 360 kB of JSON, are 99 kB so. The sample's blocks (54 kB at most)
+# stay plain JSON.
+PAGE_PACK_ABOVE = 100_000
+FIGURE_BODY = ("fig", "i18n")   # each figure's part in report-figs-body when packed
+
+
+def gzip_b64(text: str) -> str:
+    """base64 of gzip (level 9, mtime 0: the same page, the same bytes) of ``text``."""
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), 9, mtime=0)).decode("ascii")
+
+
+def page_json(obj: object) -> tuple[str, Markup]:
+    """(script type, body) of a JSON block the page reads: plain JSON, or base64 of its gzip
+    above ``PAGE_PACK_ABOVE`` characters (``application/octet-stream``)."""
+    text = script_json(obj)
+    if len(text) <= PAGE_PACK_ABOVE:
+        return "application/json", text
+    return "application/octet-stream", Markup(gzip_b64(str(text)))
+
+
+def split_figures(figs: dict[str, object]) -> tuple[Markup, Markup]:
+    """The ``report-figs`` block and, when the figures are larger than ``PAGE_PACK_ABOVE``,
+    the ``report-figs-body`` block (each figure's ``FIGURE_BODY`` parts, in order, packed):
+    what the page needs at once (ids, kinds, template) stays plain; app.js unpacks the rest
+    before the first figure is drawn."""
+    text = script_json(figs)
+    entries = figs.get("figs")
+    if len(text) <= PAGE_PACK_ABOVE or not isinstance(entries, list):
+        return text, Markup("")
+    head = dict(figs)
+    head["figs"] = [{k: v for k, v in f.items() if k not in FIGURE_BODY} for f in entries]
+    body = [{k: f[k] for k in FIGURE_BODY if k in f} for f in entries]
+    return script_json(head), Markup(gzip_b64(str(script_json(body))))
+
+
+def figures_of(html: str) -> dict[str, object]:
+    """The figures of a page ``render_page`` wrote (``report-figs`` with its packed body put
+    back): what tests and benchmarks read."""
+    import re
+
+    head = re.search(r'id="report-figs">(.*?)</script>', html, re.S)
+    if head is None:
+        raise ValueError("no report-figs block")
+    figs: dict[str, object] = json.loads(head.group(1))
+    body = re.search(r'id="report-figs-body">(.*?)</script>', html, re.S)
+    if body is not None:
+        parts = json.loads(gzip.decompress(base64.b64decode(body.group(1))))
+        entries = figs["figs"]
+        assert isinstance(entries, list)
+        for entry, part in zip(entries, parts, strict=True):
+            entry.update(part)
+    return figs
 
 
 def rows_label(label: Bi, n: int) -> Bi:
@@ -394,11 +451,17 @@ def pack_later(report_data: JsonObject) -> Future[tuple[str, str]]:
     """The data block (``datablock.pack``: script type, body), packed in a thread: its xz
     compression (0.25 s at 64 configurations) lets go of the GIL, so the caller builds the
     page meanwhile (pipeline.assemble_page starts it before the figures and sections)."""
-    text = str(script_json(report_data))
     pool = ThreadPoolExecutor(1)
-    future = pool.submit(datablock.pack, text)
+    future = pool.submit(_pack_block, report_data)
     pool.shutdown(wait=False)   # its one thread ends with the task
     return future
+
+
+def _pack_block(report_data: JsonObject) -> tuple[str, str]:
+    text = str(script_json(report_data))
+    if datablock.packs(text):    # a block that is packed stores its named values by reference
+        text = str(script_json(value_refs.compact(report_data)))
+    return datablock.pack(text)
 
 
 class _Later:
@@ -430,11 +493,13 @@ def render_page(page: Page, *, templates: Path, report_data: JsonObject,
     if shared:
         srcs = list(shared_scripts(trace_types, templates))
         csp = content_security_policy(assets, bundle, shared=True)
+    figs_json, figs_body = split_figures(figs)
     html = env.get_template("report.html.j2").render(
         page=page, chrome=page.chrome, version=version, csp=csp,
         css=assets.css, js_lang=assets.js_lang, js_loader=assets.js_loader, js_app=assets.js_app,
         js_slo=assets.js_slo, plotly_src=srcs[0] if srcs else "", script_srcs=srcs[1:],
-        report_type=report_type, report_json=report_json, figs_json=script_json(figs),
+        report_type=report_type, report_json=report_json, figs_json=figs_json,
+        figs_body=figs_body,
         folded=FoldedRows(),
         plotly_b64="" if shared else bundle.b64, plotly_kind=bundle.kind,
         plotly_version=bundle.version, plotly_notice=bundle.notice,

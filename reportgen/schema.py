@@ -28,6 +28,19 @@ from dataclasses import dataclass
 Json = dict[str, "Json"] | list["Json"] | str | int | float | bool | None
 JsonObject = dict[str, Json]
 
+
+# the name of a point on the round's axis in the named values (``tiers.<engine>.c32.<column>``)
+def tier_key(concurrency: float) -> str:
+    """`c<value>` for a point on the round's axis: `c32`, `c0_5` (a rate of 0.5 req/s),
+    `cinf` (every request sent at once)."""
+    value = float(concurrency)
+    if value == float("inf"):
+        return "cinf"
+    if value.is_integer():
+        return f"c{int(value)}"
+    return "c" + f"{value:g}".replace(".", "_")
+
+
 SCHEMA = "reportgen.tables/2"
 READABLE = (SCHEMA, "reportgen.tables/1")
 # table → {analysis column: exported name}; also how a version-1 file is read as version 2

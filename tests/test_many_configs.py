@@ -33,6 +33,7 @@ from reportgen.load.manifest import check_comparisons, parse_manifest
 from reportgen.load.records import LoadedRound
 from reportgen.load.round import load_round
 from reportgen.reference.gpus import lookup_gpu
+from reportgen.render import figures_of
 
 
 def _tiers(rows: list[tuple[str, float, float]]) -> pd.DataFrame:
@@ -225,7 +226,7 @@ def test_64_configurations_build_a_page_under_3_mb(many_rounds: dict[int, Path],
     assert '<script type="application/x-xz" id="report-data">/Td6WFo' in text
     assert len(tables_from_html(html)["tiers"]) == 64 * 12
     assert not diff_sources(html, many_rounds[64]).groups
-    figs = json.loads(re.search(r'id="report-figs">(.*?)</script>', text, re.S).group(1))
+    figs = figures_of(text)
     pareto = [f for f in figs["figs"] if f["id"] == "fig-7"]
     assert pareto
     assert [t["name"] for t in pareto[0]["fig"]["data"]][:2] == [
@@ -257,7 +258,7 @@ def test_64_configurations_with_requests_fold_their_tables_and_merge_their_curve
     # what the first layout sees: the cells outside the folds
     assert text.count("<td") < 4_000, text.count("<td")
     assert text.count('<details class="fold fold-rows">') >= len(tables) - 1
-    figs = json.loads(re.search(r'id="report-figs">(.*?)</script>', text, re.S).group(1))
+    figs = figures_of(text)
     for f in figs["figs"]:
         if f["id"] in ("fig-1", "fig-2", "fig-4", "fig-6"):
             assert len(f["fig"]["data"]) <= 16, (f["id"], len(f["fig"]["data"]))

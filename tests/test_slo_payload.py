@@ -112,3 +112,56 @@ def test_token_counts_follow_their_requests_in_both_modes() -> None:
                       for k in codes]
         want = {0.9: 0, 0.1: 10, 0.5: 20, 0.3: -1}
         assert [want[t] for t in stored] == list(tokens[0]), data["mode"]
+
+
+def test_a_float_is_stored_as_its_shortest_decimal() -> None:
+    from reportgen.page.slo_payload import _decimal, _decimal_planes
+
+    cases = {0.0963045: (963045, -7), 1e-05: (1, -5), 123.0: (123, 0), 1200.0: (12, 2),
+             -1.0: (-1, 0), 0.1 + 0.2: (30000000000000004, -17), 0.0: (0, 0)}
+    for value, want in cases.items():
+        assert _decimal(value) == want, value
+        m, e = want
+        assert float(f"{m}e{e}") == value
+    assert _decimal_planes(np.array([5e-324])) is None     # 10^-324: no int8 exponent
+    assert _decimal_planes(np.array([0.5, math.nan])) is not None
+
+
+def _tier_requests(ttft: list[float], e2el: list[float], tokens: list[float],
+                   tpot: list[float] | None = None) -> pd.DataFrame:
+    from reportgen.analyze.distributions import tpot_of
+
+    t, e, n = np.array(ttft), np.array(e2el), np.array(tokens)
+    return pd.DataFrame({
+        "engine": "a", "concurrency": 1.0, "source": "x", "record": 0, "success": True,
+        "ttft_s": t, "e2el_s": e, "output_tokens": n, "input_tokens": 3.0,
+        "tpot_s": tpot_of(t, e, n) if tpot is None else tpot})
+
+
+TIER = {"engine": "a", "c": 1.0, "excluded": False, "synthetic": False, "duration_s": 1.0}
+
+
+def test_tpot_is_derived_in_the_page_when_every_request_gives_it_back() -> None:
+    # 3 tokens: (1.3 − 0.1) / 2; one token: 0; an unknown count: NaN (20 of each, values with
+    # short decimals and long binary fractions: as decimals they pack smaller)
+    per_request = _tier_requests([0.1, 0.3, 0.7] * 20, [1.3, 0.9, 1.1] * 20,
+                                 [3, 1, math.nan] * 20)
+    data = payload(per_request, {}, None, [TIER])
+    assert data["tpot"] == "derived" and data["encoding"] == "decimal"
+    (block,) = decode_values(data)
+    assert block[0].tolist() == [0.1, 0.3, 0.7] * 20
+    assert block[2].tolist() == [1.3, 0.9, 1.1] * 20
+    assert block[1][:2].tolist() == [(1.3 - 0.1) / 2, 0.0] and math.isnan(block[1][2])
+
+
+def test_a_tpot_the_page_cannot_derive_is_stored_and_long_floats_stay_float64() -> None:
+    rng = np.random.default_rng(3)
+    ttft, e2el = rng.random(50), 1 + rng.random(50)
+    tpot = (e2el - ttft) / 9
+    tpot[7] = 0.125                          # a client's own TPOT for one request
+    per_request = _tier_requests(list(ttft), list(e2el), [10] * 50, list(tpot))
+    data = payload(per_request, {}, None, [TIER])
+    assert data["tpot"] == "stored" and data["encoding"] == "float64"
+    (block,) = decode_values(data)
+    assert block[0].tolist() == list(ttft) and block[1].tolist() == list(tpot)
+    assert block[2].tolist() == list(e2el)

@@ -29,6 +29,14 @@ REQUEST_COLUMNS = ("engine", "concurrency", "source", "record", "request", "succ
 TIER_KEYS = ["engine", "concurrency"]
 
 
+def tpot_of(ttft_s: np.ndarray, e2el_s: np.ndarray, output_tokens: np.ndarray) -> np.ndarray:
+    """A request's TPOT: (E2E − TTFT) ÷ (output tokens − 1); 0 for one token, NaN unknown
+    (the SLO panel derives it in the page the same way: page/slo_payload.derived_tpot)."""
+    n = np.asarray(output_tokens, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 1, (e2el_s - ttft_s) / (n - 1), np.where(n == 1, 0.0, np.nan))
+
+
 def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
                   order: list[str]) -> pd.DataFrame:
     """One row per request of every result record the summary keeps (so a duplicate record
@@ -46,8 +54,7 @@ def tier_requests(requests: pd.DataFrame, summary: pd.DataFrame,
     latency = req["latency_s"].to_numpy(float)
     e2e = np.where(np.isfinite(latency), latency, ttft + req["itl_sum_s"].to_numpy(float))
     n = req["output_tokens"].to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tpot = np.where(n > 1, (e2e - ttft) / (n - 1), np.where(n == 1, 0.0, np.nan))
+    tpot = tpot_of(ttft, e2e, n)
     flag = req["success"]
     success = np.where(flag.isna().to_numpy(), np.isfinite(e2e) & (e2e > 0),
                        flag.fillna(False).to_numpy(bool))

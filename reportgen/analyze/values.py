@@ -12,7 +12,10 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from reportgen.schema import tier_key
 from reportgen.text.bilingual import Bi
+
+__all__ = ["Value", "flatten_rows", "numeric_columns", "scalar", "tier_key"]
 
 # One named figure (narrative placeholders, headline cards, the tables' ``values``): a number
 # (NaN when missing), a count, a flag, a text (None when unknown) or a bilingual text.
@@ -37,17 +40,6 @@ def scalar(value: object) -> Value:
     if pd.isna(value):  # type: ignore[call-overload]   # NaT, pd.NA: any missing scalar
         return float("nan")
     return str(value)
-
-
-def tier_key(concurrency: float) -> str:
-    """`c<value>` for a point on the round's axis: `c32`, `c0_5` (a rate of 0.5 req/s),
-    `cinf` (every request sent at once)."""
-    value = float(concurrency)
-    if value == float("inf"):
-        return "cinf"
-    if value.is_integer():
-        return f"c{int(value)}"
-    return "c" + f"{value:g}".replace(".", "_")
 
 
 def flatten_rows(frame: pd.DataFrame, prefix: str, group: str | None, columns: Iterable[str],

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from reportgen.analyze.distributions import tpot_of
 from reportgen.analyze.goodput import T975, Z95
 from reportgen.slo import METRICS, Slo
 
@@ -45,6 +46,7 @@ UNKNOWN = 32766    # a successful request whose value is unknown: never meets a 
 LIMIT = 32000      # bins beyond ±LIMIT (values beyond r·γ^±32000) are clamped
 EXACT_BUDGET = 200_000   # values (three per request) embedded exactly; bins beyond
 FAILED_S = -1.0          # exact mode: a failed request's values
+NAN_EXPONENT = -128      # a decimal-coded value's exponent byte for NaN
 
 
 def reference_ms(slo: Slo | None, metric: str) -> float:
@@ -159,9 +161,100 @@ def decode_values(data: Mapping[str, object]) -> list[np.ndarray]:
     """What slo.js reads back in ``exact`` mode: per tier, a (3, n) float64 array of TTFT,
     TPOT, E2EL seconds (−1: failed)."""
     raw = np.frombuffer(gzip.decompress(base64.b64decode(str(data["values"]))), np.uint8)
-    values = raw.reshape(8, -1).T.copy().view("<f8").ravel()
-    return [values[int(t["at"]):int(t["at"]) + 3 * int(t["n"])].reshape(3, int(t["n"]))
-            for t in data["tiers"]]  # type: ignore[attr-defined]
+    if data.get("encoding") == "decimal":
+        n = raw.size // 9
+        ms = raw[:8 * n].reshape(8, -1).T.copy().view("<i8").ravel()
+        es = raw[8 * n:].view(np.int8)
+        values = np.array([math.nan if e == NAN_EXPONENT else float(f"{m}e{e}")
+                           for m, e in zip(ms.tolist(), es.tolist(), strict=True)])
+    else:
+        values = raw.reshape(8, -1).T.copy().view("<f8").ravel()
+    tiers: list[Mapping[str, int]] = data["tiers"]  # type: ignore[assignment]
+    if data.get("tpot") != "derived":
+        return [values[t["at"]:t["at"] + 3 * t["n"]].reshape(3, t["n"]) for t in tiers]
+    tokens = decode_tokens(data)
+    out, at = [], 0
+    for t, tok in zip(tiers, tokens, strict=True):
+        n = t["n"]
+        ttft, e2el = values[at:at + n], values[at + n:at + 2 * n]
+        out.append(np.stack([ttft, derived_tpot(ttft, e2el, tok[0]), e2el]))
+        at += 2 * n
+    return out
+
+
+def _decimal(value: float) -> tuple[int, int]:
+    """(m, e) with ``float(f"{m}e{e}") == value``: the shortest decimal that reads back as the
+    float (Python's repr; slo.js's parseFloat rounds the same decimal to the same float)."""
+    text = repr(value)
+    base, _, exp = text.partition("e")
+    whole, _, frac = base.lstrip("-").partition(".")
+    m, e = int(whole + frac), (int(exp) if exp else 0) - len(frac)
+    while m and m % 10 == 0:
+        m, e = m // 10, e + 1
+    return (-m if base.startswith("-") else m), (e if m else 0)
+
+
+def _decimal_planes(values: np.ndarray) -> bytes | None:
+    """Each value as its shortest decimal m·10^e: m as eight int64 byte planes, e as one int8
+    plane (``NAN_EXPONENT``: NaN); None when an exponent does not fit. A client that writes
+    milliseconds with a few decimals (AIPerf, llama.cpp) needs three or four bytes a value where
+    a float64 needs eight."""
+    ms = np.zeros(values.size, dtype="<i8")
+    es = np.full(values.size, NAN_EXPONENT, dtype=np.int8)
+    for i, v in enumerate(values.tolist()):
+        if math.isnan(v):
+            continue
+        m, e = _decimal(v)
+        if not -NAN_EXPONENT > e > NAN_EXPONENT or not -(2**63) <= m < 2**63:
+            return None
+        ms[i], es[i] = m, e
+    octets = ms.view(np.uint8).reshape(-1, 8)
+    return b"".join(octets[:, i].tobytes() for i in range(8)) + es.tobytes()
+
+
+def _stored_values(columns: list[np.ndarray], tokens: np.ndarray, ns: list[int]
+                   ) -> tuple[dict[str, object], bytes]:
+    """The exact mode's ``values``: (fields saying how they are stored, bytes before gzip).
+    Every tier's TPOT is left out when each request's equals what slo.js derives from its
+    TTFT, E2EL and output tokens (``derived_tpot``), as the loaders compute it; the rest as
+    float64 byte planes or as decimals (``_decimal_planes``), whichever packs smaller."""
+    ttft, tpot, e2el = columns
+    derived = derived_tpot(ttft, e2el, tokens)
+    fields: dict[str, object] = {"tpot": "stored", "encoding": "float64"}
+    keep = [ttft, tpot, e2el]
+    if np.array_equal(derived, tpot, equal_nan=True):
+        fields["tpot"] = "derived"
+        keep = [ttft, e2el]
+    # per tier: its metrics one after the other (the layout ``decode_values`` reads)
+    parts, at = [], 0
+    for n in ns:
+        parts += [k[at:at + n] for k in keep]
+        at += n
+    joined = np.concatenate(parts) if parts else np.empty(0)
+    data = _float_planes(joined)
+    decimal = _decimal_planes(joined)
+    if decimal is not None and len(gzip.compress(decimal, 9, mtime=0)) \
+            < len(gzip.compress(data, 9, mtime=0)):
+        fields["encoding"], data = "decimal", decimal
+    return fields, data
+
+
+def _per_metric(joined: np.ndarray, ns: list[int]) -> list[np.ndarray]:
+    """TTFT, TPOT, E2EL of every request, tier after tier, from the tiers' blocks."""
+    out: list[list[np.ndarray]] = [[], [], []]
+    at = 0
+    for n in ns:
+        for k in range(3):
+            out[k].append(joined[at + k * n:at + (k + 1) * n])
+        at += 3 * n
+    return [np.concatenate(c) if c else np.empty(0) for c in out]
+
+
+def derived_tpot(ttft: np.ndarray, e2el: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """slo.js's TPOT from the stored values: ``distributions.tpot_of`` (an unknown count, −1,
+    gives NaN), ``FAILED_S`` for a failed request."""
+    return np.where(ttft == FAILED_S, FAILED_S,
+                    tpot_of(ttft, e2el, np.where(tokens < 0, np.nan, tokens)))
 
 
 def _run_ids(per_request: pd.DataFrame) -> np.ndarray:
@@ -254,7 +347,13 @@ def payload(per_request: pd.DataFrame, gaps: Mapping[tuple[str, float], np.ndarr
     }
     if exact:
         joined = np.concatenate(blocks) if blocks else np.empty(0)
-        out["values"] = _pack(_float_planes(joined))
+        ns = [int(t["n"]) for t in out_tiers]  # type: ignore[call-overload]
+        per_metric = _per_metric(joined, ns)
+        output = np.concatenate([t[:n] for t, n in zip(tokens, ns, strict=True)]) \
+            if tokens else np.empty(0, np.int32)
+        fields, data = _stored_values(per_metric, output, ns)
+        out |= fields
+        out["values"] = _pack(data)
     else:
         joined = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.int16)
         out["codes"] = _pack(_planes(joined.astype(np.int16)))

@@ -22,7 +22,7 @@ from reportgen.analyze.changes import (
 )
 from reportgen.analyze.goodput import LOAD_UNITS
 from reportgen.errors import InputError
-from reportgen.files import datablock, embedded
+from reportgen.files import datablock, embedded, value_refs
 from reportgen.files.safe_read import CAPS, printable, read_bytes
 from reportgen.schema import READABLE, RENAMED, SCHEMA
 from reportgen.slo import CLI_SOURCE, METRICS, Slo
@@ -93,7 +93,13 @@ def tables_from_html(path: Path) -> dict[str, Any]:
         block = datablock.unpack(block, limit=CAPS["report"].limit)
     except ValueError as exc:
         raise InputError(path, f"report-data: {exc}") from None
-    return checked(path, _parse(path, block, "report-data JSON"), "report-data")
+    data = _parse(path, block, "report-data JSON")
+    if isinstance(data, dict):   # a packed block's named values by reference, written back
+        try:
+            data = value_refs.expand(data)
+        except ValueError as exc:
+            raise InputError(path, f"report-data: {exc}") from None
+    return checked(path, data, "report-data")
 
 
 def tables_from_round(path: Path, like: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 /* Draw the figures and run the language toggle.
-   report-figs = {defaultLang, template, figs: [{id, kind, fig, i18n: {zh, en}}]}: each figure is
+   report-figs = {defaultLang, template, figs: [{id, kind, fig, i18n: {zh, en}}]} (a large
+   round's: {id, kind} only, {fig, i18n} in report-figs-body, packed): each figure is
    stored in the default language; i18n[lang] = {data, layout, traces} holds only what differs,
    applied before the first draw (other language) or with one Plotly.update per drawn figure. */
 (function () {
@@ -99,6 +100,21 @@
     t[k] = t[k] || {};
     if (t[k].ticklabeloverflow === undefined) t[k].ticklabeloverflow = 'allow';
   });
+  // A large round's figures come packed (render.split_figures): report-figs holds their ids
+  // and the template, report-figs-body the rest, unpacked once before the first draw.
+  var bodyBlock = document.getElementById('report-figs-body');
+  var bodies = null;
+  function figureBodies() {
+    if (!bodyBlock) return Promise.resolve();
+    if (!bodies) {
+      bodies = window.reportUnpack(bodyBlock.textContent.trim())
+        .then(function (r) { return r.json(); })
+        .then(function (parts) {
+          parts.forEach(function (p, i) { Object.assign(DATA.figs[i], p); });
+        });
+    }
+    return bodies;
+  }
   var drawn = {};            // id → promise of the drawn figure
   var drawnCount = 0;
   var queue = Promise.resolve();
@@ -131,7 +147,7 @@
     if (drawn[id]) return drawn[id];
     var f = byId[id], el = document.getElementById(id);
     if (!f || !el) return Promise.resolve(null);
-    drawn[id] = queue = queue.then(plotly).then(nextTask).then(function () {
+    drawn[id] = queue = queue.then(plotly).then(figureBodies).then(nextTask).then(function () {
       var l = lang();
       var fig = f.fig;
       fig.layout.template = JSON.parse(JSON.stringify(DATA.template));

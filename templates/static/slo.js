@@ -51,6 +51,46 @@
     return new Float64Array(out.buffer);
   }
 
+  // float64s stored as their shortest decimals m·10^e (slo_payload._decimal_planes): m in
+  // eight int64 byte planes, e in one int8 plane (-128: NaN); parseFloat rounds the decimal
+  // to the float Python wrote it from
+  function decimalsOf(bytes) {
+    var n = bytes.length / 9, out = new Float64Array(n);
+    for (var i = 0; i < n; i++) {
+      var e = (bytes[8 * n + i] << 24) >> 24;
+      if (e === -128) { out[i] = NaN; continue; }
+      var lo = (bytes[i] | bytes[n + i] << 8 | bytes[2 * n + i] << 16 |
+                bytes[3 * n + i] << 24) >>> 0;
+      var hi = bytes[4 * n + i] | bytes[5 * n + i] << 8 | bytes[6 * n + i] << 16 |
+               bytes[7 * n + i] << 24;
+      var m = hi >= -2097152 && hi < 2097152 ? String(hi * 4294967296 + lo)   // |m| < 2^53
+        : (BigInt(hi) * BigInt(4294967296) + BigInt(lo)).toString();
+      out[i] = parseFloat(m + 'e' + e);
+    }
+    return out;
+  }
+
+  // The exact mode's values (slo_payload._stored_values): per tier TTFT, TPOT, E2EL; TPOT
+  // left out and derived here when every request's equals (E2EL - TTFT) / (tokens - 1), 0 for
+  // one token (analyze/distributions.tpot_of)
+  function exactValues(bytes, D, tokens) {
+    var stored = D.encoding === 'decimal' ? decimalsOf(bytes) : valuesOf(bytes);
+    if (D.tpot !== 'derived') return stored;
+    var out = new Float64Array(D.values_n), at = 0;
+    D.tiers.forEach(function (t) {
+      var n = t.n;
+      for (var r = 0; r < n; r++) {
+        var ttft = stored[at + r], e2el = stored[at + n + r], k = tokens[t.tok_at + r];
+        out[t.at + r] = ttft;
+        out[t.at + 2 * n + r] = e2el;
+        out[t.at + n + r] = ttft === -1 ? -1
+          : (k > 1 ? (e2el - ttft) / (k - 1) : (k === 1 ? 0 : NaN));
+      }
+      at += 2 * n;
+    });
+    return out;
+  }
+
   // int32 token counts from their four byte planes (slo_payload._int_planes); -1: unknown
   function tokensOf(bytes) {
     var n = bytes.length / 4, out = new Uint8Array(bytes.length);
@@ -197,32 +237,49 @@
     return best;
   }
 
+  // A JSON block: plain, or base64 of gzip when large (render.page_json)
+  function readJson(script) {
+    if (script.type !== 'application/octet-stream') {
+      return Promise.resolve(JSON.parse(script.textContent));
+    }
+    return window.reportUnpack(script.textContent.trim())
+      .then(function (r) { return r.json(); });
+  }
+
   function Panel(el) {
     this.el = el;
-    this.data = JSON.parse(el.querySelector('.slo-data').textContent);
+    this.data = null;      // start() reads it: a large round's block is packed
     this.th = {};
-    var d = this.data.defaults;
-    METRICS.forEach(function (m) { this.th[m] = d[m]; }, this);
-    this.target = d.target;
-    this.figEl = document.getElementById(this.data.fig);
     this.filledFor = null;
   }
 
+  Panel.prototype.init = function (data) {
+    this.data = data;
+    var d = data.defaults;
+    METRICS.forEach(function (m) { this.th[m] = d[m]; }, this);
+    this.target = d.target;
+    this.figEl = document.getElementById(data.fig);
+  };
+
   Panel.prototype.start = function () {
-    var self = this, D = this.data;
+    var self = this;
     if (typeof DecompressionStream === 'undefined') {
       // the page's alert already says this browser cannot unpack the embedded data
       this.el.setAttribute('data-slo-ready', 'unsupported');
       return Promise.resolve();
     }
-    var exact = D.mode === 'exact';
-    return Promise.all([unpack(exact ? D.values : D.codes, Uint8Array), unpack(D.itl, Int32Array),
-                        unpack(D.tokens, Uint8Array)])
+    return readJson(this.el.querySelector('.slo-data')).then(function (D) {
+      self.init(D);
+      var exact = D.mode === 'exact';
+      return Promise.all([unpack(exact ? D.values : D.codes, Uint8Array),
+                          unpack(D.itl, Int32Array), unpack(D.tokens, Uint8Array)]);
+    })
       .then(function (arrays) {
-        if (exact) self.values = valuesOf(arrays[0]);
+        var D = self.data, exact = D.mode === 'exact';
+        self.tokens = tokensOf(arrays[2]);
+        if (exact) self.values = exactValues(arrays[0], D, self.tokens);
         else self.codes = codesOf(arrays[0], D.tiers);
         self.itl = arrays[1];
-        self.tokens = tokensOf(arrays[2]);
         self.el.querySelectorAll('input[data-slo]').forEach(function (input) {
           // only the field edited is read: every other keeps its exact value
           input.addEventListener('input', function () { self.read(input); self.update(); });
@@ -858,8 +915,7 @@
     return [Math.max(0, mean - half), mean + half];
   }
 
-  document.querySelectorAll('.speed').forEach(function (el) {
-    var data = JSON.parse(el.querySelector('.speed-data').textContent);
+  function speedTable(el, data) {
     var input = el.querySelector('input[data-speed]');
     var rows = el.querySelectorAll('tbody tr');
     function update() {
@@ -880,5 +936,10 @@
       });
     }
     input.addEventListener('input', update);
+    el.setAttribute('data-speed-ready', 'true');
+  }
+  document.querySelectorAll('.speed').forEach(function (el) {
+    readJson(el.querySelector('.speed-data')).then(function (data) { speedTable(el, data); })
+      .catch(function (err) { console.error('speed: the curves could not be read', err); });
   });
 })();
