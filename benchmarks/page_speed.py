@@ -19,8 +19,6 @@ Per load, from navigation start:
 
 from __future__ import annotations
 
-import json
-import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -79,11 +77,12 @@ def plain_plotly_page(report: Path, out: Path) -> Path:
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    text = report.read_text(encoding="utf-8")
-    m = re.search(r'id="report-figs">(.*?)</script>', text, re.S)
-    if not m:
-        raise RuntimeError(f"{report}: no report-figs block")
-    data = json.loads(m.group(1))
+    from reportgen.render import figures_of
+
+    try:   # a large round's figures are packed in part: figures_of puts them back
+        data: dict[str, Any] = figures_of(report.read_text(encoding="utf-8"))
+    except ValueError:
+        raise RuntimeError(f"{report}: no report-figs block") from None
     parts = []
     for i, f in enumerate(data["figs"]):
         layout = dict(f["fig"]["layout"], template=data["template"])

@@ -351,10 +351,13 @@ def measure_large_build(report: Report, round_dir: Path, work: Path) -> Path:
 def embedded_json(html: Path) -> dict[str, Any]:
     """The page's JSON islands (report-data, report-figs) by id."""
     text = html.read_text(encoding="utf-8")
+    from reportgen.render import figures_of
+
     found = re.findall(r'<script type="application/json" id="([\w-]+)">(.*?)</script>', text, re.S)
     if not found:
         raise RuntimeError(f"{html}: no embedded JSON")
-    return {name: json.loads(body) for name, body in found}
+    # the figures with their packed part put back (a large round's: report-figs-body)
+    return {name: json.loads(body) for name, body in found} | {"report-figs": figures_of(text)}
 
 
 def longest_array(obj: Any, where: str = "") -> tuple[int, str]:

@@ -28,12 +28,13 @@ def packs(json_text: str) -> bool:
     return len(json_text) > PACK_ABOVE
 
 
-def pack(json_text: str) -> tuple[str, str]:
-    """(script type, body) for the block; the body of a packed block is plain ASCII."""
-    if not packs(json_text):
+def pack(json_text: str, packed: bool = False) -> tuple[str, str]:
+    """(script type, body) for the block, packed above ``PACK_ABOVE`` characters or when
+    ``packed``; the body of a packed block is plain ASCII."""
+    if not packed and not packs(json_text):
         return JSON_TYPE, json_text
-    packed = lzma.compress(json_text.encode("utf-8"), format=lzma.FORMAT_XZ, preset=PRESET)
-    return PACKED_TYPE, base64.b64encode(packed).decode("ascii")
+    xz = lzma.compress(json_text.encode("utf-8"), format=lzma.FORMAT_XZ, preset=PRESET)
+    return PACKED_TYPE, base64.b64encode(xz).decode("ascii")
 
 
 MAX_UNPACKED = 256 << 20  # absolute cap on a packed block's JSON

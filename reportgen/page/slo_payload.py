@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import gzip
 import math
+import zlib
 from collections.abc import Mapping
 
 import numpy as np
@@ -233,8 +234,8 @@ def _stored_values(columns: list[np.ndarray], tokens: np.ndarray, ns: list[int]
     joined = np.concatenate(parts) if parts else np.empty(0)
     data = _float_planes(joined)
     decimal = _decimal_planes(joined)
-    if decimal is not None and len(gzip.compress(decimal, 9, mtime=0)) \
-            < len(gzip.compress(data, 9, mtime=0)):
+    # compared at level 1 (a fifth of level 9's time; they rank the two alike)
+    if decimal is not None and len(zlib.compress(decimal, 1)) < len(zlib.compress(data, 1)):
         fields["encoding"], data = "decimal", decimal
     return fields, data
 
