@@ -311,13 +311,14 @@ def compact(out: Path, rounds: Iterable[str], buckets: Iterable[int]) -> None:
 TREND_BATCH = 1000
 
 
-def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]
-                 ) -> dict[str, dict[str, float]]:
+def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str], *,
+                 compacted: bool = True) -> dict[str, dict[str, float]]:
     """Round → {value name: value} of the first workload, for the names given (``{e}`` matches
     an engine id), read with DuckDB: what the index's trend figure draws. The rounds are read
     from the compacted files of their buckets; a round whose bucket file is missing or
     unreadable, from its own ``values`` file. A round left out (in neither, a per-round name
-    DuckDB would glob, or a per-round file DuckDB cannot read) keeps the index cache's points."""
+    DuckDB would glob, or a per-round file DuckDB cannot read) keeps the index cache's points.
+    ``compacted=False``: from the per-round files alone (the benchmark's comparison)."""
     import duckdb
 
     asked = list(dict.fromkeys(rounds))
@@ -325,7 +326,7 @@ def trend_values(out: Path, rounds: Iterable[str], names: Iterable[str]
     query = ("SELECT round, name, value FROM read_parquet(?, union_by_name = true) WHERE "
              "coalesce(workload_index, 0) = 0 AND value IS NOT NULL AND ("
              + " OR ".join(["name LIKE ?"] * len(patterns)) + ")")
-    present = parts_present(out)
+    present = parts_present(out) if compacted else set()
     parts = sorted({bucket_of(r) for r in asked} & present)
     con = duckdb.connect()
     try:

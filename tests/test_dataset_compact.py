@@ -109,6 +109,7 @@ def test_the_trend_reads_the_compacted_files(rounds: list[Path], site: Path,
     shutil.copytree(ds, alone)
     shutil.rmtree(alone / "compacted")
     per_round = dataset.trend_values(alone, names, NAMES)
+    assert dataset.trend_values(ds, names, NAMES, compacted=False) == per_round
     assert per_round == {n: v for n, v in got.items() if n != GLOBBY}
     # rounds not asked for are ignored; a subset gives the subset
     assert dataset.trend_values(ds, names[:1], NAMES) == {names[0]: got[names[0]]}
