@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -235,6 +236,8 @@ def _read_round_file(path: Path) -> Any:
     import pyarrow.parquet as pq
 
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):    # a FIFO in its place is never read
+            return None
         data = path.read_bytes()
         return pq.ParquetFile(pa.BufferReader(data)).read(use_threads=False) \
             .replace_schema_metadata(None)

@@ -4,6 +4,7 @@ as the per-round files, 64 files whatever the number of rounds; what the index's
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 
 from reportgen import dataset
 from reportgen.cli import main
+from reportgen.index.update import build_index
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -231,3 +233,40 @@ def test_the_index_pages_are_the_same_with_the_compacted_trend(
     assert (tmp_path / "plain" / "index.html").read_bytes() == \
         (site / "index.html").read_bytes()
 
+
+
+def test_an_interrupted_run_compacts_on_the_next(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """compact runs before the commit: stopped there, the round is still changed next time and
+    its bucket is written then."""
+    rounds = tiny_rounds.generate(tmp_path / "rounds", 2)
+    site = tmp_path / "site"
+    index(rounds, site)
+    before = parts(site / "dataset")
+    target = rounds[1] / "vllm" / "bench" / "c4.json"
+    data = json.loads(target.read_text())
+    data["output_throughput"] *= 1.01
+    target.write_text(json.dumps(data))
+
+    def stop(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dataset, "compact", stop)
+    with pytest.raises(KeyboardInterrupt):
+        build_index(rounds, site, jobs=1)
+    assert parts(site / "dataset") == before
+    monkeypatch.undo()
+    index(rounds, site)
+    index(rounds, tmp_path / "want")
+    assert parts(site / "dataset") == parts(tmp_path / "want" / "dataset") != before
+    # a FIFO in place of a per-round file is skipped, never read
+    fifo = site / "dataset" / "runs" / f"{rounds[0].name}.parquet"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    dataset.compact(site / "dataset", [r.name for r in rounds],
+                    [dataset.bucket_of(rounds[0].name)])
+    assert not (site / "dataset" / "compacted" / "runs" /
+                dataset.part_name(dataset.bucket_of(rounds[0].name))).exists() or \
+        rounds[0].name not in pq.read_table(
+            site / "dataset" / "compacted" / "runs" /
+            dataset.part_name(dataset.bucket_of(rounds[0].name))).column("round").to_pylist()
