@@ -417,9 +417,14 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     present = set() if ds is None else dataset.rounds_present(ds)
     unbuilt = [] if ds is None else [name for name, _, fp, _ in plan.rounds
                                      if fp is not None and name not in present]
+    # buckets of the compacted layer that a built round needs and that are not there (a site
+    # made before it, or compacted/ deleted): one folder listing
+    uncompacted = set() if ds is None else \
+        {dataset.bucket_of(name) for name, _, fp, _ in plan.rounds if fp is not None} \
+        - dataset.parts_present(ds)
     # a site whose reports share scripts needs its _static/ (deleted: made again below)
     static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
-    if not changed and not gone and not unbuilt and not static_gone \
+    if not changed and not gone and not unbuilt and not uncompacted and not static_gone \
             and site.unchanged(plan.index_key, INDEX):
         say(f"0 round(s) to build, {len(names)} unchanged, 0 removed: the site is up to date")
         fresh = Written([site.out / INDEX])
@@ -449,6 +454,11 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
                 tables = _cached_tables(tables_path(site.cache, name))
                 if tables is not None:
                     dataset.write_round(ds, name, tables)
+            # before the commit: an interrupted run finds these rounds changed again
+            touched = uncompacted | {dataset.bucket_of(n) for n in (
+                *changed, *unbuilt, *(g[:-len(".html")] for g in gone))}
+            dataset.compact(ds, [name for name, _, fp, _ in plan.rounds if fp is not None],
+                            touched)
         # 3. entries from the cached tables alone; the series order; every page's nav
         entries, first_lang = _entries(plan, site)
         if ds is not None and dataset.duckdb_available():
