@@ -417,11 +417,12 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     present = set() if ds is None else dataset.rounds_present(ds)
     unbuilt = [] if ds is None else [name for name, _, fp, _ in plan.rounds
                                      if fp is not None and name not in present]
-    # buckets of the compacted layer that a built round needs and that are not there (a site
-    # made before it, or compacted/ deleted): one folder listing
+    # buckets of the compacted layer that a built round with dataset files needs and that are
+    # not there (a site made before it, or compacted/ deleted): one folder listing (a round
+    # without files, its cached tables unreadable, asks for no part it would never get)
     uncompacted = set() if ds is None else \
-        {dataset.bucket_of(name) for name, _, fp, _ in plan.rounds if fp is not None} \
-        - dataset.parts_present(ds)
+        {dataset.bucket_of(name) for name, _, fp, _ in plan.rounds
+         if fp is not None and name in present} - dataset.parts_present(ds)
     # a site whose reports share scripts needs its _static/ (deleted: made again below)
     static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
     if not changed and not gone and not unbuilt and not uncompacted and not static_gone \
