@@ -107,11 +107,9 @@
   function figureBodies() {
     if (!bodyBlock) return Promise.resolve();
     if (!bodies) {
-      bodies = window.reportUnpack(bodyBlock.textContent.trim())
-        .then(function (r) { return r.json(); })
-        .then(function (parts) {
-          parts.forEach(function (p, i) { Object.assign(DATA.figs[i], p); });
-        });
+      bodies = window.reportJson(bodyBlock).then(function (parts) {
+        parts.forEach(function (p, i) { Object.assign(DATA.figs[i], p); });
+      });
     }
     return bodies;
   }
@@ -289,9 +287,8 @@
   var rowsAll = null, rowsP = null;
   function foldedRows() {
     if (!rowsP) {
-      rowsP = window.reportUnpack(rowsBlock.textContent.trim())
-        .then(function (r) { return r.text(); })
-        .then(function (t) { rowsAll = JSON.parse(t); return rowsAll; });
+      rowsP = window.reportJson(rowsBlock)
+        .then(function (rows) { rowsAll = rows; return rowsAll; });
     }
     return rowsP;
   }

@@ -1,5 +1,6 @@
 /* plotly.js and the page's packed arrays, unpacked in the page: base64 → gzip →
    DecompressionStream. No network, no eval.
+   - window.reportJson(script): the promise of a script block's JSON, packed or plain.
    - window.reportUnpack(b64): the promise of a Response over the unpacked bytes (slo.js reads
      its arrays with it); it rejects, err.code 'no-decompression-stream', in a browser without
      DecompressionStream.
@@ -39,6 +40,16 @@
     });
   }
   window.reportUnpack = unpack;
+
+  // The JSON of a script block: plain, or base64 of gzip (type application/octet-stream:
+  // render.page_json, the figures' body, the folded rows); a promise either way.
+  function json(script) {
+    if (script.type !== 'application/octet-stream') {
+      return Promise.resolve(JSON.parse(script.textContent));
+    }
+    return unpack(script.textContent.trim()).then(function (r) { return r.json(); });
+  }
+  window.reportJson = json;
 
   // Performance marks for benchmarks/page_speed.py's trace (no-op where unsupported).
   function mark(name) { if (performance.mark) performance.mark(name); }

@@ -237,18 +237,9 @@
     return best;
   }
 
-  // A JSON block: plain, or base64 of gzip when large (render.page_json)
-  function readJson(script) {
-    if (script.type !== 'application/octet-stream') {
-      return Promise.resolve(JSON.parse(script.textContent));
-    }
-    return window.reportUnpack(script.textContent.trim())
-      .then(function (r) { return r.json(); });
-  }
-
   function Panel(el) {
     this.el = el;
-    this.data = null;      // start() reads it: a large round's block is packed
+    this.data = null;      // start() reads it (window.reportJson): a large round's is packed
     this.th = {};
     this.filledFor = null;
   }
@@ -268,7 +259,7 @@
       this.el.setAttribute('data-slo-ready', 'unsupported');
       return Promise.resolve();
     }
-    return readJson(this.el.querySelector('.slo-data')).then(function (D) {
+    return window.reportJson(this.el.querySelector('.slo-data')).then(function (D) {
       self.init(D);
       var exact = D.mode === 'exact';
       return Promise.all([unpack(exact ? D.values : D.codes, Uint8Array),
@@ -939,7 +930,8 @@
     el.setAttribute('data-speed-ready', 'true');
   }
   document.querySelectorAll('.speed').forEach(function (el) {
-    readJson(el.querySelector('.speed-data')).then(function (data) { speedTable(el, data); })
+    window.reportJson(el.querySelector('.speed-data'))
+      .then(function (data) { speedTable(el, data); })
       .catch(function (err) { console.error('speed: the curves could not be read', err); });
   });
 })();
