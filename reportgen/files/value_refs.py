@@ -71,6 +71,18 @@ def _name(base: str, prefix: str, suffix: str) -> str:
     return base.replace("\0", prefix, 1) + suffix
 
 
+def _first_row_names(values: Mapping[str, Json], head: str, tail: str, taken: set[str]
+                     ) -> list[tuple[str, str]]:
+    """(prefix, suffix) of every name ``<head><prefix><tail><suffix>`` not yet taken, the
+    prefix one non-empty segment: the first row's names."""
+    out = []
+    for n in values:
+        at = n.find(tail, len(head)) if n.startswith(head) else -1
+        if at > len(head) and "." not in n[len(head):at] and n not in taken:
+            out.append((n[len(head):at], n[at + len(tail):]))
+    return out
+
+
 def _groups(table: str, rows: list[Json], values: Mapping[str, Json],
             taken: set[str]) -> list[JsonObject]:
     """The groups of ``table``'s rows whose every name is in ``values`` with the cell's value."""
@@ -82,14 +94,8 @@ def _groups(table: str, rows: list[Json], values: Mapping[str, Json],
         head, tail = bases[0].split("\0")
         first = rows[0]
         assert isinstance(first, dict)
-        # the first row's names: <head><prefix><tail><suffix>
-        pairs = [(n[len(head):n.index(tail, len(head))], n[n.index(tail, len(head)) + len(tail):])
-                 for n in values if n.startswith(head) and tail in n[len(head):]
-                 and "." not in n[len(head):n.index(tail, len(head))] and n not in taken]
         by_prefix: dict[str, dict[str, Json]] = {}
-        for prefix, suffix in pairs:
-            if not prefix:
-                continue
+        for prefix, suffix in _first_row_names(values, head, tail, taken):
             name = _name(bases[0], prefix, suffix)
             cands = ([suffix] if suffix in first else []) + [c for c in first if c != suffix]
             for column, as_float in ((c, f) for c in cands for f in (False, True)):
