@@ -343,9 +343,14 @@ class _Plan:
         return [name for name, _, fp, ch in self.rounds if fp is not None and ch]
 
     @property
+    def built(self) -> list[str]:
+        """The rounds with a report (published rounds have none)."""
+        return [name for name, _, fp, _ in self.rounds if fp is not None]
+
+    @property
     def names(self) -> list[str]:
-        """The site's report files (published rounds have none)."""
-        return [f"{name}.html" for name, _, fp, _ in self.rounds if fp is not None]
+        """The site's report files."""
+        return [f"{name}.html" for name in self.built]
 
 
 def _plan(rounds: list[tuple[str, Path]], site: Site, key_lang: str | None) -> _Plan:
@@ -415,14 +420,13 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
     changed, names, gone = plan.changed, plan.names, _gone(site, plan)
     ds = site.out / DATASET if dataset.available() else None
     present = set() if ds is None else dataset.rounds_present(ds)
-    unbuilt = [] if ds is None else [name for name, _, fp, _ in plan.rounds
-                                     if fp is not None and name not in present]
+    unbuilt = [] if ds is None else [name for name in plan.built if name not in present]
     # buckets of the compacted layer that a built round with dataset files needs and that are
     # not there (a site made before it, or compacted/ deleted): one folder listing (a round
     # without files, its cached tables unreadable, asks for no part it would never get)
     uncompacted = set() if ds is None else \
-        {dataset.bucket_of(name) for name, _, fp, _ in plan.rounds
-         if fp is not None and name in present} - dataset.parts_present(ds)
+        {dataset.bucket_of(name) for name in plan.built if name in present} \
+        - dataset.parts_present(ds)
     # a site whose reports share scripts needs its _static/ (deleted: made again below)
     static_gone = not self_contained and bool(names) and not (site.out / STATIC_DIR).is_dir()
     if not changed and not gone and not unbuilt and not uncompacted and not static_gone \
@@ -458,8 +462,7 @@ def build_index(folders: list[Path], out_dir: Path, lang: str | None = None,
             # before the commit: an interrupted run finds these rounds changed again
             touched = uncompacted | {dataset.bucket_of(n) for n in (
                 *changed, *unbuilt, *(g[:-len(".html")] for g in gone))}
-            dataset.compact(ds, [name for name, _, fp, _ in plan.rounds if fp is not None],
-                            touched)
+            dataset.compact(ds, plan.built, touched)
         # 3. entries from the cached tables alone; the series order; every page's nav
         entries, first_lang = _entries(plan, site)
         if ds is not None and dataset.duckdb_available():
